@@ -1,0 +1,5 @@
+/// LinkParse: parse identity-provider callback URLs into typed, validated results.
+///
+/// `import LinkParse` brings in every module of the package:
+/// - `LinkParseCore`: ``ParsedURL`` (the WHATWG URL parser) and ``FormParameters``.
+@_exported import LinkParseCore

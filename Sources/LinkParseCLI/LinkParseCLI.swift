@@ -1,0 +1,2 @@
+// STUB: the linkparse command's logic lands here.
+import LinkParse

@@ -1,0 +1,6 @@
+import Testing
+import LinkParseCLI
+
+@Suite struct CLISmokeTests {
+  @Test func placeholder() { #expect(Bool(true)) }
+}

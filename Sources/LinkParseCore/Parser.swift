@@ -130,8 +130,14 @@ enum URLParser {
         return .failure(error)
       }
       let writer = machine.writer
-      if writer.isIdenticalToInput && start == 0 && end == input.count && !hasTabOrNewline {
-        return .success(ParseOutput(serialization: .input, structure: machine.url))
+      if start == 0 && end == input.count && !hasTabOrNewline && writer.count == cleaned.count {
+        // Identical to the input: nothing was written, or (rarely: an edit that undid itself, such as the
+        // "/." path prefix) the written bytes are the input's.
+        if !writer.diverged
+          || writer.buffer.elementsEqual(cleaned)
+        {
+          return .success(ParseOutput(serialization: .input, structure: machine.url))
+        }
       }
       if writer.diverged {
         return .success(ParseOutput(serialization: .bytes(writer.buffer), structure: machine.url))
@@ -417,7 +423,7 @@ struct URLStateMachine {
     let base = base!
     if isSlash(at(p)) {
       // relative slash state
-      if special && isSlash(at(p &+ 1)) || at(p &+ 1) == UInt8(ascii: "\\") && special {
+      if special && isSlash(at(p &+ 1)) {
         return authorityState(skippingSlashesFrom: p &+ 2)
       }
       if at(p &+ 1) == UInt8(ascii: "/") {
@@ -446,7 +452,7 @@ struct URLStateMachine {
       return fragmentState(p)
     default:
       shortenPath()
-      return pathState(p, continuing: true)
+      return pathState(p)
     }
   }
 
@@ -603,7 +609,7 @@ struct URLStateMachine {
           writer.append(bytes: base.path)
           shortenPath()
         }
-        return pathState(p, continuing: true)
+        return pathState(p)
       }
     }
     writeEmptyHost()
@@ -626,7 +632,7 @@ struct URLStateMachine {
           && (path.count == 3 || path[3] == UInt8(ascii: "/"))
         {
           writer.append(bytes: UnsafeBufferPointer(rebasing: path[0..<3]))
-          return pathState(p, continuing: true)
+          return pathState(p)
         }
       }
       return pathState(p)
@@ -718,7 +724,7 @@ struct URLStateMachine {
 
   /// path state, from `p` (just after the '/' that started the current segment) to the end of the path.
   /// `url.pathStart` is set; the output may already hold segments (copied from a base).
-  mutating func pathState(_ start: Int, continuing: Bool = false) -> URLParseError? {
+  mutating func pathState(_ start: Int) -> URLParseError? {
     var p = start
     let set = ByteSet.path
     let backslashEnds = special

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import LinkParseCore
+@_spi(Testing) @testable import LinkParseCore
 
 /// web-platform-tests URL data, read from `../shared/conformance` (never copied into this repository).
 ///
@@ -107,6 +107,8 @@ struct ConformanceTests {
           switch result {
           case .failure(let error): problem = "expected \(test["href"] ?? "?"), got error \(error)"
           case .success(let url):
+            let broken = url.checkInvariants()
+            if !broken.isEmpty { problem = "invariants: \(broken)" }
             let got = url.webIDLComponents
             for name in ["href", "protocol", "username", "password", "host", "hostname", "port", "pathname", "search", "hash"] {
               if let expected = test[name] as? String, got[name] != expected {

@@ -165,9 +165,6 @@ internal struct URLWriter {
       count &+= bytes.count
     }
   }
-
-  /// Whether the output is exactly the whole input.
-  @inlinable var isIdenticalToInput: Bool { !diverged && count == input.count }
 }
 
 @inlinable @inline(__always)

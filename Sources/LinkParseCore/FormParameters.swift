@@ -286,6 +286,16 @@ public struct FormParameters: Sendable, Sequence {
     }
   }
 
+  /// The first parameter in source order, or `nil` when there are none.
+  ///
+  /// ```swift
+  /// FormParameters("&a=1&b=2").first?.rawName  // "a"
+  /// ```
+  public var first: Parameter? {
+    var iterator = makeIterator()
+    return iterator.next()
+  }
+
   // MARK: Lookup
 
   /// The first parameter whose decoded name is `name`, or `nil`.

@@ -2,8 +2,10 @@
 // <https://url.spec.whatwg.org/#concept-urlencoded-parser> and
 // <https://url.spec.whatwg.org/#concept-urlencoded-serializer>.
 //
-// Everything here works on the UTF-8 bytes of the source through `withContiguousStorageIfAvailable`, with
-// byte classes computed inline (no lookup tables behind lazily initialised globals).
+// Everything here works on the UTF-8 bytes of the source in place (`Substring.withUTF8`, which for native
+// strings neither copies nor allocates), with byte classes computed inline (no lookup tables behind lazily
+// initialised globals). Generic entry points (`some StringProtocol` keys) are `@inlinable` shims that hand the
+// key's bytes to non-generic internals, so callers in other modules get specialized code.
 
 /// A zero-copy view over `application/x-www-form-urlencoded` text: a URL query, a fragment, or a POST body
 /// (Apple's `response_mode=form_post`).
@@ -142,13 +144,17 @@ public struct FormParameters: Sendable, Sequence {
     /// ```swift
     /// FormParameters("c%6Fde=1").first!.hasName("code")  // true
     /// ```
+    @inlinable
     public func hasName(_ name: some StringProtocol, encoding: Encoding = .form) -> Bool {
-      FormParameters.withKeyBytes(name) { key in
-        FormParameters.withBytes(rawName) { raw in
-          FormParameters.decodedEquals(
-            raw, 0, raw.count, key: key, keyHasReplacement: FormParameters.containsReplacement(key),
-            form: encoding == .form)
-        }
+      FormParameters.withKeyBytes(name) { hasName(keyBytes: $0, encoding: encoding) }
+    }
+
+    @usableFromInline
+    internal func hasName(keyBytes key: UnsafeBufferPointer<UInt8>, encoding: Encoding) -> Bool {
+      FormParameters.withBytes(rawName) { raw in
+        FormParameters.decodedEquals(
+          raw, 0, raw.count, key: key, keyHasReplacement: FormParameters.containsReplacement(key),
+          form: encoding == .form)
       }
     }
   }
@@ -162,7 +168,7 @@ public struct FormParameters: Sendable, Sequence {
   /// it.next()           // nil
   /// ```
   public struct Iterator: IteratorProtocol, Sendable {
-    internal let source: Substring
+    internal var source: Substring
     internal var offset: Int
 
     internal init(source: Substring) {
@@ -178,7 +184,7 @@ public struct FormParameters: Sendable, Sequence {
     /// ```
     public mutating func next() -> Parameter? {
       let start = offset
-      let pair = FormParameters.withBytes(source) { FormParameters.scanPair($0, from: start) }
+      let pair = source.withUTF8 { FormParameters.scanPair($0, from: start) }
       guard let pair else {
         offset = Int.max
         return nil
@@ -308,23 +314,27 @@ public struct FormParameters: Sendable, Sequence {
   /// p?.rawName  // "c%6Fde"
   /// p?.value()  // "1"
   /// ```
+  @inlinable
   public func first(named name: some StringProtocol, encoding: Encoding = .form) -> Parameter? {
+    FormParameters.withKeyBytes(name) { first(keyBytes: $0, encoding: encoding) }
+  }
+
+  @usableFromInline
+  internal func first(keyBytes key: UnsafeBufferPointer<UInt8>, encoding: Encoding) -> Parameter? {
     let source = storage
     let form = encoding == .form
-    return FormParameters.withKeyBytes(name) { key in
-      let keyHasReplacement = FormParameters.containsReplacement(key)
-      return FormParameters.withBytes(source) { buf -> Parameter? in
-        var offset = 0
-        while let pair = FormParameters.scanPair(buf, from: offset) {
-          offset = pair.end
-          if FormParameters.decodedEquals(
-            buf, pair.nameStart, pair.nameEnd, key: key, keyHasReplacement: keyHasReplacement, form: form)
-          {
-            return FormParameters.makeParameter(source, pair)
-          }
+    let keyHasReplacement = FormParameters.containsReplacement(key)
+    return FormParameters.withBytes(source) { buf -> Parameter? in
+      var offset = 0
+      while let pair = FormParameters.scanPair(buf, from: offset) {
+        offset = pair.end
+        if FormParameters.decodedEquals(
+          buf, pair.nameStart, pair.nameEnd, key: key, keyHasReplacement: keyHasReplacement, form: form)
+        {
+          return FormParameters.makeParameter(source, pair)
         }
-        return nil
       }
+      return nil
     }
   }
 
@@ -338,6 +348,7 @@ public struct FormParameters: Sendable, Sequence {
   /// params.value(for: "cancelled")  // nil
   /// params.value(for: "missing")    // nil
   /// ```
+  @inlinable
   public func value(for name: some StringProtocol, encoding: Encoding = .form) -> String? {
     first(named: name, encoding: encoding)?.value(encoding)
   }
@@ -347,6 +358,7 @@ public struct FormParameters: Sendable, Sequence {
   /// ```swift
   /// FormParameters("error=access_denied&cancelled").contains(named: "cancelled")  // true
   /// ```
+  @inlinable
   public func contains(named name: some StringProtocol, encoding: Encoding = .form) -> Bool {
     first(named: name, encoding: encoding) != nil
   }
@@ -356,24 +368,28 @@ public struct FormParameters: Sendable, Sequence {
   /// ```swift
   /// FormParameters("scope=a&x=1&scope=b").all(named: "scope").map { $0.value()! }  // ["a", "b"]
   /// ```
+  @inlinable
   public func all(named name: some StringProtocol, encoding: Encoding = .form) -> [Parameter] {
+    FormParameters.withKeyBytes(name) { all(keyBytes: $0, encoding: encoding) }
+  }
+
+  @usableFromInline
+  internal func all(keyBytes key: UnsafeBufferPointer<UInt8>, encoding: Encoding) -> [Parameter] {
     let source = storage
     let form = encoding == .form
-    return FormParameters.withKeyBytes(name) { key in
-      let keyHasReplacement = FormParameters.containsReplacement(key)
-      return FormParameters.withBytes(source) { buf -> [Parameter] in
-        var result: [Parameter] = []
-        var offset = 0
-        while let pair = FormParameters.scanPair(buf, from: offset) {
-          offset = pair.end
-          if FormParameters.decodedEquals(
-            buf, pair.nameStart, pair.nameEnd, key: key, keyHasReplacement: keyHasReplacement, form: form)
-          {
-            result.append(FormParameters.makeParameter(source, pair))
-          }
+    let keyHasReplacement = FormParameters.containsReplacement(key)
+    return FormParameters.withBytes(source) { buf -> [Parameter] in
+      var result: [Parameter] = []
+      var offset = 0
+      while let pair = FormParameters.scanPair(buf, from: offset) {
+        offset = pair.end
+        if FormParameters.decodedEquals(
+          buf, pair.nameStart, pair.nameEnd, key: key, keyHasReplacement: keyHasReplacement, form: form)
+        {
+          result.append(FormParameters.makeParameter(source, pair))
         }
-        return result
       }
+      return result
     }
   }
 
@@ -383,6 +399,7 @@ public struct FormParameters: Sendable, Sequence {
   /// ```swift
   /// FormParameters("a=1&a&a=3").values(for: "a")  // ["1", "", "3"]
   /// ```
+  @inlinable
   public func values(for name: some StringProtocol, encoding: Encoding = .form) -> [String] {
     all(named: name, encoding: encoding).map { $0.value(encoding) ?? "" }
   }
@@ -397,29 +414,44 @@ public struct FormParameters: Sendable, Sequence {
   /// found.map { $0?.value() }  // ["c", "s", nil]
   /// ```
   public func first(named names: [String], encoding: Encoding = .form) -> [Parameter?] {
-    var result = [Parameter?](repeating: nil, count: names.count)
-    guard !names.isEmpty else { return result }
+    guard !names.isEmpty else { return [] }
     let source = storage
     let form = encoding == .form
-    FormParameters.withBytes(source) { buf in
-      var remaining = names.count
-      var offset = 0
-      while remaining > 0, let pair = FormParameters.scanPair(buf, from: offset) {
-        offset = pair.end
-        for k in names.indices where result[k] == nil {
-          let matches = FormParameters.withKeyBytes(names[k]) { key in
-            FormParameters.decodedEquals(
+    // The keys' bytes, laid end to end, so comparing needs no per-key setup.
+    var keyBytes: [UInt8] = []
+    keyBytes.reserveCapacity(names.reduce(0) { $0 &+ $1.utf8.count })
+    var keyEnds: [Int] = []
+    keyEnds.reserveCapacity(names.count)
+    for name in names {
+      keyBytes.append(contentsOf: name.utf8)
+      keyEnds.append(keyBytes.count)
+    }
+    // Offsets of the pairs found (trivial values: no reference counting while scanning).
+    var found = [RawPair?](repeating: nil, count: names.count)
+    keyBytes.withUnsafeBufferPointer { allKeys in
+      FormParameters.withBytes(source) { buf in
+        var remaining = names.count
+        var offset = 0
+        while remaining > 0, let pair = FormParameters.scanPair(buf, from: offset) {
+          offset = pair.end
+          var keyStart = 0
+          for k in 0..<keyEnds.count {
+            let keyEnd = keyEnds[k]
+            defer { keyStart = keyEnd }
+            guard found[k] == nil else { continue }
+            let key = UnsafeBufferPointer(rebasing: allKeys[keyStart..<keyEnd])
+            if FormParameters.decodedEquals(
               buf, pair.nameStart, pair.nameEnd, key: key,
               keyHasReplacement: FormParameters.containsReplacement(key), form: form)
-          }
-          if matches {
-            result[k] = FormParameters.makeParameter(source, pair)
-            remaining -= 1
+            {
+              found[k] = pair
+              remaining -= 1
+            }
           }
         }
       }
     }
-    return result
+    return found.map { $0.map { FormParameters.makeParameter(source, $0) } }
   }
 
   /// The first decoded value for each of `names`, found in one pass (see `first(named: [String])`; as with
@@ -444,15 +476,22 @@ public struct FormParameters: Sendable, Sequence {
   /// ```
   public static func decode(_ raw: Substring, encoding: Encoding = .form) -> String {
     let form = encoding == .form
-    if let string = raw.utf8.withContiguousStorageIfAvailable({ buf -> String in
+    return withBytes(raw) { buf -> String in
       guard containsEscapes(buf, form: form) else { return String(raw) }
       return String(unsafeUninitializedCapacity: buf.count) { out in
         decode(buf, into: out, form: form)
       }
-    }) {
-      return string
     }
-    return String(decoding: Array(PercentDecodedBytes(raw, encoding: encoding)), as: UTF8.self)
+  }
+
+  /// Decodes one raw name or value given as a `String`; see ``decode(_:encoding:)-(Substring,_)``.
+  ///
+  /// ```swift
+  /// let raw = "100%25+sure"
+  /// FormParameters.decode(raw)  // "100% sure"
+  /// ```
+  public static func decode(_ raw: String, encoding: Encoding = .form) -> String {
+    decode(raw[...], encoding: encoding)
   }
 
   // MARK: Serialization
@@ -535,6 +574,16 @@ extension FormParameters {
       self.encoding = encoding
     }
 
+    /// Makes a lazy decoded view of `raw`.
+    ///
+    /// ```swift
+    /// let raw = "%41+"
+    /// Array(FormParameters.PercentDecodedBytes(raw))  // [0x41, 0x20]
+    /// ```
+    public init(_ raw: String, encoding: Encoding = .form) {
+      self.init(raw[...], encoding: encoding)
+    }
+
     /// Whether decoding changes anything: `raw` contains `%` (or `+` in ``Encoding/form``).
     ///
     /// ```swift
@@ -564,13 +613,15 @@ extension FormParameters {
     /// it.next()  // nil
     /// ```
     public struct Iterator: IteratorProtocol, Sendable {
-      internal let raw: Substring
-      internal var index: String.Index
+      internal var raw: Substring
+      internal var offset: Int
+      internal let count: Int
       internal let form: Bool
 
       internal init(raw: Substring, form: Bool) {
         self.raw = raw
-        self.index = raw.utf8.startIndex
+        self.offset = 0
+        self.count = raw.utf8.count
         self.form = form
       }
 
@@ -581,23 +632,24 @@ extension FormParameters {
       /// it.next()  // 0x20
       /// ```
       public mutating func next() -> UInt8? {
-        let utf8 = raw.utf8
-        let end = utf8.endIndex
-        guard index < end else { return nil }
-        let byte = utf8[index]
-        utf8.formIndex(after: &index)
-        if byte == FormParameters.percentSign {
-          guard index < end else { return byte }
-          let high = FormParameters.hexValue(utf8[index])
-          guard high != 0xFF else { return byte }
-          let second = utf8.index(after: index)
-          guard second < end else { return byte }
-          let low = FormParameters.hexValue(utf8[second])
-          guard low != 0xFF else { return byte }
-          index = utf8.index(after: second)
-          return high &<< 4 | low
+        let count = self.count
+        var i = offset
+        guard i < count else { return nil }
+        let form = self.form
+        let byte = raw.withUTF8 { buf -> UInt8 in
+          let byte = buf[i]
+          i &+= 1
+          if byte == FormParameters.percentSign {
+            guard i &+ 1 < count else { return byte }
+            let high = FormParameters.hexValue(buf[i])
+            let low = FormParameters.hexValue(buf[i &+ 1])
+            guard high != 0xFF && low != 0xFF else { return byte }
+            i &+= 2
+            return high &<< 4 | low
+          }
+          return byte == FormParameters.plusSign && form ? FormParameters.space : byte
         }
-        if byte == FormParameters.plusSign && form { return FormParameters.space }
+        offset = i
         return byte
       }
     }
@@ -660,24 +712,26 @@ extension FormParameters {
 
   /// `source`, made contiguous UTF-8 if it is not already (only bridged strings are not).
   internal static func contiguous(_ source: Substring) -> Substring {
-    if source.utf8.withContiguousStorageIfAvailable({ _ in true }) != nil { return source }
-    var copy = String(source)
+    if source.isContiguousUTF8 { return source }
+    var copy = source
     copy.makeContiguousUTF8()
-    return copy[...]
+    return copy
   }
 
   /// Calls `body` with the UTF-8 bytes of `string`, in place when possible.
   @inline(__always)
   internal static func withBytes<R>(_ string: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-    if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
-    var copy = String(string)
-    return copy.withUTF8(body)
+    var string = string
+    return string.withUTF8(body)
   }
 
   /// Calls `body` with the UTF-8 bytes of a lookup key, in place when possible.
+  /// (In a specialized caller the casts fold away; other `StringProtocol` types are copied once.)
+  @inlinable
   @inline(__always)
   internal static func withKeyBytes<R>(_ key: some StringProtocol, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-    if let result = key.utf8.withContiguousStorageIfAvailable(body) { return result }
+    if var string = key as? String { return string.withUTF8(body) }
+    if var substring = key as? Substring { return substring.withUTF8(body) }
     var copy = String(key)
     return copy.withUTF8(body)
   }

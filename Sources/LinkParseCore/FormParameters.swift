@@ -429,6 +429,14 @@ public struct FormParameters: Sendable, Sequence {
     // Offsets of the pairs found (trivial values: no reference counting while scanning).
     var found = [RawPair?](repeating: nil, count: names.count)
     keyBytes.withUnsafeBufferPointer { allKeys in
+      var keyStart = 0
+      var keyHasReplacement = [Bool]()
+      keyHasReplacement.reserveCapacity(keyEnds.count)
+      for keyEnd in keyEnds {
+        keyHasReplacement.append(
+          FormParameters.containsReplacement(UnsafeBufferPointer(rebasing: allKeys[keyStart..<keyEnd])))
+        keyStart = keyEnd
+      }
       FormParameters.withBytes(source) { buf in
         var remaining = names.count
         var offset = 0
@@ -442,7 +450,7 @@ public struct FormParameters: Sendable, Sequence {
             let key = UnsafeBufferPointer(rebasing: allKeys[keyStart..<keyEnd])
             if FormParameters.decodedEquals(
               buf, pair.nameStart, pair.nameEnd, key: key,
-              keyHasReplacement: FormParameters.containsReplacement(key), form: form)
+              keyHasReplacement: keyHasReplacement[k], form: form)
             {
               found[k] = pair
               remaining -= 1
@@ -458,8 +466,7 @@ public struct FormParameters: Sendable, Sequence {
   /// ``value(for:encoding:)``, a bare name gives `nil`).
   ///
   /// ```swift
-  /// let (code, state) = { ($0[0], $0[1]) }(FormParameters("state=s&code=c").firstValues(for: ["code", "state"]))
-  /// // code == "c", state == "s"
+  /// FormParameters("state=s&code=c&error").firstValues(for: ["code", "state", "error"])  // ["c", "s", nil]
   /// ```
   public func firstValues(for names: [String], encoding: Encoding = .form) -> [String?] {
     first(named: names, encoding: encoding).map { $0?.value(encoding) }
@@ -593,6 +600,10 @@ extension FormParameters {
     public var needsDecoding: Bool { FormParameters.containsEscapes(raw, encoding: encoding) }
 
     /// A lower bound on the number of decoded bytes (each escape shrinks 3 bytes to 1).
+    ///
+    /// ```swift
+    /// FormParameters.PercentDecodedBytes("%41%42").underestimatedCount  // 2
+    /// ```
     public var underestimatedCount: Int { (raw.utf8.count &+ 2) / 3 }
 
     /// Returns an iterator over the decoded bytes.

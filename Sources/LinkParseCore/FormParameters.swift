@@ -524,6 +524,16 @@ public struct FormParameters: Sendable, Sequence {
     return String(decoding: out, as: UTF8.self)
   }
 
+  /// Serializes ordered `name: value` pairs written as a dictionary literal; see the `Sequence` overload.
+  ///
+  /// ```swift
+  /// FormParameters.encode(["client_id": "app", "redirect_uri": "myapp://cb"])
+  /// // "client_id=app&redirect_uri=myapp%3A%2F%2Fcb"
+  /// ```
+  public static func encode(_ pairs: KeyValuePairs<String, String>) -> String {
+    encode(pairs.lazy.map { ($0.key, $0.value) })
+  }
+
   /// Percent-encodes `string` with the application/x-www-form-urlencoded percent-encode set, writing space
   /// as `+`: everything except ASCII alphanumerics and `*-._` is written as `%XX` (upper-case hex) of its
   /// UTF-8 bytes.

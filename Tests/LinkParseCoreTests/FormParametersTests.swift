@@ -461,6 +461,23 @@ private func pairs(_ params: FormParameters, _ encoding: FormParameters.Encoding
     #expect(FormParameters.formEncode("") == "")
   }
 
+  @Test func encodeKeyValuePairsKeepsOrder() {
+    #expect(
+      FormParameters.encode(["z": "1", "a": "x y", "z": "&"]) == "z=1&a=x+y&z=%26")
+    #expect(FormParameters.encode(["client_id": "app", "redirect_uri": "myapp://cb"])
+      == "client_id=app&redirect_uri=myapp%3A%2F%2Fcb")
+  }
+
+  @Test func stringOverloads() {
+    let raw = "100%25+sure"
+    #expect(FormParameters.decode(raw) == "100% sure")
+    #expect(FormParameters.decode(raw, encoding: .percentEncoded) == "100%+sure")
+    #expect(Array(FormParameters.PercentDecodedBytes(raw)) == Array("100% sure".utf8))
+    #expect(FormParameters.PercentDecodedBytes("%41%42").underestimatedCount <= 2)
+    let key: Substring = "xcode".dropFirst()
+    #expect(FormParameters("code=1").value(for: key) == "1")
+  }
+
   @Test(arguments: [
     [("a", "b")],
     [("code", "4/0Ad+x=y&z"), ("state", "100% sure"), ("redirect_uri", "https://a.ru/cb?x=1#f")],

@@ -23,8 +23,16 @@ let package = Package(
       dependencies: ["CICUShims"],
       swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
     ),
+    // PCRE2 (libpcre2-8) for route constraints. The shim defines PCRE2_CODE_UNIT_WIDTH before including it.
+    .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
+    // Route patterns, the compiled matcher, PCRE2-backed constraints, ambiguity checks.
+    .target(
+      name: "LinkParseRouter",
+      dependencies: ["LinkParseCore", "CPCRE2"],
+      swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
+    ),
     // Umbrella module: `import LinkParse`.
-    .target(name: "LinkParse", dependencies: ["LinkParseCore"]),
+    .target(name: "LinkParse", dependencies: ["LinkParseCore", "LinkParseRouter"]),
     // The `linkparse` command's logic, as a library so tests and fuzzers can drive it.
     .target(
       name: "LinkParseCLI",
@@ -36,6 +44,7 @@ let package = Package(
     .executableTarget(name: "linkparse", dependencies: ["LinkParseCLI"]),
     .testTarget(
       name: "LinkParseCoreTests", dependencies: ["LinkParseCore"], exclude: ["expected-failures.txt"]),
+    .testTarget(name: "LinkParseRouterTests", dependencies: ["LinkParseRouter"]),
     .testTarget(name: "LinkParseCLITests", dependencies: ["LinkParseCLI", "linkparse"]),
   ],
   swiftLanguageModes: [.v6]

@@ -1,12 +1,893 @@
-// STUB
+// The WHATWG URL Standard's basic URL parser (https://url.spec.whatwg.org/#concept-basic-url-parser), over
+// UTF-8 bytes, writing the URL's serialization directly.
+//
+// How it works
+// ------------
+// The standard describes a state machine that fills a URL record (scheme, username, password, host, port,
+// path list, query, fragment) which is serialized afterwards. Every state appends to the record in
+// serialization order — scheme, then authority, then path segments, then query, then fragment — so this
+// parser skips the record and writes the serialization as it goes, into a `URLWriter`, noting where each
+// component starts (`URLStructure`). The only steps that revise what was written are "shorten the path"
+// (a `..` segment), the Windows drive letter quirk, "localhost" in file hosts and the `/.` path prefix; each
+// is an edit at the end of the output (or one insertion before the path).
+//
+// The writer copies on divergence: while the serialization equals the input byte for byte it only counts, so
+// canonical input — nearly every real callback URL — is parsed without allocating, and the caller's string
+// becomes the storage.
+//
+// The states are methods named after the standard's states. Where the standard scans code point by code
+// point with a buffer, these methods find the component's end first and then handle the whole range
+// (percent-encoding runs of bytes that need no encoding in one step); each says which states it covers.
+// Input is valid UTF-8 here (the entry points repair invalid bytes first), so percent-encoding a code point
+// is percent-encoding its bytes one by one.
+
+// MARK: - Entry points
+
 enum URLParser {
+
+  /// Inputs above this size are rejected: offsets are `UInt32`, and percent-encoding can triple a byte.
+  static let maximumInputLength = Int(UInt32.max / 4)
+
   static func parse(string: String, base: ParsedURL?) throws(URLParseError) -> ParsedURL {
-    throw URLParseError(code: .invalidHost, offset: nil, message: "stub")
+    var input = string
+    let result = input.withUTF8 { bytes in parse(validUTF8: bytes, base: base) }
+    return try finish(result, sharing: string)
   }
+
   static func parse(substring: Substring, base: ParsedURL?) throws(URLParseError) -> ParsedURL {
-    try parse(string: String(substring), base: base)
+    var input = substring
+    let result = input.withUTF8 { bytes in parse(validUTF8: bytes, base: base) }
+    // A shared substring would keep its whole base string alive; share only when it is the whole string.
+    let whole = substring.startIndex == substring.base.startIndex && substring.endIndex == substring.base.endIndex
+    return try finish(result, sharing: whole ? substring.base : String(substring))
   }
+
   static func parse<Bytes: Collection<UInt8>>(bytes: Bytes, base: ParsedURL?) throws(URLParseError) -> ParsedURL {
-    try parse(string: String(decoding: bytes, as: UTF8.self), base: base)
+    let contiguous: Result<ParsedURL, URLParseError>? = bytes.withContiguousStorageIfAvailable { buffer in
+      Result { () throws(URLParseError) -> ParsedURL in try parse(utf8Buffer: buffer, base: base) }
+    }
+    if let contiguous { return try contiguous.get() }
+    let array = Array(bytes)
+    return try array.withUnsafeBufferPointer { buffer in
+      Result { () throws(URLParseError) -> ParsedURL in try parse(utf8Buffer: buffer, base: base) }
+    }.get()
   }
+
+  private static func parse(utf8Buffer buffer: UnsafeBufferPointer<UInt8>, base: ParsedURL?) throws(URLParseError)
+    -> ParsedURL
+  {
+    if isValidUTF8(buffer) {
+      let result = parse(validUTF8: buffer, base: base)
+      // The output can only equal valid UTF-8 input; a String must be made for it either way.
+      return try finish(result, sharing: nil, input: buffer)
+    }
+    // Decode with replacement (U+FFFD for each maximal invalid subpart), as the standard's callers do.
+    let repaired = String(decoding: buffer, as: UTF8.self)
+    return try parse(string: repaired, base: base)
+  }
+
+  /// Builds the `ParsedURL` from a parse result: the output is either the input itself (share or copy it)
+  /// or a new buffer.
+  private static func finish(
+    _ result: Result<ParseOutput, URLParseError>, sharing original: String?,
+    input: UnsafeBufferPointer<UInt8>? = nil
+  ) throws(URLParseError) -> ParsedURL {
+    var output = try result.get()
+    let storage: String
+    switch output.serialization {
+    case .input:
+      if let original {
+        storage = original
+        output.structure.sharesInput = true
+      } else {
+        storage = String(decoding: input!, as: UTF8.self)
+      }
+    case .bytes(let bytes):
+      storage = String(decoding: bytes, as: UTF8.self)
+    }
+    return ParsedURL(storage: storage, structure: output.structure)
+  }
+
+  struct ParseOutput {
+    enum Serialization {
+      /// The serialization is exactly the input.
+      case input
+      case bytes([UInt8])
+    }
+    var serialization: Serialization
+    var structure: URLStructure
+  }
+
+  /// Parses valid UTF-8. Removes leading and trailing C0 control or space and every tab or newline, runs
+  /// the state machine, and maps error offsets back to the caller's input.
+  static func parse(validUTF8 input: UnsafeBufferPointer<UInt8>, base: ParsedURL?) -> Result<ParseOutput, URLParseError>
+  {
+    guard input.count <= maximumInputLength else {
+      return .failure(
+        URLParseError(
+          code: .inputTooLong, offset: nil,
+          message: "the input is \(input.count) bytes; at most \(maximumInputLength) are accepted"))
+    }
+    var start = 0
+    var end = input.count
+    while start < end && input[start] <= 0x20 { start &+= 1 }
+    while end > start && input[end &- 1] <= 0x20 { end &-= 1 }
+    var hasTabOrNewline = false
+    for i in start..<end where input[i] == 0x09 || input[i] == 0x0A || input[i] == 0x0D {
+      hasTabOrNewline = true
+      break
+    }
+
+    func run(_ cleaned: UnsafeBufferPointer<UInt8>, _ baseBytes: UnsafeBufferPointer<UInt8>?) -> Result<
+      ParseOutput, URLParseError
+    > {
+      var machine = URLStateMachine(
+        input: cleaned, base: base.map { BaseURL(bytes: baseBytes!, structure: $0.structure) })
+      if var error = machine.run() {
+        if let offset = error.offset {
+          error.offset = originalOffset(offset, start: start, input: input, removedTabs: hasTabOrNewline)
+        }
+        return .failure(error)
+      }
+      let writer = machine.writer
+      if start == 0 && end == input.count && !hasTabOrNewline && writer.count == cleaned.count {
+        // Identical to the input: nothing was written, or (rarely: an edit that undid itself, such as the
+        // "/." path prefix) the written bytes are the input's.
+        if !writer.diverged
+          || writer.buffer.elementsEqual(cleaned)
+        {
+          return .success(ParseOutput(serialization: .input, structure: machine.url))
+        }
+      }
+      if writer.diverged {
+        return .success(ParseOutput(serialization: .bytes(writer.buffer), structure: machine.url))
+      }
+      return .success(
+        ParseOutput(serialization: .bytes(Array(cleaned[0..<writer.count])), structure: machine.url))
+    }
+
+    func withBase(_ cleaned: UnsafeBufferPointer<UInt8>) -> Result<ParseOutput, URLParseError> {
+      guard let base else { return run(cleaned, nil) }
+      var baseStorage = base.storage
+      return baseStorage.withUTF8 { run(cleaned, $0) }
+    }
+
+    if !hasTabOrNewline {
+      return withBase(UnsafeBufferPointer(rebasing: input[start..<end]))
+    }
+    var cleaned: [UInt8] = []
+    cleaned.reserveCapacity(end &- start)
+    for i in start..<end where !(input[i] == 0x09 || input[i] == 0x0A || input[i] == 0x0D) {
+      cleaned.append(input[i])
+    }
+    return cleaned.withUnsafeBufferPointer { withBase($0) }
+  }
+
+  /// Maps an offset in the cleaned input (trimmed, tabs and newlines removed) to the caller's input.
+  private static func originalOffset(
+    _ offset: Int, start: Int, input: UnsafeBufferPointer<UInt8>, removedTabs: Bool
+  ) -> Int {
+    guard removedTabs else { return start &+ offset }
+    var remaining = offset
+    var i = start
+    while i < input.count {
+      let b = input[i]
+      if !(b == 0x09 || b == 0x0A || b == 0x0D) {
+        if remaining == 0 { return i }
+        remaining &-= 1
+      }
+      i &+= 1
+    }
+    return i
+  }
+
+  /// Whether `bytes` is well-formed UTF-8 (ASCII is checked eight bytes at a time).
+  static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    var i = 0
+    let n = bytes.count
+    guard let p = UnsafeRawPointer(bytes.baseAddress) else { return true }
+    while i < n {
+      if i &+ 8 <= n {
+        let word = p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+        if word & 0x8080_8080_8080_8080 == 0 {
+          i &+= 8
+          continue
+        }
+      }
+      let b0 = bytes[i]
+      if b0 < 0x80 {
+        i &+= 1
+        continue
+      }
+      func cont(_ k: Int) -> Bool { i &+ k < n && bytes[i &+ k] & 0xC0 == 0x80 }
+      if b0 >= 0xC2 && b0 <= 0xDF {
+        guard cont(1) else { return false }
+        i &+= 2
+      } else if b0 >= 0xE0 && b0 <= 0xEF {
+        guard cont(1), cont(2) else { return false }
+        let b1 = bytes[i &+ 1]
+        if b0 == 0xE0 && b1 < 0xA0 { return false }  // overlong
+        if b0 == 0xED && b1 > 0x9F { return false }  // surrogate
+        i &+= 3
+      } else if b0 >= 0xF0 && b0 <= 0xF4 {
+        guard cont(1), cont(2), cont(3) else { return false }
+        let b1 = bytes[i &+ 1]
+        if b0 == 0xF0 && b1 < 0x90 { return false }  // overlong
+        if b0 == 0xF4 && b1 > 0x8F { return false }  // above U+10FFFF
+        i &+= 4
+      } else {
+        return false
+      }
+    }
+    return true
+  }
+}
+
+// MARK: - Schemes
+
+enum SchemeKind: UInt8 {
+  case other, http, https, ws, wss, ftp, file
+
+  var isSpecial: Bool { self != .other }
+
+  /// The default port, or `URLStructure.absent`.
+  var defaultPort: UInt32 {
+    switch self {
+    case .http, .ws: return 80
+    case .https, .wss: return 443
+    case .ftp: return 21
+    case .file, .other: return URLStructure.absent
+    }
+  }
+
+  /// Classifies a scheme, case-insensitively.
+  init(_ s: UnsafeBufferPointer<UInt8>) {
+    @inline(__always) func at(_ i: Int) -> UInt8 { asciiLowercased(s[i]) }
+    switch s.count {
+    case 2 where at(0) == UInt8(ascii: "w") && at(1) == UInt8(ascii: "s"): self = .ws
+    case 3 where at(0) == UInt8(ascii: "w") && at(1) == UInt8(ascii: "s") && at(2) == UInt8(ascii: "s"): self = .wss
+    case 3 where at(0) == UInt8(ascii: "f") && at(1) == UInt8(ascii: "t") && at(2) == UInt8(ascii: "p"): self = .ftp
+    case 4 where at(0) == UInt8(ascii: "h") && at(1) == UInt8(ascii: "t") && at(2) == UInt8(ascii: "t")
+      && at(3) == UInt8(ascii: "p"):
+      self = .http
+    case 4 where at(0) == UInt8(ascii: "f") && at(1) == UInt8(ascii: "i") && at(2) == UInt8(ascii: "l")
+      && at(3) == UInt8(ascii: "e"):
+      self = .file
+    case 5 where at(0) == UInt8(ascii: "h") && at(1) == UInt8(ascii: "t") && at(2) == UInt8(ascii: "t")
+      && at(3) == UInt8(ascii: "p") && at(4) == UInt8(ascii: "s"):
+      self = .https
+    default: self = .other
+    }
+  }
+}
+
+/// A base URL: its serialization's bytes and structure.
+struct BaseURL {
+  let bytes: UnsafeBufferPointer<UInt8>
+  let structure: URLStructure
+  let scheme: SchemeKind
+
+  init(bytes: UnsafeBufferPointer<UInt8>, structure: URLStructure) {
+    self.bytes = bytes
+    self.structure = structure
+    self.scheme = SchemeKind(UnsafeBufferPointer(rebasing: bytes[0..<Int(structure.schemeEnd)]))
+  }
+
+  func range(_ start: UInt32, _ end: UInt32) -> UnsafeBufferPointer<UInt8> {
+    UnsafeBufferPointer(rebasing: bytes[Int(start)..<Int(end)])
+  }
+
+  var pathEnd: UInt32 { structure.pathEnd(count: bytes.count) }
+  var queryEnd: UInt32 {
+    structure.fragmentStart != URLStructure.absent ? structure.fragmentStart : UInt32(bytes.count)
+  }
+  /// Everything between the scheme's ':' and the path: "//userinfo@host:port", or nothing without a host.
+  var authority: UnsafeBufferPointer<UInt8> {
+    guard structure.hostKind != .none else { return range(0, 0) }
+    return range(structure.schemeEnd &+ 1, structure.pathStart)
+  }
+  var path: UnsafeBufferPointer<UInt8> { range(structure.pathStart, pathEnd) }
+  /// The query with its '?', or empty.
+  var query: UnsafeBufferPointer<UInt8> {
+    structure.queryStart == URLStructure.absent ? range(0, 0) : range(structure.queryStart, queryEnd)
+  }
+}
+
+// MARK: - The state machine
+
+private let EOF: UInt8 = 0  // never compared as a byte: every read checks `p < end` first
+
+struct URLStateMachine {
+  let input: UnsafeBufferPointer<UInt8>
+  let end: Int
+  let base: BaseURL?
+  var writer: URLWriter
+  var url = URLStructure()
+  var scheme: SchemeKind = .other
+
+  init(input: UnsafeBufferPointer<UInt8>, base: BaseURL?) {
+    self.input = input
+    self.end = input.count
+    self.base = base
+    self.writer = URLWriter(input: input)
+  }
+
+  var special: Bool { scheme.isSpecial }
+
+  @inline(__always) func at(_ p: Int) -> UInt8? { p < end ? input[p] : nil }
+
+  @inline(__always) func isSlash(_ c: UInt8?) -> Bool {
+    c == UInt8(ascii: "/") || (special && c == UInt8(ascii: "\\"))
+  }
+
+  func error(_ code: URLParseError.Code, _ offset: Int?, _ message: String) -> URLParseError {
+    URLParseError(code: code, offset: offset, message: message)
+  }
+
+  /// Runs the machine; returns an error, or nil with `writer` and `url` complete.
+  mutating func run() -> URLParseError? {
+    // scheme start state, scheme state
+    if let c = at(0), isASCIIAlpha(c) {
+      var q = 1
+      while q < end && isSchemeByte(input[q]) { q &+= 1 }
+      if q < end && input[q] == UInt8(ascii: ":") {
+        writer.appendLowercased(0..<q)
+        writer.append(UInt8(ascii: ":"))
+        url.schemeEnd = UInt32(q)
+        scheme = SchemeKind(UnsafeBufferPointer(rebasing: input[0..<q]))
+        url.isSpecial = special
+        let p = q &+ 1
+        if scheme == .file {
+          return fileState(p)
+        }
+        if special {
+          if let base, base.scheme == scheme {
+            // special relative or authority state
+            if at(p) == UInt8(ascii: "/") && at(p &+ 1) == UInt8(ascii: "/") {
+              return authorityState(skippingSlashesFrom: p &+ 2)
+            }
+            return relativeState(p)
+          }
+          // special authority slashes state, special authority ignore slashes state
+          return authorityState(skippingSlashesFrom: p)
+        }
+        if at(p) == UInt8(ascii: "/") {
+          // path or authority state
+          if at(p &+ 1) == UInt8(ascii: "/") {
+            return authorityState(p &+ 2)
+          }
+          setNoHost()
+          return pathState(p &+ 1)
+        }
+        return opaquePathState(p)
+      }
+    }
+    return noSchemeState()
+  }
+
+  // MARK: No scheme, relative
+
+  mutating func noSchemeState() -> URLParseError? {
+    guard let base else { return missingSchemeError() }
+    if base.structure.hasOpaquePath {
+      guard at(0) == UInt8(ascii: "#") else {
+        return error(
+          .missingSchemeNonRelativeURL, 0,
+          "the input has no scheme, and the base URL (with an opaque path) can only take a fragment")
+      }
+      // Scheme, path and query of the base, then this fragment.
+      url = base.structure
+      url.fragmentStart = URLStructure.absent
+      url.sharesInput = false
+      scheme = base.scheme
+      writer.append(bytes: base.range(0, base.queryEnd))
+      return fragmentState(0)
+    }
+    scheme = base.scheme
+    url.isSpecial = special
+    writer.append(bytes: base.range(0, base.structure.schemeEnd &+ 1))
+    url.schemeEnd = base.structure.schemeEnd
+    if scheme == .file {
+      return fileState(0)
+    }
+    return relativeState(0)
+  }
+
+  func missingSchemeError() -> URLParseError {
+    // Point at the first byte that keeps a scheme-like prefix ("my_app://") from being a scheme.
+    var i = 0
+    while i < end && isSchemeByte(input[i]) { i &+= 1 }
+    if i < end && input[i] != UInt8(ascii: ":") && i > 0 && isASCIIAlpha(input[0]) {
+      var j = i
+      while j < end, input[j] != UInt8(ascii: ":"), input[j] != UInt8(ascii: "/"), input[j] != UInt8(ascii: "?"),
+        input[j] != UInt8(ascii: "#")
+      {
+        j &+= 1
+      }
+      if j < end && input[j] == UInt8(ascii: ":") {
+        return error(
+          .invalidScheme, i,
+          "a scheme may contain only ASCII letters, digits, '+', '-' and '.'; found byte 0x\(hex(input[i]))")
+      }
+    }
+    if end == 0 {
+      return error(.missingSchemeNonRelativeURL, 0, "the input is empty and no base URL was given")
+    }
+    return error(
+      .missingSchemeNonRelativeURL, 0,
+      "the input has no scheme (such as 'https:') and no base URL was given to resolve it against")
+  }
+
+  /// relative state. `base` is non-null, not a file URL, and has no opaque path; the scheme is written.
+  mutating func relativeState(_ p: Int) -> URLParseError? {
+    let base = base!
+    if isSlash(at(p)) {
+      // relative slash state
+      if special && isSlash(at(p &+ 1)) {
+        return authorityState(skippingSlashesFrom: p &+ 2)
+      }
+      if at(p &+ 1) == UInt8(ascii: "/") {
+        return authorityState(p &+ 2)
+      }
+      copyBaseAuthority(base)
+      url.pathStart = UInt32(writer.count)
+      return pathState(p &+ 1)
+    }
+    copyBaseAuthority(base)
+    url.pathStart = UInt32(writer.count)
+    writer.append(bytes: base.path)
+    switch at(p) {
+    case nil:
+      finishPath()
+      writer.append(bytes: base.query)
+      url.queryStart = base.structure.queryStart
+      return nil
+    case UInt8(ascii: "?"):
+      finishPath()
+      return queryState(p)
+    case UInt8(ascii: "#"):
+      finishPath()
+      url.queryStart = base.structure.queryStart
+      writer.append(bytes: base.query)
+      return fragmentState(p)
+    default:
+      shortenPath()
+      return pathState(p)
+    }
+  }
+
+  /// Copies the base's userinfo, host and port (the scheme, equal to the base's, is written already).
+  mutating func copyBaseAuthority(_ base: BaseURL) {
+    writer.append(bytes: base.authority)
+    let b = base.structure
+    url.usernameEnd = b.usernameEnd
+    url.hostStart = b.hostStart
+    url.hostEnd = b.hostEnd
+    url.port = b.port
+    url.hostKind = b.hostKind
+    url.hasPassword = b.hasPassword
+  }
+
+  mutating func setNoHost() {
+    let afterScheme = url.schemeEnd &+ 1
+    url.usernameEnd = afterScheme
+    url.hostStart = afterScheme
+    url.hostEnd = afterScheme
+    url.hostKind = .none
+    url.pathStart = UInt32(writer.count)
+  }
+
+  // MARK: Authority
+
+  /// special authority ignore slashes state: skips any run of '/' and '\', then the authority state.
+  mutating func authorityState(skippingSlashesFrom start: Int) -> URLParseError? {
+    var p = start
+    while let c = at(p), c == UInt8(ascii: "/") || c == UInt8(ascii: "\\") { p &+= 1 }
+    return authorityState(p)
+  }
+
+  /// authority state, host state, port state. `start` is just after the "//".
+  mutating func authorityState(_ start: Int) -> URLParseError? {
+    writer.append("//")
+    // The authority ends at the first '/', '?', '#' (or '\' in special URLs).
+    var authorityEnd = start
+    while authorityEnd < end {
+      let c = input[authorityEnd]
+      if c == UInt8(ascii: "/") || c == UInt8(ascii: "?") || c == UInt8(ascii: "#")
+        || (c == UInt8(ascii: "\\") && special)
+      {
+        break
+      }
+      authorityEnd &+= 1
+    }
+    // Credentials end at the last '@'; every earlier '@' belongs to them (and is percent-encoded).
+    var at = authorityEnd
+    while at > start && input[at &- 1] != UInt8(ascii: "@") { at &-= 1 }
+    var hostStart = start
+    if at > start {
+      let atSign = at &- 1
+      var colon = start
+      while colon < atSign && input[colon] != UInt8(ascii: ":") { colon &+= 1 }
+      let credentialsStart = writer.count
+      writer.appendEncoding(start..<colon, .userinfo)
+      url.usernameEnd = UInt32(writer.count)
+      if colon < atSign {
+        let passwordStart = writer.count
+        writer.append(UInt8(ascii: ":"))
+        writer.appendEncoding(colon &+ 1..<atSign, .userinfo)
+        if writer.count == passwordStart &+ 1 {
+          writer.truncate(to: passwordStart)
+        } else {
+          url.hasPassword = true
+        }
+      }
+      if writer.count > credentialsStart {
+        writer.append(UInt8(ascii: "@"))
+      }
+      hostStart = at
+      if hostStart == authorityEnd {
+        return error(
+          .hostMissing, hostStart, "credentials ('…@') must be followed by a host, and nothing follows the '@'")
+      }
+    } else {
+      url.usernameEnd = UInt32(writer.count)
+    }
+    url.hostStart = UInt32(writer.count)
+
+    // host state: the host ends at the first ':' outside brackets.
+    var hostEnd = hostStart
+    var insideBrackets = false
+    while hostEnd < authorityEnd {
+      let c = input[hostEnd]
+      if c == UInt8(ascii: ":") && !insideBrackets { break }
+      if c == UInt8(ascii: "[") { insideBrackets = true }
+      if c == UInt8(ascii: "]") { insideBrackets = false }
+      hostEnd &+= 1
+    }
+    if hostEnd == hostStart && (hostEnd < authorityEnd || special) {
+      return error(.hostMissing, hostStart, "the URL needs a host here, and the host is empty")
+    }
+    if let failure = parseHost(hostStart..<hostEnd) { return failure }
+    url.hostEnd = UInt32(writer.count)
+
+    // port state
+    if hostEnd < authorityEnd {
+      let portStart = hostEnd &+ 1
+      var value: UInt32 = 0
+      var p = portStart
+      while p < authorityEnd {
+        let c = input[p]
+        guard isASCIIDigit(c) else {
+          return error(
+            .invalidPort, p, "a port may contain only the digits 0-9; found byte 0x\(hex(c))")
+        }
+        value = value &* 10 &+ UInt32(c &- 0x30)
+        if value > 65535 {
+          return error(.invalidPort, portStart, "the port is greater than 65535")
+        }
+        p &+= 1
+      }
+      if p > portStart && value != scheme.defaultPort {
+        writer.append(UInt8(ascii: ":"))
+        writer.appendDecimal(value)
+        url.port = value
+      }
+    }
+    return pathStartState(authorityEnd)
+  }
+
+  // MARK: File
+
+  /// file state. The scheme ("file:") is written.
+  mutating func fileState(_ p: Int) -> URLParseError? {
+    let c = at(p)
+    if c == UInt8(ascii: "/") || c == UInt8(ascii: "\\") {
+      return fileSlashState(p &+ 1)
+    }
+    if let base, base.scheme == .file {
+      copyBaseAuthority(base)
+      url.pathStart = UInt32(writer.count)
+      switch c {
+      case nil:
+        writer.append(bytes: base.path)
+        finishPath()
+        url.queryStart = base.structure.queryStart
+        writer.append(bytes: base.query)
+        return nil
+      case UInt8(ascii: "?"):
+        writer.append(bytes: base.path)
+        finishPath()
+        return queryState(p)
+      case UInt8(ascii: "#"):
+        writer.append(bytes: base.path)
+        finishPath()
+        url.queryStart = base.structure.queryStart
+        writer.append(bytes: base.query)
+        return fragmentState(p)
+      default:
+        if !startsWithWindowsDriveLetter(p) {
+          writer.append(bytes: base.path)
+          shortenPath()
+        }
+        return pathState(p)
+      }
+    }
+    writeEmptyHost()
+    return pathState(p)
+  }
+
+  /// file slash state.
+  mutating func fileSlashState(_ p: Int) -> URLParseError? {
+    let c = at(p)
+    if c == UInt8(ascii: "/") || c == UInt8(ascii: "\\") {
+      return fileHostState(p &+ 1)
+    }
+    if let base, base.scheme == .file {
+      copyBaseAuthority(base)
+      url.pathStart = UInt32(writer.count)
+      if !startsWithWindowsDriveLetter(p) {
+        // Keep the base's drive letter: "/C:".
+        let path = base.path
+        if path.count >= 3 && isASCIIAlpha(path[1]) && path[2] == UInt8(ascii: ":")
+          && (path.count == 3 || path[3] == UInt8(ascii: "/"))
+        {
+          writer.append(bytes: UnsafeBufferPointer(rebasing: path[0..<3]))
+          return pathState(p)
+        }
+      }
+      return pathState(p)
+    }
+    writeEmptyHost()
+    return pathState(p)
+  }
+
+  /// file host state.
+  mutating func fileHostState(_ start: Int) -> URLParseError? {
+    var hostEnd = start
+    while let c = at(hostEnd), c != UInt8(ascii: "/"), c != UInt8(ascii: "\\"), c != UInt8(ascii: "?"),
+      c != UInt8(ascii: "#")
+    {
+      hostEnd &+= 1
+    }
+    if hostEnd &- start == 2 && isWindowsDriveLetter(input[start], input[start &+ 1]) {
+      // "file://C:/x": the drive letter is the path's first segment, not a host.
+      writeEmptyHost()
+      return pathState(start)
+    }
+    writer.append("//")
+    url.usernameEnd = UInt32(writer.count)
+    url.hostStart = url.usernameEnd
+    if hostEnd > start {
+      if let failure = parseHost(start..<hostEnd) { return failure }
+      if writer.count &- Int(url.hostStart) == 9 && isLocalhost(at: Int(url.hostStart)) {
+        writer.truncate(to: Int(url.hostStart))
+        url.hostKind = .empty
+      }
+    } else {
+      url.hostKind = .empty
+    }
+    url.hostEnd = UInt32(writer.count)
+    return pathStartState(hostEnd)
+  }
+
+  mutating func writeEmptyHost() {
+    writer.append("//")
+    url.usernameEnd = UInt32(writer.count)
+    url.hostStart = url.usernameEnd
+    url.hostEnd = url.usernameEnd
+    url.hostKind = .empty
+    url.pathStart = url.usernameEnd
+  }
+
+  func isLocalhost(at i: Int) -> Bool {
+    let word: StaticString = "localhost"
+    return word.withUTF8Buffer { w in
+      for k in 0..<9 where writer.byte(at: i &+ k) != w[k] { return false }
+      return true
+    }
+  }
+
+  @inline(__always) func isWindowsDriveLetter(_ a: UInt8, _ b: UInt8) -> Bool {
+    isASCIIAlpha(a) && (b == UInt8(ascii: ":") || b == UInt8(ascii: "|"))
+  }
+
+  /// Whether the input from `p` starts with a Windows drive letter: two code points that are one, followed
+  /// by the end or by '/', '\', '?' or '#'.
+  func startsWithWindowsDriveLetter(_ p: Int) -> Bool {
+    guard p &+ 1 < end, isWindowsDriveLetter(input[p], input[p &+ 1]) else { return false }
+    guard let c = at(p &+ 2) else { return true }
+    return c == UInt8(ascii: "/") || c == UInt8(ascii: "\\") || c == UInt8(ascii: "?") || c == UInt8(ascii: "#")
+  }
+
+  // MARK: Path
+
+  /// path start state.
+  mutating func pathStartState(_ p: Int) -> URLParseError? {
+    url.pathStart = UInt32(writer.count)
+    let c = at(p)
+    if special {
+      return pathState(isSlash(c) ? p &+ 1 : p)
+    }
+    switch c {
+    case nil:
+      return nil
+    case UInt8(ascii: "?"):
+      return queryState(p)
+    case UInt8(ascii: "#"):
+      return fragmentState(p)
+    case UInt8(ascii: "/"):
+      return pathState(p &+ 1)
+    default:
+      return pathState(p)
+    }
+  }
+
+  /// path state, from `p` (just after the '/' that started the current segment) to the end of the path.
+  /// `url.pathStart` is set; the output may already hold segments (copied from a base).
+  mutating func pathState(_ start: Int) -> URLParseError? {
+    var p = start
+    let set = ByteSet.path
+    let backslashEnds = special
+    while true {
+      // One segment: write "/" and its bytes, then look at what it was.
+      let segmentStart = writer.count
+      writer.append(UInt8(ascii: "/"))
+      var c: UInt8? = nil
+      while p < end {
+        let runStart = p
+        var b = input[p]
+        while !set.contains(b) && b != UInt8(ascii: "/") && !(b == UInt8(ascii: "\\") && backslashEnds) {
+          p &+= 1
+          if p == end { break }
+          b = input[p]
+        }
+        writer.appendInput(runStart..<p)
+        if p == end { break }
+        if b == UInt8(ascii: "/") || b == UInt8(ascii: "?") || b == UInt8(ascii: "#")
+          || (b == UInt8(ascii: "\\") && backslashEnds)
+        {
+          c = b
+          break
+        }
+        writer.appendPercentEncoded(b)
+        p &+= 1
+      }
+      let endsWithSlash = c == UInt8(ascii: "/") || c == UInt8(ascii: "\\")
+      let length = writer.count &- segmentStart &- 1
+      if isDoubleDotSegment(from: segmentStart &+ 1, length: length) {
+        writer.truncate(to: segmentStart)
+        shortenPath()
+        if !endsWithSlash { writer.append(UInt8(ascii: "/")) }
+      } else if isSingleDotSegment(from: segmentStart &+ 1, length: length) {
+        writer.truncate(to: segmentStart)
+        if !endsWithSlash { writer.append(UInt8(ascii: "/")) }
+      } else if scheme == .file && segmentStart == Int(url.pathStart) && length == 2
+        && isWindowsDriveLetter(writer.byte(at: segmentStart &+ 1), writer.byte(at: segmentStart &+ 2))
+      {
+        writer.replace(at: segmentStart &+ 2, with: UInt8(ascii: ":"))
+      }
+      if !endsWithSlash { break }
+      p &+= 1
+    }
+    finishPath()
+    switch at(p) {
+    case UInt8(ascii: "?"): return queryState(p)
+    case UInt8(ascii: "#"): return fragmentState(p)
+    default: return nil
+    }
+  }
+
+  func isSingleDotSegment(from i: Int, length: Int) -> Bool {
+    if length == 1 { return writer.byte(at: i) == UInt8(ascii: ".") }
+    if length == 3 { return isPercent2E(i) }
+    return false
+  }
+
+  func isDoubleDotSegment(from i: Int, length: Int) -> Bool {
+    switch length {
+    case 2: return writer.byte(at: i) == UInt8(ascii: ".") && writer.byte(at: i &+ 1) == UInt8(ascii: ".")
+    case 4:
+      return (writer.byte(at: i) == UInt8(ascii: ".") && isPercent2E(i &+ 1))
+        || (isPercent2E(i) && writer.byte(at: i &+ 3) == UInt8(ascii: "."))
+    case 6: return isPercent2E(i) && isPercent2E(i &+ 3)
+    default: return false
+    }
+  }
+
+  /// Whether the output holds "%2e" or "%2E" at `i`.
+  func isPercent2E(_ i: Int) -> Bool {
+    writer.byte(at: i) == UInt8(ascii: "%") && writer.byte(at: i &+ 1) == UInt8(ascii: "2")
+      && writer.byte(at: i &+ 2) | 0x20 == UInt8(ascii: "e")
+  }
+
+  /// shorten a URL's path: removes the last segment, except a file URL's lone normalized drive letter.
+  mutating func shortenPath() {
+    let pathStart = Int(url.pathStart)
+    guard writer.count > pathStart else { return }
+    var lastSlash = writer.count &- 1
+    while lastSlash > pathStart && writer.byte(at: lastSlash) != UInt8(ascii: "/") { lastSlash &-= 1 }
+    if scheme == .file && lastSlash == pathStart && writer.count &- pathStart == 3
+      && isASCIIAlpha(writer.byte(at: pathStart &+ 1)) && writer.byte(at: pathStart &+ 2) == UInt8(ascii: ":")
+    {
+      return
+    }
+    writer.truncate(to: lastSlash)
+  }
+
+  /// Once the path is final: a URL without a host whose path starts with an empty segment ("//x") gets the
+  /// "/." prefix, so that its serialization does not read as an authority.
+  mutating func finishPath() {
+    let pathStart = Int(url.pathStart)
+    if url.hostKind == .none && writer.count &- pathStart >= 2 && writer.byte(at: pathStart) == UInt8(ascii: "/")
+      && writer.byte(at: pathStart &+ 1) == UInt8(ascii: "/")
+    {
+      writer.insert("/.", at: pathStart)
+      url.pathStart &+= 2
+    }
+  }
+
+  /// opaque path state.
+  mutating func opaquePathState(_ start: Int) -> URLParseError? {
+    setNoHost()
+    url.hasOpaquePath = true
+    var p = start
+    let set = ByteSet.c0Control
+    while p < end {
+      let runStart = p
+      while p < end {
+        let b = input[p]
+        if set.contains(b) || b == UInt8(ascii: "?") || b == UInt8(ascii: "#") || b == UInt8(ascii: " ") { break }
+        p &+= 1
+      }
+      writer.appendInput(runStart..<p)
+      guard p < end else { break }
+      let b = input[p]
+      if b == UInt8(ascii: "?") || b == UInt8(ascii: "#") { break }
+      if b == UInt8(ascii: " ") {
+        // A space right before the query or fragment is encoded, so that it cannot be lost at the end.
+        let next = at(p &+ 1)
+        if next == UInt8(ascii: "?") || next == UInt8(ascii: "#") {
+          writer.appendPercentEncoded(b)
+        } else {
+          writer.append(b)
+        }
+      } else {
+        writer.appendPercentEncoded(b)
+      }
+      p &+= 1
+    }
+    switch at(p) {
+    case UInt8(ascii: "?"): return queryState(p)
+    case UInt8(ascii: "#"): return fragmentState(p)
+    default: return nil
+    }
+  }
+
+  // MARK: Query, fragment
+
+  /// query state; `p` is at the '?'.
+  mutating func queryState(_ p: Int) -> URLParseError? {
+    url.queryStart = UInt32(writer.count)
+    writer.append(UInt8(ascii: "?"))
+    var queryEnd = p &+ 1
+    while queryEnd < end && input[queryEnd] != UInt8(ascii: "#") { queryEnd &+= 1 }
+    writer.appendEncoding(p &+ 1..<queryEnd, special ? .specialQuery : .query)
+    if queryEnd < end {
+      return fragmentState(queryEnd)
+    }
+    return nil
+  }
+
+  /// fragment state; `p` is at the '#'.
+  mutating func fragmentState(_ p: Int) -> URLParseError? {
+    url.fragmentStart = UInt32(writer.count)
+    writer.append(UInt8(ascii: "#"))
+    writer.appendEncoding(p &+ 1..<end, .fragment)
+    return nil
+  }
+}
+
+@inline(__always)
+func hex(_ b: UInt8) -> String {
+  String(decoding: [hexDigit(b >> 4), hexDigit(b & 0xF)], as: UTF8.self)
 }

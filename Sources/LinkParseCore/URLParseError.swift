@@ -40,8 +40,6 @@ public struct URLParseError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let invalidIPv6 = Code("invalid-ipv6")
     /// The port is not a number, or exceeds 65535.
     public static let invalidPort = Code("invalid-port")
-    /// Credentials (`user:pass@`) without a host after them.
-    public static let invalidCredentials = Code("invalid-credentials")
     /// The input is larger than this parser accepts (4 GiB).
     public static let inputTooLong = Code("input-too-long")
   }

@@ -1,0 +1,175 @@
+import Foundation
+import Testing
+
+@_spi(Testing) @testable import LinkParseCore
+
+/// web-platform-tests URL data, read from `../shared/conformance` (never copied into this repository).
+///
+/// The directory is `$LINKPARSE_CONFORMANCE_DIR` when set (the Makefile sets it), else `../shared/conformance`
+/// beside the package. Without it the tests print that they were skipped and pass — unless `CI` is set, when
+/// the data is required and its absence fails the run.
+enum Conformance {
+  static var directory: URL {
+    if let dir = ProcessInfo.processInfo.environment["LINKPARSE_CONFORMANCE_DIR"], !dir.isEmpty {
+      return URL(fileURLWithPath: dir)
+    }
+    return URL(fileURLWithPath: #filePath)
+      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("shared/conformance")
+  }
+
+  /// The parsed JSON of a data file, or nil (after recording an issue under CI) when it is missing.
+  static func load(_ name: String) -> [Any]? {
+    let file = directory.appendingPathComponent(name)
+    guard let data = FileManager.default.contents(atPath: file.path) else {
+      if ProcessInfo.processInfo.environment["CI"] != nil {
+        Issue.record("conformance data \(file.path) is missing, and CI is set: it is required")
+      } else {
+        print("SKIPPED: conformance test over \(name): \(file.path) not found (set LINKPARSE_CONFORMANCE_DIR)")
+      }
+      return nil
+    }
+    guard let array = try? JSONSerialization.jsonObject(with: data) as? [Any] else {
+      Issue.record("\(file.path) is not a JSON array")
+      return nil
+    }
+    return array
+  }
+
+  /// Cases listed in `expected-failures.txt`: lines `file<TAB>input as JSON<TAB>base as JSON or null<TAB>reason`.
+  static let expectedFailures: [String: String] = {
+    let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+      "expected-failures.txt")
+    guard let text = try? String(contentsOf: file, encoding: .utf8) else { return [:] }
+    var result: [String: String] = [:]
+    for line in text.split(separator: "\n") where !line.hasPrefix("#") && !line.isEmpty {
+      let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
+      guard fields.count >= 4 else { continue }
+      result["\(fields[0])\t\(fields[1])\t\(fields[2])"] = String(fields[3])
+    }
+    return result
+  }()
+
+  static func json(_ value: Any?) -> String {
+    guard let value, !(value is NSNull) else { return "null" }
+    let data = try! JSONSerialization.data(withJSONObject: [value], options: [.withoutEscapingSlashes])
+    let text = String(decoding: data, as: UTF8.self)
+    return String(text.dropFirst().dropLast())
+  }
+}
+
+extension ParsedURL {
+  /// The URL's components as the URL Standard's JavaScript API shows them.
+  var webIDLComponents: [String: String] {
+    let portText = port.map { String($0) } ?? ""
+    let hostname = String(host ?? "")
+    return [
+      "href": href,
+      "protocol": scheme + ":",
+      "username": String(username),
+      "password": String(password),
+      "host": portText.isEmpty ? hostname : hostname + ":" + portText,
+      "hostname": hostname,
+      "port": portText,
+      "pathname": String(path),
+      "search": (query ?? "").isEmpty ? "" : "?" + query!,
+      "hash": (fragment ?? "").isEmpty ? "" : "#" + fragment!,
+    ]
+  }
+}
+
+@Suite("WPT conformance")
+struct ConformanceTests {
+
+  @Test("urltestdata.json: every case, href and every component")
+  func urlTestData() throws {
+    guard let cases = Conformance.load("urltestdata.json") else { return }
+    var ran = 0
+    var passed = 0
+    var listed = 0
+    var failures: [String] = []
+    for entry in cases {
+      guard let test = entry as? [String: Any] else { continue }  // comment strings
+      ran += 1
+      let input = test["input"] as! String
+      let baseString = test["base"] as? String
+      let key = "urltestdata\t\(Conformance.json(input))\t\(Conformance.json(baseString))"
+      var problem: String? = nil
+      var base: ParsedURL? = nil
+      if let baseString {
+        do { base = try ParsedURL(baseString) } catch { problem = "base failed to parse: \(error)" }
+      }
+      if problem == nil {
+        let result = Result { () throws(URLParseError) -> ParsedURL in try ParsedURL(input, base: base) }
+        if test["failure"] as? Bool == true {
+          if case .success(let url) = result { problem = "expected failure, got \(url.href)" }
+        } else {
+          switch result {
+          case .failure(let error): problem = "expected \(test["href"] ?? "?"), got error \(error)"
+          case .success(let url):
+            let broken = url.checkInvariants()
+            if !broken.isEmpty { problem = "invariants: \(broken)" }
+            let got = url.webIDLComponents
+            for name in ["href", "protocol", "username", "password", "host", "hostname", "port", "pathname", "search", "hash"] {
+              if let expected = test[name] as? String, got[name] != expected {
+                problem = "\(name): expected \(Conformance.json(expected)), got \(Conformance.json(got[name]))"
+                break
+              }
+            }
+          }
+        }
+      }
+      if let problem {
+        if Conformance.expectedFailures[key] != nil {
+          listed += 1
+        } else {
+          failures.append("\(key)\t\(problem)")
+        }
+      } else {
+        if Conformance.expectedFailures[key] != nil {
+          failures.append("\(key)\tlisted in expected-failures.txt but passes: remove it")
+        }
+        passed += 1
+      }
+    }
+    print("urltestdata.json: ran \(ran), passed \(passed), listed as expected failures \(listed), failed \(failures.count)")
+    #expect(ran == 891, "urltestdata.json should hold 891 cases")
+    #expect(failures.isEmpty, "\(failures.count) failures:\n\(failures.joined(separator: "\n"))")
+  }
+
+  @Test("toascii.json: every case through a special URL's host")
+  func toASCII() throws {
+    guard let cases = Conformance.load("toascii.json") else { return }
+    var ran = 0
+    var passed = 0
+    var listed = 0
+    var failures: [String] = []
+    for entry in cases {
+      guard let test = entry as? [String: Any] else { continue }
+      ran += 1
+      let input = test["input"] as! String
+      let expected = test["output"] as? String
+      let key = "toascii\t\(Conformance.json(input))\tnull"
+      var problem: String? = nil
+      let result = Result { () throws(URLParseError) -> ParsedURL in try ParsedURL("https://\(input)/x") }
+      switch (result, expected) {
+      case (.success(let url), nil): problem = "expected failure, got \(url.href)"
+      case (.failure(let error), .some(let output)): problem = "expected \(output), got \(error)"
+      case (.success(let url), .some(let output)):
+        if url.host.map(String.init) != output || url.path != "/x" || url.href != "https://\(output)/x" {
+          problem = "expected host \(output), got \(url.href)"
+        }
+      case (.failure, nil): break
+      }
+      // The same host in a non-special URL is opaque: it must parse exactly when it has no forbidden code point.
+      if let problem {
+        if Conformance.expectedFailures[key] != nil { listed += 1 } else { failures.append("\(key)\t\(problem)") }
+      } else {
+        passed += 1
+      }
+    }
+    print("toascii.json: ran \(ran), passed \(passed), listed as expected failures \(listed), failed \(failures.count)")
+    #expect(ran == 87, "toascii.json should hold 87 cases")
+    #expect(failures.isEmpty, "\(failures.count) failures:\n\(failures.joined(separator: "\n"))")
+  }
+}

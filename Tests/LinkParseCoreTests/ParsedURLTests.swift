@@ -1,0 +1,331 @@
+import Testing
+
+@_spi(Testing) @testable import LinkParseCore
+
+/// Whether two strings use the same UTF-8 storage (not merely equal bytes).
+func sameStorage(_ a: String, _ b: String) -> Bool {
+  var a = a
+  var b = b
+  return a.withUTF8 { pa in b.withUTF8 { pb in pa.baseAddress == pb.baseAddress && pa.count == pb.count } }
+}
+
+func parseError(_ input: String, base: ParsedURL? = nil) -> URLParseError? {
+  do {
+    _ = try ParsedURL(input, base: base)
+    return nil
+  } catch {
+    return error
+  }
+}
+
+@Suite("ParsedURL: components")
+struct ParsedURLComponentTests {
+
+  @Test func callbackComponents() throws {
+    let url = try ParsedURL("vk7915193://vk.ru/blank.html?code=abc&state=xyz&device_id=42#frag")
+    #expect(url.scheme == "vk7915193")
+    #expect(url.username == "" && url.password == "")
+    #expect(url.host == "vk.ru")
+    #expect(url.hostKind == .opaque)
+    #expect(url.port == nil)
+    #expect(url.path == "/blank.html")
+    #expect(url.query == "code=abc&state=xyz&device_id=42")
+    #expect(url.fragment == "frag")
+    #expect(!url.isSpecial && !url.hasOpaquePath)
+    #expect(url.checkInvariants() == [])
+  }
+
+  @Test func credentialsAndPort() throws {
+    let url = try ParsedURL("HTTPS://us%65r:p@ss@Example.COM:8443/a/./b/../c?x#y")
+    #expect(url.href == "https://us%65r:p%40ss@example.com:8443/a/c?x#y")
+    #expect(url.username == "us%65r")
+    #expect(url.password == "p%40ss")
+    #expect(url.host == "example.com")
+    #expect(url.port == 8443)
+    #expect(url.path == "/a/c")
+    #expect(url.checkInvariants() == [])
+  }
+
+  @Test func defaultPortIsElided() throws {
+    #expect(try ParsedURL("https://a.ru:443/").port == nil)
+    #expect(try ParsedURL("https://a.ru:443/").href == "https://a.ru/")
+    #expect(try ParsedURL("http://a.ru:0080/").href == "http://a.ru/")
+    #expect(try ParsedURL("ws://a.ru:443/").port == 443)
+  }
+
+  @Test(arguments: [
+    ("myapp://sberidauth?code=1", "myapp://sberidauth?code=1"),
+    ("com.example.app:/oauth2redirect?code=1", "com.example.app:/oauth2redirect?code=1"),
+    ("mailto:User@Example.com", "mailto:User@Example.com"),
+    ("javascript:alert(1)", "javascript:alert(1)"),
+    ("http://[0:0:0:0:0:0:0:1]:8080/cb", "http://[::1]:8080/cb"),
+    ("http://[2001:DB8::0:1]/", "http://[2001:db8::1]/"),
+    ("http://0x7f.1/", "http://127.0.0.1/"),
+    ("http://2130706433/", "http://127.0.0.1/"),
+    ("http://0177.0.0.1/", "http://127.0.0.1/"),
+    ("https://пример.рф/cb?code=1", "https://xn--e1afmkfd.xn--p1ai/cb?code=1"),
+    ("https://EXAMPLE.com/%7e?q=a b#f g", "https://example.com/%7e?q=a%20b#f%20g"),
+    ("file:///C|/x/../y", "file:///C:/y"),
+    ("file://localhost/etc", "file:///etc"),
+    ("web+demo:/.//not-a-host/", "web+demo:/.//not-a-host/"),
+    ("web+demo://x/..//y", "web+demo://x//y"),
+    ("  https://a.ru/\t\n ", "https://a.ru/"),
+  ])
+  func canonicalForms(input: String, href: String) throws {
+    let url = try ParsedURL(input)
+    #expect(url.href == href)
+    #expect(url.checkInvariants() == [])
+  }
+
+  @Test func relativeResolution() throws {
+    let base = try ParsedURL("https://example.ru/a/c/d?q#f")
+    #expect(try ParsedURL("../b?x=1", base: base).href == "https://example.ru/a/b?x=1")
+    #expect(try ParsedURL("", base: base).href == "https://example.ru/a/c/d?q")
+    #expect(try ParsedURL("#g", base: base).href == "https://example.ru/a/c/d?q#g")
+    #expect(try ParsedURL("//other.ru", base: base).href == "https://other.ru/")
+    #expect(try ParsedURL("/x", base: base).href == "https://example.ru/x")
+    #expect(try ParsedURL("?y", base: base).href == "https://example.ru/a/c/d?y")
+    #expect(try ParsedURL("https:z", base: base).href == "https://example.ru/a/c/z")
+    let opaque = try ParsedURL("mailto:a@b.ru")
+    #expect(try ParsedURL("#x", base: opaque).href == "mailto:a@b.ru#x")
+    #expect(parseError("x", base: opaque)?.code == .missingSchemeNonRelativeURL)
+  }
+
+  @Test func protocolConformances() throws {
+    let a = try ParsedURL("https://a.ru/x")
+    let b = try ParsedURL("HTTPS://A.RU/x")
+    #expect(a == b)
+    #expect(a.hashValue == b.hashValue)
+    #expect(a.description == "https://a.ru/x")
+    #expect(Set([a, b]).count == 1)
+  }
+}
+
+@Suite("ParsedURL: zero-copy fast path")
+struct FastPathTests {
+
+  @Test(arguments: [
+    "https://id.sber.ru/CSAFront/oidc/authorize.do?response_type=code&client_id=1&state=abcdefghijklmnop",
+    "vk7915193://vk.ru/blank.html?code=abc&state=xyz&device_id=42&type=code_v2&expires_in=600",
+    "com.example.app:/oauth2redirect/apple?code=c.0.abcdefghijklmnop&state=zzz#frag",
+    "http://[::1]:8080/callback/with/a/long/path?code=x",
+  ])
+  func canonicalInputSharesStorage(input: String) throws {
+    let url = try ParsedURL(input)
+    #expect(url.href == input)
+    #expect(url.sharesStorageWithInput)
+    #expect(sameStorage(url.href, input))
+  }
+
+  @Test(arguments: [
+    "HTTPS://id.sber.ru/path/that/is/long/enough?code=1",
+    "https://id.sber.ru:443/path/that/is/long/enough?code=1",
+    "https://id.sber.ru/path/./that/is/long/enough?code=1",
+    "https://id.sber.ru/path that is long enough?code=1",
+    " https://id.sber.ru/path/that/is/long/enough?code=1",
+    "https://id.sber.ru/path/that/is/long/enough?code=1\t",
+  ])
+  func nonCanonicalInputIsCopied(input: String) throws {
+    let url = try ParsedURL(input)
+    #expect(url.href != input)
+    #expect(!url.sharesStorageWithInput)
+  }
+
+  @Test func hrefRoundTripSharesStorage() throws {
+    let first = try ParsedURL("HTTP://EXAMPLE.com:80/a/../b/c d?x y#z w")
+    let again = try ParsedURL(first.href)
+    #expect(again == first)
+    #expect(again.sharesStorageWithInput)
+    #expect(sameStorage(again.href, first.href))
+  }
+
+  @Test func substringAndBytesEntryPoints() throws {
+    let line = "xx https://a.ru/cb?code=1 yy"
+    let sub = line.dropFirst(3).dropLast(3)
+    #expect(try ParsedURL(sub).href == "https://a.ru/cb?code=1")
+    let whole = "https://a.ru/cb?code=1234567890"
+    let wholeSub = whole[...]
+    #expect(try ParsedURL(wholeSub).sharesStorageWithInput)
+    #expect(try ParsedURL(utf8: Array("https://A.ru/cb".utf8)).href == "https://a.ru/cb")
+    // A non-contiguous collection takes the fallback.
+    let lazyBytes = "https://a.ru/cb?x=1".utf8.lazy.map { $0 }
+    #expect(try ParsedURL(utf8: lazyBytes).href == "https://a.ru/cb?x=1")
+  }
+}
+
+@Suite("ParsedURL: errors")
+struct ParseErrorTests {
+
+  @Test(arguments: [
+    ("", URLParseError.Code.missingSchemeNonRelativeURL, 0),
+    ("example.com/cb", .missingSchemeNonRelativeURL, 0),
+    ("my_app://cb", .invalidScheme, 2),
+    ("https://exa mple.com/", .forbiddenHostCodePoint, 11),
+    ("https://", .hostMissing, 8),
+    ("https://user@/x", .hostMissing, 13),
+    ("https://a.ru:99999/", .invalidPort, 13),
+    ("https://a.ru:12a/", .invalidPort, 15),
+    ("http://[1:2:3:4:5:6:7:8:9]/", .invalidIPv6, 24),
+    ("http://[::1/", .invalidIPv6, 7),
+    ("http://1.2.3.256/", .invalidIPv4, 7),
+    ("http://xn--a.ß/", .invalidDomain, 7),
+    ("foo://h<st/", .forbiddenHostCodePoint, 7),
+    ("\t https://a\t.ru:9x/", .invalidPort, 17),
+  ])
+  func codeAndOffset(input: String, code: URLParseError.Code, offset: Int) {
+    let error = parseError(input)
+    #expect(error?.code == code, "\(input)")
+    #expect(error?.offset == offset, "\(input): \(String(describing: error))")
+    #expect(error?.message.isEmpty == false)
+  }
+
+  @Test func codesAreKebabCase() {
+    for code: URLParseError.Code in [
+      .missingSchemeNonRelativeURL, .invalidScheme, .hostMissing, .invalidHost, .forbiddenHostCodePoint,
+      .invalidDomain, .invalidIPv4, .invalidIPv6, .invalidPort, .inputTooLong,
+    ] {
+      #expect(code.rawValue.allSatisfy { $0 == "-" || ($0.isLowercase && $0.isASCII) || $0.isNumber })
+    }
+    let error = parseError("https://a.ru:x/")!
+    #expect(error.description == "invalid-port at byte 13: a port may contain only the digits 0-9; found byte 0x78")
+  }
+}
+
+@Suite("ParsedURL: hostile input")
+struct HostileInputTests {
+
+  @Test func invalidUTF8IsReplaced() throws {
+    var bytes = Array("https://a.ru/p".utf8)
+    bytes.append(0xFF)
+    bytes.append(contentsOf: Array("?q=".utf8) + [0xC3])
+    let url = try ParsedURL(utf8: bytes)
+    #expect(url.href == "https://a.ru/p%EF%BF%BD?q=%EF%BF%BD")
+    // In a host, the replacement character is not a valid domain.
+    let hostBytes = Array("https://a".utf8) + [0xFF] + Array(".ru/".utf8)
+    #expect(throws: URLParseError.self) { try ParsedURL(utf8: hostBytes) }
+    // In an opaque host it is percent-encoded.
+    let opaqueBytes = Array("vk1://a".utf8) + [0xFE] + Array("/".utf8)
+    #expect(try ParsedURL(utf8: opaqueBytes).href == "vk1://a%EF%BF%BD/")
+  }
+
+  @Test func nulBytes() throws {
+    #expect(try ParsedURL("https://a.ru/\0?\0#\0x").href == "https://a.ru/%00?%00#%00x")
+    #expect(try ParsedURL("https://a.ru/x#\0").href == "https://a.ru/x#")  // a trailing C0 control is trimmed
+    #expect(try ParsedURL("\0https://a.ru/\0").href == "https://a.ru/")
+    let error = parseError("https://a\0b.ru/")
+    #expect(error?.code == .forbiddenHostCodePoint && error?.offset == 9)
+  }
+
+  @Test func oneMegabyteURL() throws {
+    let input = "https://a.ru/cb?state=" + String(repeating: "x", count: 1 << 20)
+    let url = try ParsedURL(input)
+    #expect(url.query?.utf8.count == (1 << 20) + 6)
+    #expect(url.sharesStorageWithInput)
+    let encoded = try ParsedURL("https://a.ru/" + String(repeating: " ", count: 1 << 20) + "x")
+    #expect(encoded.path.utf8.count == 3 * (1 << 20) + 2)
+  }
+
+  @Test func hundredThousandQueryParameters() throws {
+    var input = "https://a.ru/cb?"
+    for i in 0..<100_000 { input += "k\(i)=v\(i)&" }
+    let url = try ParsedURL(input)
+    #expect(url.sharesStorageWithInput)
+    #expect(url.query?.utf8.count == input.utf8.count - 16)
+  }
+
+  @Test(arguments: [
+    ("https://a.ru/p%", "https://a.ru/p%"),
+    ("https://a.ru/?a=%", "https://a.ru/?a=%"),
+    ("https://a.ru/#%", "https://a.ru/#%"),
+    ("https://a.ru/p%4", "https://a.ru/p%4"),
+    ("https://a.ru/?a=%4&b=%zz", "https://a.ru/?a=%4&b=%zz"),
+  ])
+  func strayPercentIsKept(input: String, href: String) throws {
+    let url = try ParsedURL(input)
+    #expect(url.href == href)
+    #expect(url.sharesStorageWithInput)
+  }
+
+  @Test func strayPercentInHost() {
+    #expect(parseError("https://a%/")?.code == .forbiddenHostCodePoint)
+    #expect(parseError("https://a%4/")?.code == .forbiddenHostCodePoint)
+  }
+
+  @Test func tenThousandLabelHost() throws {
+    let ascii = String(repeating: "a.", count: 10_000) + "ru"
+    let url = try ParsedURL("https://\(ascii)/cb")
+    #expect(url.host?.utf8.count == 20_002)
+    #expect(url.sharesStorageWithInput)
+    let cyrillic = String(repeating: "б.", count: 10_000) + "рф"
+    let idna = try ParsedURL("https://\(cyrillic)/cb")
+    #expect(idna.host?.hasPrefix("xn--90a.xn--90a.") == true)
+    #expect(idna.host?.hasSuffix(".xn--p1ai") == true)
+  }
+
+  @Test func hundredDigitPort() {
+    let error = parseError("https://a.ru:" + String(repeating: "9", count: 100) + "/")
+    #expect(error?.code == .invalidPort)
+    #expect(error?.offset == 13)
+    let zeros = "https://a.ru:" + String(repeating: "0", count: 100) + "8080/"
+    #expect((try? ParsedURL(zeros))?.port == 8080)
+  }
+
+  @Test func ipv6WithNineGroups() {
+    let error = parseError("http://[1:2:3:4:5:6:7:8:9]/")
+    #expect(error?.code == .invalidIPv6)
+    #expect(parseError("http://[1:2:3:4:5:6:7:8]/") == nil)
+  }
+
+  @Test func fourThousandDotSegments() throws {
+    let up = try ParsedURL("https://a.ru/x/" + String(repeating: "../", count: 4000) + "b")
+    #expect(up.href == "https://a.ru/b")
+    let here = try ParsedURL("https://a.ru/" + String(repeating: "./", count: 4000) + "b")
+    #expect(here.href == "https://a.ru/b")
+    let mixed = try ParsedURL("https://a.ru/" + String(repeating: "c/%2e%2E/", count: 4000) + "b")
+    #expect(mixed.href == "https://a.ru/b")
+  }
+
+  @Test func emptyLineAndSpaces() {
+    let empty = parseError("")
+    #expect(empty?.code == .missingSchemeNonRelativeURL && empty?.offset == 0)
+    let spaces = parseError("     ")
+    #expect(spaces?.code == .missingSchemeNonRelativeURL && spaces?.offset == 5)
+  }
+
+  @Test func emptyInputWithBaseIsTheBase() throws {
+    let base = try ParsedURL("https://a.ru/x?y#z")
+    #expect(try ParsedURL("   ", base: base).href == "https://a.ru/x?y")
+  }
+}
+
+@Suite("Byte sets")
+struct ByteSetTests {
+  /// Each percent-encode set written from the standard's text, for comparison with the masks.
+  static var definitions: [(String, ByteSet, (UInt8) -> Bool)] {
+    let c0: (UInt8) -> Bool = { $0 < 0x20 || $0 > 0x7E }
+    let fragment: (UInt8) -> Bool = { c0($0) || " \"<>`".utf8.contains($0) }
+    let query: (UInt8) -> Bool = { c0($0) || " \"#<>".utf8.contains($0) }
+    let specialQuery: (UInt8) -> Bool = { query($0) || $0 == UInt8(ascii: "'") }
+    let path: (UInt8) -> Bool = { query($0) || "?^`{}".utf8.contains($0) }
+    let userinfo: (UInt8) -> Bool = { path($0) || "/:;=@[\\]^|".utf8.contains($0) }
+    let component: (UInt8) -> Bool = { userinfo($0) || "$%&+,".utf8.contains($0) }
+    let form: (UInt8) -> Bool = { component($0) || "!'()~".utf8.contains($0) }
+    let forbiddenHost: (UInt8) -> Bool = { [0, 9, 0xA, 0xD].contains($0) || " #/:<>?@[\\]^|".utf8.contains($0) }
+    let forbiddenDomain: (UInt8) -> Bool = { forbiddenHost($0) || $0 < 0x20 || $0 == 0x25 || $0 == 0x7F }
+    return [
+      ("c0Control", .c0Control, c0), ("fragment", .fragment, fragment), ("query", .query, query),
+      ("specialQuery", .specialQuery, specialQuery), ("path", .path, path), ("userinfo", .userinfo, userinfo),
+      ("component", .component, component), ("formURLEncoded", .formURLEncoded, form),
+      ("forbiddenHost", .forbiddenHost, forbiddenHost), ("forbiddenDomain", .forbiddenDomain, forbiddenDomain),
+    ]
+  }
+
+  @Test func masksEqualDefinitions() {
+    for (name, set, predicate) in Self.definitions {
+      for b in 0...255 {
+        let byte = UInt8(b)
+        #expect(set.contains(byte) == predicate(byte), "\(name): byte \(b)")
+      }
+    }
+  }
+}

@@ -1,8 +1,0 @@
-import Testing
-@testable import LinkParseCore
-
-@Suite struct SmokeTests {
-  @Test func structureDefaults() {
-    #expect(URLStructure().queryStart == URLStructure.absent)
-  }
-}

@@ -8,8 +8,8 @@
 /// {"input": "myapp://cb?code=1", "base": null}
 /// ```
 ///
-/// To add a key (a later `body`, say): add a stored property, a `case` in
-/// ``JSONRecordReader``'s `member(named:)`, and a duplicate check; unknown keys are already skipped.
+/// To add a key (a later `body`, say): add a stored property here and a `case` beside `"input"` and `"base"`
+/// in ``JSONRecordReader``'s object reader (with its duplicate check); unknown keys are already skipped.
 public struct JSONInputRecord: Sendable, Hashable {
   /// What the record says about the base URL.
   public enum Base: Sendable, Hashable {

@@ -92,7 +92,7 @@ public final class LineSplitter {
       }
       // No newline yet. Once the pending bytes cannot be a line within the limit even if the next byte is
       // the LF of a CRLF, stop buffering them.
-      if end - start > maxLineLength + 1 {
+      if end - start - 1 > maxLineLength {  // not `maxLineLength + 1`, which overflows for `.max`
         return try skipRestOfLongLine()
       }
       try fill()

@@ -113,6 +113,11 @@ func split(
     }
   }
 
+  @Test func unlimitedLineLength() throws {
+    let result = try split(Array("abc\ndefgh".utf8), blockSize: 2, maxLineLength: .max)
+    #expect(result.lines == [.line(1, "abc"), .line(2, "defgh")])
+  }
+
   /// A 3 MiB line against a 1 KiB limit: skipped without the buffer growing to hold it.
   @Test func longLineIsNotBuffered() throws {
     final class CountingSource: ByteSource {

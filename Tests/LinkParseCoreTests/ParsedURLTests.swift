@@ -231,6 +231,23 @@ struct HostileInputTests {
     let url = try ParsedURL(input)
     #expect(url.sharesStorageWithInput)
     #expect(url.query?.utf8.count == input.utf8.count - 16)
+    let parameters = url.queryParameters
+    #expect(parameters.count == 100_000)
+    #expect(parameters.value(for: "k99999") == "v99999")
+    var last: FormParameters.Parameter? = nil
+    for parameter in parameters { last = parameter }
+    #expect(last?.rawName == "k99999")
+  }
+
+  @Test func queryAndFragmentParameters() throws {
+    let url = try ParsedURL("https://a.ru/cb?code=x%2By&cancelled&state=#id_token=t.t.t&state=s+1")
+    #expect(url.queryParameters.value(for: "code") == "x+y")
+    #expect(url.queryParameters.first(named: "cancelled")?.rawValue == nil)
+    #expect(url.queryParameters.value(for: "state") == "")
+    #expect(url.fragmentParameters.value(for: "state") == "s 1")
+    #expect(url.fragmentParameters.value(for: "state", encoding: .percentEncoded) == "s+1")
+    #expect(try ParsedURL("https://a.ru/").queryParameters.isEmpty)
+    #expect(try ParsedURL("https://a.ru/").fragmentParameters.isEmpty)
   }
 
   @Test(arguments: [

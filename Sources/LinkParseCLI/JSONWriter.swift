@@ -9,16 +9,19 @@ import Glibc
 /// Writing never throws: the first failure of the sink is kept in ``error`` and later output is dropped, so
 /// the hot path stays free of error plumbing. Check ``error`` after ``flush()``.
 ///
+/// It is a non-copyable struct rather than a class so that its state is checked for exclusive access at
+/// compile time: as a class, every write paid for a dynamic `swift_beginAccess`.
+///
 /// ```swift
 /// let sink = MemoryByteSink()
-/// let json = JSONWriter(sink: sink)
+/// var json = JSONWriter(sink: sink)
 /// json.raw("{\"a\":")
 /// json.string("x\"y\n")
 /// json.raw("}\n")
 /// json.flush()
 /// sink.text  // {"a":"x\"y\n"}
 /// ```
-public final class JSONWriter {
+public struct JSONWriter: ~Copyable {
   /// The default buffer size: 256 KiB.
   public static let defaultCapacity = 256 * 1024
 
@@ -41,7 +44,7 @@ public final class JSONWriter {
   deinit { buffer.deallocate() }
 
   /// Hands the buffered bytes to the sink.
-  public func flush() {
+  public mutating func flush() {
     defer { count = 0 }
     guard count > 0, error == nil else { return }
     do {
@@ -53,12 +56,23 @@ public final class JSONWriter {
 
   /// Makes room for `needed` bytes (at most 16).
   @inline(__always)
-  private func reserve(_ needed: Int) {
+  private mutating func reserve(_ needed: Int) {
     if capacity &- count < needed { flush() }
   }
 
   /// Appends bytes as they are, in pieces when they exceed the free space.
-  public func raw(_ bytes: UnsafeBufferPointer<UInt8>) {
+  @inline(__always)
+  public mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) {
+    if let source = bytes.baseAddress, capacity &- count >= bytes.count {
+      (buffer + count).update(from: source, count: bytes.count)
+      count &+= bytes.count
+    } else {
+      rawInPieces(bytes)
+    }
+  }
+
+  /// The slow path of ``raw(_:)-(UnsafeBufferPointer<UInt8>)``: flushes as often as needed.
+  private mutating func rawInPieces(_ bytes: UnsafeBufferPointer<UInt8>) {
     guard var next = bytes.baseAddress else { return }
     var remaining = bytes.count
     while remaining > 0 {
@@ -73,23 +87,23 @@ public final class JSONWriter {
 
   /// Appends literal JSON text, such as `,"ok":true`.
   @inline(__always)
-  public func raw(_ text: StaticString) {
+  public mutating func raw(_ text: StaticString) {
     raw(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
   }
 
   /// Appends one byte.
   @inline(__always)
-  public func byte(_ value: UInt8) {
+  public mutating func byte(_ value: UInt8) {
     reserve(1)
     buffer[count] = value
     count &+= 1
   }
 
   /// Appends `null`.
-  public func null() { raw("null") }
+  public mutating func null() { raw("null") }
 
   /// Appends an integer in decimal.
-  public func integer(_ value: Int) {
+  public mutating func integer(_ value: Int) {
     reserve(20)
     var magnitude = value.magnitude
     var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch, filled from the end
@@ -112,24 +126,24 @@ public final class JSONWriter {
   }
 
   /// Appends `value` as a quoted, escaped JSON string.
-  public func string(_ value: String) {
+  public mutating func string(_ value: String) {
     var value = value
     value.withUTF8 { quoted($0) }
   }
 
   /// Appends `value` as a quoted, escaped JSON string.
-  public func string(_ value: Substring) {
+  public mutating func string(_ value: Substring) {
     var value = value
     value.withUTF8 { quoted($0) }
   }
 
   /// Appends `value` as a JSON string, or `null`.
-  public func string(orNull value: Substring?) {
+  public mutating func string(orNull value: Substring?) {
     if let value { string(value) } else { null() }
   }
 
   /// Appends UTF-8 bytes as a quoted, escaped JSON string. The bytes must be valid UTF-8.
-  public func quoted(_ utf8: UnsafeBufferPointer<UInt8>) {
+  public mutating func quoted(_ utf8: UnsafeBufferPointer<UInt8>) {
     byte(0x22)
     escaped(utf8)
     byte(0x22)
@@ -137,12 +151,19 @@ public final class JSONWriter {
 
   /// Appends UTF-8 bytes escaped for the inside of a JSON string, without quotes. The bytes must be valid
   /// UTF-8.
-  public func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+  public mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
     guard let base = utf8.baseAddress else { return }
     let length = utf8.count
     var runStart = 0
     var index = 0
     while index < length {
+      // Eight bytes at a time while none needs escaping.
+      if index &+ 8 <= length,
+        !JSONWriter.containsEscapable(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+      {
+        index &+= 8
+        continue
+      }
       let byte = base[index]
       // Bytes ≥ 0x20 other than `"` and `\` are copied, UTF-8 continuation and lead bytes included.
       if byte >= 0x20 && byte != 0x22 && byte != 0x5C {
@@ -157,8 +178,23 @@ public final class JSONWriter {
     if length > runStart { raw(UnsafeBufferPointer(start: base + runStart, count: length &- runStart)) }
   }
 
+  /// Whether any of the eight bytes in `word` is below 0x20, `"` or `\`. The bit tricks are exact for "any":
+  /// `(x - 0x01…) & ~x & 0x80…` is non-zero iff some byte of `x` is zero, and with `0x20…` iff some byte is
+  /// below 0x20 (https://graphics.stanford.edu/~seander/bithacks.html#HasLessInWord).
+  @inline(__always)
+  static func containsEscapable(_ word: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let high: UInt64 = 0x8080_8080_8080_8080
+    let quote = word ^ (ones &* 0x22)
+    let backslash = word ^ (ones &* 0x5C)
+    let control = (word &- ones &* 0x20) & ~word
+    let quotes = (quote &- ones) & ~quote
+    let backslashes = (backslash &- ones) & ~backslash
+    return (control | quotes | backslashes) & high != 0
+  }
+
   /// Appends the escape sequence of `"`, `\` or a control character.
-  private func escape(_ byte: UInt8) {
+  private mutating func escape(_ byte: UInt8) {
     reserve(6)
     buffer[count] = 0x5C  // backslash
     let short: UInt8

@@ -157,10 +157,10 @@ public struct LinkParseCommand: ParsableCommand {
   /// Processes every input and returns the exit status.
   func execute(standardInput: any ByteSource, standardOutput: any ByteSink, standardError: any ByteSink) -> Int32 {
     let started = monotonicSeconds()
-    let json = JSONWriter(sink: standardOutput)
     // `validate()` has checked it.
     let defaultBase = base.flatMap { try? ParsedURL($0) }
-    var records = RecordWriter(json: json, defaultBase: defaultBase, maxLineLength: maxLineLength)
+    var records = RecordWriter(
+      json: JSONWriter(sink: standardOutput), defaultBase: defaultBase, maxLineLength: maxLineLength)
     var ioFailed = false
     var bytes = 0
 
@@ -188,11 +188,11 @@ public struct LinkParseCommand: ParsableCommand {
       do throws(IOError) {
         switch inputFormat {
         case .lines:
-          while let event = try splitter.next(), json.error == nil {
+          while let event = try splitter.next(), records.json.error == nil {
             records.line(event, number: splitter.lineNumber)
           }
         case .json:
-          while let event = try splitter.next(), json.error == nil {
+          while let event = try splitter.next(), records.json.error == nil {
             records.jsonLine(event, number: splitter.lineNumber)
           }
         }
@@ -200,10 +200,10 @@ public struct LinkParseCommand: ParsableCommand {
         report(error.description)
       }
       bytes += splitter.bytesRead
-      if json.error != nil { break }
+      if records.json.error != nil { break }
     }
-    json.flush()
-    if let error = json.error { report("cannot write: \(error.description)") }
+    records.json.flush()
+    if let error = records.json.error { report("cannot write: \(error.description)") }
 
     if stats {
       let seconds = monotonicSeconds() - started

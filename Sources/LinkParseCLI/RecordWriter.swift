@@ -11,8 +11,8 @@ import LinkParse
 /// ```
 ///
 /// `params` holds the query's form-decoded pairs in order; a bare key (`?cancelled`) has the value `""`.
-struct RecordWriter {
-  let json: JSONWriter
+struct RecordWriter: ~Copyable {
+  var json: JSONWriter
   /// The `--base` URL.
   let defaultBase: ParsedURL?
   /// The splitter's limit, for the `line-too-long` message.
@@ -23,7 +23,7 @@ struct RecordWriter {
   private(set) var records = 0
   private(set) var failures = 0
 
-  init(json: JSONWriter, defaultBase: ParsedURL?, maxLineLength: Int) {
+  init(json: consuming JSONWriter, defaultBase: ParsedURL?, maxLineLength: Int) {
     self.json = json
     self.defaultBase = defaultBase
     self.maxLineLength = maxLineLength
@@ -131,7 +131,7 @@ struct RecordWriter {
   /// Writes a form-encoded slice decoded: as it is when it has no `%` or `+` (decoding would not change it),
   /// else through `decode`, the library's decoder. Saves a String per parameter on the common path.
   @inline(__always)
-  private func formDecoded(_ raw: Substring, _ decode: () -> String) {
+  private mutating func formDecoded(_ raw: Substring, _ decode: () -> String) {
     var raw = raw
     let plain = raw.withUTF8 { bytes in
       !bytes.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }

@@ -1,11 +1,11 @@
 import Testing
-import LinkParseCLI
+@testable import LinkParseCLI
 
 /// Writes with a fresh writer (tiny buffer, so flushes happen mid-string) and returns the text.
-func written(capacity: Int = 16, _ body: (JSONWriter) -> Void) -> String {
+func written(capacity: Int = 16, _ body: (inout JSONWriter) -> Void) -> String {
   let sink = MemoryByteSink()
-  let json = JSONWriter(sink: sink, capacity: capacity)
-  body(json)
+  var json = JSONWriter(sink: sink, capacity: capacity)
+  body(&json)
   json.flush()
   return sink.text
 }
@@ -56,6 +56,22 @@ func written(capacity: Int = 16, _ body: (JSONWriter) -> Void) -> String {
     }
   }
 
+  /// The word-at-a-time check agrees with the byte predicate, wherever the special byte sits in the word.
+  @Test func wordCheckMatchesBytePredicate() {
+    func needsEscape(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x22 || byte == 0x5C }
+    for special in UInt8.min...UInt8.max {
+      for position in 0..<8 {
+        for filler: UInt8 in [0x20, 0x41, 0x7F, 0x80, 0xD0, 0xFF] {
+          var bytes = [UInt8](repeating: filler, count: 8)
+          bytes[position] = special
+          let expected = bytes.contains(where: needsEscape)
+          let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+          #expect(JSONWriter.containsEscapable(word) == expected, "\(bytes)")
+        }
+      }
+    }
+  }
+
   @Test(arguments: [0, 7, -7, 65535, 1_000_000, Int.max, Int.min])
   func integers(value: Int) {
     #expect(written { $0.integer(value) } == String(value))
@@ -84,7 +100,7 @@ func written(capacity: Int = 16, _ body: (JSONWriter) -> Void) -> String {
       }
     }
     let sink = FailingSink()
-    let json = JSONWriter(sink: sink, capacity: 16)
+    var json = JSONWriter(sink: sink, capacity: 16)
     json.string(String(repeating: "z", count: 100))
     json.flush()
     #expect(json.error == IOError(operation: "write", path: "standard output", errno: 32))

@@ -114,22 +114,28 @@ public struct LinkParseCommand: ParsableCommand {
 
   /// Runs on the process's standard streams, throwing `ExitCode` for a non-zero status.
   public func run() throws {
-    let status = execute(
-      standardInput: FileDescriptorSource(fileDescriptor: STDIN_FILENO, path: "-"),
-      standardOutput: FileDescriptorSink(fileDescriptor: STDOUT_FILENO, path: "standard output"),
-      standardError: FileDescriptorSink(fileDescriptor: STDERR_FILENO, path: "standard error"))
+    let streams = Self.processStreams()
+    let status = execute(standardInput: streams.input, standardOutput: streams.output, standardError: streams.error)
     if status != ExitStatus.success { throw ExitCode(status) }
   }
 
   /// Parses the process's arguments, runs, and exits with the contract's status: 0, 1, or 2 (usage and I/O
   /// errors; ArgumentParser's own usage status, 64, is not used).
   public static func main() {
+    let streams = processStreams()
     let status = run(
       arguments: Array(CommandLine.arguments.dropFirst()),
-      standardInput: FileDescriptorSource(fileDescriptor: STDIN_FILENO, path: "-"),
-      standardOutput: FileDescriptorSink(fileDescriptor: STDOUT_FILENO, path: "standard output"),
-      standardError: FileDescriptorSink(fileDescriptor: STDERR_FILENO, path: "standard error"))
+      standardInput: streams.input, standardOutput: streams.output, standardError: streams.error)
     Glibc.exit(status)
+  }
+
+  /// The process's standard input, output and error.
+  private static func processStreams() -> (input: any ByteSource, output: any ByteSink, error: any ByteSink) {
+    (
+      FileDescriptorSource(fileDescriptor: STDIN_FILENO, path: "-"),
+      FileDescriptorSink(fileDescriptor: STDOUT_FILENO, path: "standard output"),
+      FileDescriptorSink(fileDescriptor: STDERR_FILENO, path: "standard error")
+    )
   }
 
   /// Parses `arguments` (without the program name) and runs on the given streams; returns the exit status.

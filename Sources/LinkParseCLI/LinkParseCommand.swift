@@ -62,6 +62,18 @@ public struct LinkParseCommand: ParsableCommand {
       a usage error (such as an invalid --base) or an I/O error (an unreadable
       file is reported on standard error and skipped).
 
+      With --routes FILE (one route per line: name, pattern, optional provider;
+      '#' comments; see 'linkparse routes --help'), every successful record
+      gains a last key, after "params":
+        "route":{"name":"…","provider":"…"|null,"captures":{"name":"value",…}}
+      or "route":null when no route matches (or a route constraint hit its
+      PCRE2 limits). Captures are percent-decoded. A routes file with problems
+      is a usage error: they are printed, nothing is parsed.
+        $ linkparse routes check FILE        every problem, FILE:LINE: …; exit 1
+                                             if there is any, 0 if none
+        $ linkparse routes explain FILE URL  for every route, why it matches or
+                                             where it stopped
+
       --stats prints one line to standard error at the end (MB is 10^6 bytes):
         stats records=N failures=N bytes=N seconds=S records_per_second=R
               mb_per_second=M
@@ -88,6 +100,10 @@ public struct LinkParseCommand: ParsableCommand {
   /// `--stats`.
   @Flag(help: "Print record count, failures, bytes, time and throughput to standard error at the end.")
   public var stats = false
+
+  /// `--routes`: a routes file; each successful record then says which route its URL belongs to.
+  @Option(help: ArgumentHelp("Routes file: add the matching route to every record (see 'linkparse routes').", valueName: "file"))
+  public var routes: String?
 
   /// `--max-line-length`: the longest line accepted, in bytes. Hidden; it exists for tests.
   @Option(help: .hidden)
@@ -148,6 +164,10 @@ public struct LinkParseCommand: ParsableCommand {
     standardOutput: any ByteSink,
     standardError: any ByteSink
   ) -> Int32 {
+    if arguments.first == "routes" {
+      return RoutesCommand.run(
+        arguments: Array(arguments.dropFirst()), standardOutput: standardOutput, standardError: standardError)
+    }
     let command: LinkParseCommand
     do {
       command = try parse(arguments)
@@ -165,8 +185,23 @@ public struct LinkParseCommand: ParsableCommand {
     let started = monotonicSeconds()
     // `validate()` has checked it.
     let defaultBase = base.flatMap { try? ParsedURL($0) }
+    var router: Router?
+    if let routes {
+      do throws(IOError) {
+        switch try RoutesFile(path: routes).compile() {
+        case .success(let compiled): router = compiled
+        case .failure(let problems):
+          let text = problems.map { "linkparse: \(routes):\($0.line): \($0.message)\n" }.joined()
+          try? standardError.write(text: text)
+          return ExitStatus.usageOrIOError
+        }
+      } catch {
+        try? standardError.write(text: "linkparse: \(error.description)\n")
+        return ExitStatus.usageOrIOError
+      }
+    }
     var records = RecordWriter(
-      json: JSONWriter(sink: standardOutput), defaultBase: defaultBase, maxLineLength: maxLineLength)
+      json: JSONWriter(sink: standardOutput), defaultBase: defaultBase, maxLineLength: maxLineLength, router: router)
     var ioFailed = false
     var bytes = 0
 

@@ -11,6 +11,8 @@ import LinkParse
 /// ```
 ///
 /// `params` holds the query's form-decoded pairs in order; a bare key (`?cancelled`) has the value `""`.
+/// With `--routes`, a success record ends with `"route":{"name":…,"provider":…|null,"captures":{…}}` or
+/// `"route":null`.
 struct RecordWriter: ~Copyable {
   var json: JSONWriter
   /// The `--base` URL.
@@ -23,8 +25,12 @@ struct RecordWriter: ~Copyable {
   private(set) var records = 0
   private(set) var failures = 0
 
-  init(json: consuming JSONWriter, defaultBase: ParsedURL?, maxLineLength: Int) {
+  /// The `--routes` table.
+  let router: Router?
+
+  init(json: consuming JSONWriter, defaultBase: ParsedURL?, maxLineLength: Int, router: Router? = nil) {
     self.json = json
+    self.router = router
     self.defaultBase = defaultBase
     self.maxLineLength = maxLineLength
   }
@@ -125,7 +131,27 @@ struct RecordWriter: ~Copyable {
       }
       json.byte(UInt8(ascii: "]"))
     }
-    json.raw("]}\n")
+    json.byte(UInt8(ascii: "]"))
+    if let router { route(url, router) }
+    json.raw("}\n")
+  }
+
+  /// Writes `,"route":{…}` or `,"route":null`. A constraint that hits its limits means no route is chosen.
+  private mutating func route(_ url: ParsedURL, _ router: Router) {
+    json.raw(",\"route\":")
+    guard let match = try? router.match(url) else { return json.null() }
+    json.raw("{\"name\":")
+    json.string(match.name)
+    json.raw(",\"provider\":")
+    if let provider = match.provider { json.string(provider) } else { json.null() }
+    json.raw(",\"captures\":{")
+    for (k, capture) in match.captures.enumerated() {
+      if k > 0 { json.byte(UInt8(ascii: ",")) }
+      json.string(capture.name)
+      json.byte(UInt8(ascii: ":"))
+      json.string(capture.value)
+    }
+    json.raw("}}")
   }
 
   /// Writes a form-encoded slice decoded: as it is when it has no `%` or `+` (decoding would not change it),

@@ -137,7 +137,7 @@ enum Golden {
   @Test func helpShowsUsage() throws {
     let result = try runBinary(["--help"])
     #expect(result.status == 0)
-    #expect(result.stdout.contains("USAGE: linkparse [--input-format <input-format>] [--base <url>] [--stats] [<file> ...]"))
+    #expect(result.stdout.contains("USAGE: linkparse [--input-format <input-format>] [--base <url>] [--stats] [--routes <file>] [<file> ...]"))
     #expect(result.stdout.contains("Examples:"))
   }
 

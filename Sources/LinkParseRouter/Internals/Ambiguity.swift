@@ -19,8 +19,9 @@ struct AmbiguityCheck {
 
   func run() -> [RouteError] {
     var groups: [[UInt8]: [Int]] = [:]
-    for p in programs {
-      groups[p.priority + [UInt8(truncatingIfNeeded: p.query.count), 255], default: []].append(p.index)
+    // Positions in `programs` (not route indices: routes that failed to compile are missing).
+    for (k, p) in programs.enumerated() {
+      groups[p.priority + [UInt8(truncatingIfNeeded: p.query.count), 255], default: []].append(k)
     }
     var errors: [RouteError] = []
     for members in groups.values where members.count > 1 {

@@ -42,10 +42,9 @@ struct RouterCompiler {
         failed = true
       }
     }
-    if !failed {
-      errors += AmbiguityCheck(programs: programs, names: names).run()
-    }
-    guard errors.isEmpty else {
+    // Ambiguities among the routes that compiled, so one pass reports every problem.
+    errors += AmbiguityCheck(programs: programs, names: names).run()
+    guard !failed && errors.isEmpty else {
       throw RouterCompileError(errors: errors.sorted { ($0.routeIndex ?? 0) < ($1.routeIndex ?? 0) })
     }
     return CompiledRouter(programs: programs, patterns: patterns, names: names, limits: limits)

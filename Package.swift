@@ -36,6 +36,7 @@ let package = Package(
     .executableTarget(name: "linkparse", dependencies: ["LinkParseCLI"]),
     .testTarget(
       name: "LinkParseCoreTests", dependencies: ["LinkParseCore"], exclude: ["expected-failures.txt"]),
+    .testTarget(name: "LinkParseTests", dependencies: ["LinkParse"]),
     .testTarget(name: "LinkParseCLITests", dependencies: ["LinkParseCLI", "linkparse"]),
   ],
   swiftLanguageModes: [.v6]

@@ -73,11 +73,16 @@ extension ParsedURL {
 
 extension ParsedURL {
 
+  /// `storage[start..<end]` in UTF-8 offsets.
+  ///
+  /// The storage is always ASCII, so UTF-16 offsets equal UTF-8 offsets, and the UTF-16 view's ASCII fast path
+  /// makes indices already known to be scalar-aligned: slicing with them skips the alignment check that
+  /// indices from the UTF-8 view would need (which cost more than the rest of a component read).
   @inlinable
   internal func slice(_ start: UInt32, _ end: UInt32) -> Substring {
-    let utf8 = storage.utf8
-    let lower = utf8.index(utf8.startIndex, offsetBy: Int(start))
-    let upper = utf8.index(lower, offsetBy: Int(end &- start))
+    let utf16 = storage.utf16
+    let lower = utf16.index(utf16.startIndex, offsetBy: Int(start))
+    let upper = utf16.index(lower, offsetBy: Int(end &- start))
     return storage[lower..<upper]
   }
 

@@ -112,11 +112,7 @@ enum URLParser {
     var end = input.count
     while start < end && input[start] <= 0x20 { start &+= 1 }
     while end > start && input[end &- 1] <= 0x20 { end &-= 1 }
-    var hasTabOrNewline = false
-    for i in start..<end where input[i] == 0x09 || input[i] == 0x0A || input[i] == 0x0D {
-      hasTabOrNewline = true
-      break
-    }
+    let hasTabOrNewline = start < end && Scan.tabOrNewline(input.baseAddress!, start, end) < end
 
     func run(_ cleaned: UnsafeBufferPointer<UInt8>, _ baseBytes: UnsafeBufferPointer<UInt8>?) -> Result<
       ParseOutput, URLParseError
@@ -726,7 +722,7 @@ struct URLStateMachine {
   /// `url.pathStart` is set; the output may already hold segments (copied from a base).
   mutating func pathState(_ start: Int) -> URLParseError? {
     var p = start
-    let set = ByteSet.path
+    let base = input.baseAddress!
     let backslashEnds = special
     while true {
       // One segment: write "/" and its bytes, then look at what it was.
@@ -735,14 +731,10 @@ struct URLStateMachine {
       var c: UInt8? = nil
       while p < end {
         let runStart = p
-        var b = input[p]
-        while !set.contains(b) && b != UInt8(ascii: "/") && !(b == UInt8(ascii: "\\") && backslashEnds) {
-          p &+= 1
-          if p == end { break }
-          b = input[p]
-        }
+        p = Scan.pathSegment(base, p, end, special: backslashEnds)
         writer.appendInput(runStart..<p)
         if p == end { break }
+        let b = input[p]
         if b == UInt8(ascii: "/") || b == UInt8(ascii: "?") || b == UInt8(ascii: "#")
           || (b == UInt8(ascii: "\\") && backslashEnds)
         {
@@ -866,23 +858,38 @@ struct URLStateMachine {
   // MARK: Query, fragment
 
   /// query state; `p` is at the '?'.
-  mutating func queryState(_ p: Int) -> URLParseError? {
+  mutating func queryState(_ start: Int) -> URLParseError? {
     url.queryStart = UInt32(writer.count)
     writer.append(UInt8(ascii: "?"))
-    var queryEnd = p &+ 1
-    while queryEnd < end && input[queryEnd] != UInt8(ascii: "#") { queryEnd &+= 1 }
-    writer.appendEncoding(p &+ 1..<queryEnd, special ? .specialQuery : .query)
-    if queryEnd < end {
-      return fragmentState(queryEnd)
+    let base = input.baseAddress!
+    let special = self.special
+    var p = start &+ 1
+    while p < end {
+      let runStart = p
+      p = Scan.query(base, p, end, special: special)
+      writer.appendInput(runStart..<p)
+      if p == end { break }
+      if input[p] == UInt8(ascii: "#") { return fragmentState(p) }
+      writer.appendPercentEncoded(input[p])
+      p &+= 1
     }
     return nil
   }
 
   /// fragment state; `p` is at the '#'.
-  mutating func fragmentState(_ p: Int) -> URLParseError? {
+  mutating func fragmentState(_ start: Int) -> URLParseError? {
     url.fragmentStart = UInt32(writer.count)
     writer.append(UInt8(ascii: "#"))
-    writer.appendEncoding(p &+ 1..<end, .fragment)
+    let base = input.baseAddress!
+    var p = start &+ 1
+    while p < end {
+      let runStart = p
+      p = Scan.fragment(base, p, end)
+      writer.appendInput(runStart..<p)
+      if p == end { break }
+      writer.appendPercentEncoded(input[p])
+      p &+= 1
+    }
     return nil
   }
 }

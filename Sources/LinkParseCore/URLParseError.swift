@@ -7,7 +7,7 @@
 /// do {
 ///   _ = try ParsedURL("https://exa mple.com/")
 /// } catch {
-///   print(error.code, error.offset ?? -1)  // invalid-host 8
+///   print(error.code, error.offset ?? -1)  // forbidden-host-code-point 11
 /// }
 /// ```
 public struct URLParseError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -324,6 +324,8 @@ struct ByteSetTests {
     let query: (UInt8) -> Bool = { c0($0) || " \"#<>".utf8.contains($0) }
     let specialQuery: (UInt8) -> Bool = { query($0) || $0 == UInt8(ascii: "'") }
     let path: (UInt8) -> Bool = { query($0) || "?^`{}".utf8.contains($0) }
+    let pathSegmentEnd: (UInt8) -> Bool = { path($0) || $0 == UInt8(ascii: "/") }
+    let specialPathSegmentEnd: (UInt8) -> Bool = { pathSegmentEnd($0) || $0 == UInt8(ascii: "\\") }
     let userinfo: (UInt8) -> Bool = { path($0) || "/:;=@[\\]^|".utf8.contains($0) }
     let component: (UInt8) -> Bool = { userinfo($0) || "$%&+,".utf8.contains($0) }
     let form: (UInt8) -> Bool = { component($0) || "!'()~".utf8.contains($0) }
@@ -331,7 +333,9 @@ struct ByteSetTests {
     let forbiddenDomain: (UInt8) -> Bool = { forbiddenHost($0) || $0 < 0x20 || $0 == 0x25 || $0 == 0x7F }
     return [
       ("c0Control", .c0Control, c0), ("fragment", .fragment, fragment), ("query", .query, query),
-      ("specialQuery", .specialQuery, specialQuery), ("path", .path, path), ("userinfo", .userinfo, userinfo),
+      ("specialQuery", .specialQuery, specialQuery), ("path", .path, path),
+      ("pathSegmentEnd", .pathSegmentEnd, pathSegmentEnd),
+      ("specialPathSegmentEnd", .specialPathSegmentEnd, specialPathSegmentEnd), ("userinfo", .userinfo, userinfo),
       ("component", .component, component), ("formURLEncoded", .formURLEncoded, form),
       ("forbiddenHost", .forbiddenHost, forbiddenHost), ("forbiddenDomain", .forbiddenDomain, forbiddenDomain),
     ]

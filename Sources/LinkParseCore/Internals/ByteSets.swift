@@ -53,6 +53,14 @@ extension ByteSet {
   @inlinable static var userinfo: ByteSet {
     ByteSet(low: 0xFC00_800D_FFFF_FFFF, high: 0xB800_0001_7800_0001, includesNonASCII: true)
   }
+  /// Path set plus `/`: where a path segment's run of unchanged bytes ends.
+  @inlinable static var pathSegmentEnd: ByteSet {
+    ByteSet(low: 0xD000_800D_FFFF_FFFF, high: 0xA800_0001_4000_0000, includesNonASCII: true)
+  }
+  /// Path set plus `/` and `\`: the same for special URLs.
+  @inlinable static var specialPathSegmentEnd: ByteSet {
+    ByteSet(low: 0xD000_800D_FFFF_FFFF, high: 0xA800_0001_5000_0000, includesNonASCII: true)
+  }
   /// Userinfo set plus `$` to `&`, `+`, `,`.
   @inlinable static var component: ByteSet {
     ByteSet(low: 0xFC00_987D_FFFF_FFFF, high: 0xB800_0001_7800_0001, includesNonASCII: true)

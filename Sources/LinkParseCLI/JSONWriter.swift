@@ -1,0 +1,223 @@
+import Glibc
+
+/// Writes JSON text into a reusable byte buffer and hands it to a ``ByteSink`` in large blocks.
+///
+/// Strings are escaped so the output is always valid JSON: `"` and `\` get a backslash, control characters
+/// below U+0020 become `\b` `\t` `\n` `\f` `\r` or `\u00XX`, and every other byte is copied. The input is a
+/// Swift string, so it is valid UTF-8 and so is the output.
+///
+/// Writing never throws: the first failure of the sink is kept in ``error`` and later output is dropped, so
+/// the hot path stays free of error plumbing. Check ``error`` after ``flush()``.
+///
+/// It is a non-copyable struct rather than a class so that its state is checked for exclusive access at
+/// compile time: as a class, every write paid for a dynamic `swift_beginAccess`.
+///
+/// ```swift
+/// let sink = MemoryByteSink()
+/// var json = JSONWriter(sink: sink)
+/// json.raw("{\"a\":")
+/// json.string("x\"y\n")
+/// json.raw("}\n")
+/// json.flush()
+/// sink.text  // {"a":"x\"y\n"}
+/// ```
+public struct JSONWriter: ~Copyable {
+  /// The default buffer size: 256 KiB.
+  public static let defaultCapacity = 256 * 1024
+
+  /// The first error the sink reported, if any.
+  public private(set) var error: IOError?
+
+  private let sink: any ByteSink
+  private let buffer: UnsafeMutablePointer<UInt8>
+  private let capacity: Int
+  private var count = 0
+
+  /// Writes to `sink`, flushing every `capacity` bytes (at least 16).
+  public init(sink: any ByteSink, capacity: Int = JSONWriter.defaultCapacity) {
+    precondition(capacity >= 16, "capacity must be at least 16 bytes")
+    self.sink = sink
+    self.capacity = capacity
+    self.buffer = .allocate(capacity: capacity)
+  }
+
+  deinit { buffer.deallocate() }
+
+  /// Hands the buffered bytes to the sink.
+  public mutating func flush() {
+    defer { count = 0 }
+    guard count > 0, error == nil else { return }
+    do {
+      try sink.write(UnsafeRawBufferPointer(start: buffer, count: count))
+    } catch {
+      self.error = error
+    }
+  }
+
+  /// Makes room for `needed` bytes (at most 16).
+  @inline(__always)
+  private mutating func reserve(_ needed: Int) {
+    if capacity &- count < needed { flush() }
+  }
+
+  /// Appends bytes as they are, in pieces when they exceed the free space.
+  @inline(__always)
+  public mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) {
+    if let source = bytes.baseAddress, capacity &- count >= bytes.count {
+      (buffer + count).update(from: source, count: bytes.count)
+      count &+= bytes.count
+    } else {
+      rawInPieces(bytes)
+    }
+  }
+
+  /// The slow path of ``raw(_:)-(UnsafeBufferPointer<UInt8>)``: flushes as often as needed.
+  private mutating func rawInPieces(_ bytes: UnsafeBufferPointer<UInt8>) {
+    guard var next = bytes.baseAddress else { return }
+    var remaining = bytes.count
+    while remaining > 0 {
+      if count == capacity { flush() }
+      let piece = min(remaining, capacity &- count)
+      (buffer + count).update(from: next, count: piece)
+      count &+= piece
+      next += piece
+      remaining &-= piece
+    }
+  }
+
+  /// Appends literal JSON text, such as `,"ok":true`.
+  @inline(__always)
+  public mutating func raw(_ text: StaticString) {
+    raw(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+  }
+
+  /// Appends one byte.
+  @inline(__always)
+  public mutating func byte(_ value: UInt8) {
+    reserve(1)
+    buffer[count] = value
+    count &+= 1
+  }
+
+  /// Appends `null`.
+  public mutating func null() { raw("null") }
+
+  /// Appends an integer in decimal.
+  public mutating func integer(_ value: Int) {
+    reserve(20)
+    var magnitude = value.magnitude
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch, filled from the end
+    let written = withUnsafeMutableBytes(of: &digits) { scratch -> Int in
+      var index = scratch.count
+      repeat {
+        index &-= 1
+        scratch[index] = UInt8(truncatingIfNeeded: magnitude % 10) &+ 0x30
+        magnitude /= 10
+      } while magnitude != 0
+      if value < 0 {
+        index &-= 1
+        scratch[index] = 0x2D
+      }
+      let length = scratch.count &- index
+      (buffer + count).update(from: scratch.baseAddress!.advanced(by: index).assumingMemoryBound(to: UInt8.self), count: length)
+      return length
+    }
+    count &+= written
+  }
+
+  /// Appends `value` as a quoted, escaped JSON string.
+  public mutating func string(_ value: String) {
+    var value = value
+    value.withUTF8 { quoted($0) }
+  }
+
+  /// Appends `value` as a quoted, escaped JSON string.
+  public mutating func string(_ value: Substring) {
+    var value = value
+    value.withUTF8 { quoted($0) }
+  }
+
+  /// Appends `value` as a JSON string, or `null`.
+  public mutating func string(orNull value: Substring?) {
+    if let value { string(value) } else { null() }
+  }
+
+  /// Appends UTF-8 bytes as a quoted, escaped JSON string. The bytes must be valid UTF-8.
+  public mutating func quoted(_ utf8: UnsafeBufferPointer<UInt8>) {
+    byte(0x22)
+    escaped(utf8)
+    byte(0x22)
+  }
+
+  /// Appends UTF-8 bytes escaped for the inside of a JSON string, without quotes. The bytes must be valid
+  /// UTF-8.
+  public mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+    guard let base = utf8.baseAddress else { return }
+    let length = utf8.count
+    var runStart = 0
+    var index = 0
+    while index < length {
+      // Eight bytes at a time while none needs escaping.
+      if index &+ 8 <= length,
+        !JSONWriter.containsEscapable(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+      {
+        index &+= 8
+        continue
+      }
+      let byte = base[index]
+      // Bytes ≥ 0x20 other than `"` and `\` are copied, UTF-8 continuation and lead bytes included.
+      if byte >= 0x20 && byte != 0x22 && byte != 0x5C {
+        index &+= 1
+        continue
+      }
+      if index > runStart { raw(UnsafeBufferPointer(start: base + runStart, count: index &- runStart)) }
+      escape(byte)
+      index &+= 1
+      runStart = index
+    }
+    if length > runStart { raw(UnsafeBufferPointer(start: base + runStart, count: length &- runStart)) }
+  }
+
+  /// Whether any of the eight bytes in `word` is below 0x20, `"` or `\`. The bit tricks are exact for "any":
+  /// `(x - 0x01…) & ~x & 0x80…` is non-zero iff some byte of `x` is zero, and with `0x20…` iff some byte is
+  /// below 0x20 (https://graphics.stanford.edu/~seander/bithacks.html#HasLessInWord).
+  @inline(__always)
+  static func containsEscapable(_ word: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let high: UInt64 = 0x8080_8080_8080_8080
+    let quote = word ^ (ones &* 0x22)
+    let backslash = word ^ (ones &* 0x5C)
+    let control = (word &- ones &* 0x20) & ~word
+    let quotes = (quote &- ones) & ~quote
+    let backslashes = (backslash &- ones) & ~backslash
+    return (control | quotes | backslashes) & high != 0
+  }
+
+  /// Appends the escape sequence of `"`, `\` or a control character.
+  private mutating func escape(_ byte: UInt8) {
+    reserve(6)
+    buffer[count] = 0x5C  // backslash
+    let short: UInt8
+    switch byte {
+    case 0x22: short = 0x22  // \"
+    case 0x5C: short = 0x5C  // \\
+    case 0x08: short = 0x62  // \b
+    case 0x09: short = 0x74  // \t
+    case 0x0A: short = 0x6E  // \n
+    case 0x0C: short = 0x66  // \f
+    case 0x0D: short = 0x72  // \r
+    default:
+      // \u00XX, lower-case hex as JSON.stringify writes it.
+      let hex: StaticString = "0123456789abcdef"
+      buffer[count &+ 1] = 0x75  // u
+      buffer[count &+ 2] = 0x30
+      buffer[count &+ 3] = 0x30
+      buffer[count &+ 4] = hex.utf8Start[Int(byte >> 4)]
+      buffer[count &+ 5] = hex.utf8Start[Int(byte & 0x0F)]
+      count &+= 6
+      return
+    }
+    buffer[count &+ 1] = short
+    count &+= 2
+  }
+}

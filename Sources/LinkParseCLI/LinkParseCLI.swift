@@ -1,2 +1,0 @@
-// STUB: the linkparse command's logic lands here.
-import LinkParse

@@ -1,0 +1,296 @@
+import ArgumentParser
+import Glibc
+import LinkParse
+
+/// The `linkparse` command: parses callback URLs, one per line, into JSON lines.
+///
+/// The executable calls ``main()``; tests call
+/// ``run(arguments:standardInput:standardOutput:standardError:)`` with in-memory streams:
+///
+/// ```swift
+/// let output = MemoryByteSink(), errors = MemoryByteSink()
+/// let status = LinkParseCommand.run(
+///   arguments: ["--base", "https://example.com/"],
+///   standardInput: MemoryByteSource(Array("cb?code=1\n".utf8)),
+///   standardOutput: output, standardError: errors)
+/// // status == 0; output.text is one JSON line
+/// ```
+public struct LinkParseCommand: ParsableCommand {
+
+  /// How input lines are read.
+  public enum InputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
+    /// One URL per line.
+    case lines
+    /// One JSON string, or `{"input": …, "base": …}` object, per line.
+    case json
+  }
+
+  /// The command's name, summary and long help.
+  public static let configuration = CommandConfiguration(
+    commandName: "linkparse",
+    abstract: "Parse callback URLs by the WHATWG URL Standard and print one JSON object per line.",
+    discussion: """
+      Reads the files named, or standard input when none is named (or for "-"),
+      one record per line: LF or CRLF; a last line without a newline counts; an
+      empty line is a record. Writes one JSON object per record to standard
+      output, on one line, keys in this order:
+
+        {"line":N,"ok":true,"href":"…","scheme":"…","username":"…",
+         "password":"…","host":"…"|null,"port":N|null,"path":"…",
+         "query":"…"|null,"fragment":"…"|null,"params":[["name","value"],…]}
+        {"line":N,"ok":false,"error":{"code":"…","offset":N|null,"message":"…"}}
+
+      "line" is the 1-based line number within its file. "scheme" has no ":",
+      "query" no "?", "fragment" no "#". "host", "port", "query" and "fragment"
+      are null when absent ("port" also when it is the scheme's default). "host"
+      is serialized: IPv6 in brackets, international domains in punycode.
+      "params" are the query's name/value pairs, form-decoded ("+" is a space),
+      in order, duplicates kept; a bare key ("?cancelled") has the value "".
+      A failed record says why: "code" is a stable identifier, "offset" the byte
+      offset in the input or null. The run goes on after it. Input bytes that
+      are not valid UTF-8 are read as U+FFFD: the output is always valid UTF-8.
+      A line longer than 8 MiB fails with "line-too-long" and is skipped.
+
+      With --input-format json, each line is a JSON string (the URL) or an
+      object {"input": "…", "base": "…" | null}. The object's "base" overrides
+      --base; null means no base. Unknown keys are ignored. A line that is not
+      valid JSON fails with "invalid-json", JSON of another shape with
+      "invalid-record", an object whose "base" does not parse with
+      "invalid-base".
+
+      Exit status: 0 when every record parsed, 1 when any record failed, 2 for
+      a usage error (such as an invalid --base) or an I/O error (an unreadable
+      file is reported on standard error and skipped).
+
+      --stats prints one line to standard error at the end (MB is 10^6 bytes):
+        stats records=N failures=N bytes=N seconds=S records_per_second=R
+              mb_per_second=M
+
+      Examples:
+        $ echo 'HTTPS://Example.COM:443/a/./b?x=1#f' | linkparse
+        {"line":1,"ok":true,"href":"https://example.com/a/b?x=1#f",
+         "scheme":"https","username":"","password":"","host":"example.com",
+         "port":null,"path":"/a/b","query":"x=1","fragment":"f",
+         "params":[["x","1"]]}
+        $ linkparse --stats --base https://example.com/app/ urls.txt > out.jsonl
+        $ linkparse --input-format json records.jsonl
+      """
+  )
+
+  /// `--input-format`.
+  @Option(help: "How to read each line: 'lines' (a URL) or 'json' (a JSON string or {\"input\",\"base\"} object).")
+  public var inputFormat: InputFormat = .lines
+
+  /// `--base`.
+  @Option(help: ArgumentHelp("Base URL to resolve relative inputs against.", valueName: "url"))
+  public var base: String?
+
+  /// `--stats`.
+  @Flag(help: "Print record count, failures, bytes, time and throughput to standard error at the end.")
+  public var stats = false
+
+  /// `--max-line-length`: the longest line accepted, in bytes. Hidden; it exists for tests.
+  @Option(help: .hidden)
+  public var maxLineLength: Int = LineSplitter.defaultMaxLineLength
+
+  /// The input files.
+  @Argument(help: ArgumentHelp("Files to read; standard input when none is given, or for '-'.", valueName: "file"))
+  public var files: [String] = []
+
+  /// Creates the command with default options (ArgumentParser fills them in).
+  public init() {}
+
+  /// Checks `--base` and `--max-line-length`.
+  public func validate() throws {
+    if let base {
+      do throws(URLParseError) {
+        _ = try ParsedURL(base)
+      } catch {
+        throw ValidationError("--base is not a valid URL: \(error.description)")
+      }
+    }
+    guard maxLineLength >= 0 else { throw ValidationError("--max-line-length must not be negative") }
+  }
+
+  /// Runs on the process's standard streams, throwing `ExitCode` for a non-zero status.
+  public func run() throws {
+    let streams = Self.processStreams()
+    let status = execute(standardInput: streams.input, standardOutput: streams.output, standardError: streams.error)
+    if status != ExitStatus.success { throw ExitCode(status) }
+  }
+
+  /// Parses the process's arguments, runs, and exits with the contract's status: 0, 1, or 2 (usage and I/O
+  /// errors; ArgumentParser's own usage status, 64, is not used).
+  public static func main() {
+    let streams = processStreams()
+    let status = run(
+      arguments: Array(CommandLine.arguments.dropFirst()),
+      standardInput: streams.input, standardOutput: streams.output, standardError: streams.error)
+    Glibc.exit(status)
+  }
+
+  /// The process's standard input, output and error.
+  private static func processStreams() -> (input: any ByteSource, output: any ByteSink, error: any ByteSink) {
+    (
+      FileDescriptorSource(fileDescriptor: STDIN_FILENO, path: "-"),
+      FileDescriptorSink(fileDescriptor: STDOUT_FILENO, path: "standard output"),
+      FileDescriptorSink(fileDescriptor: STDERR_FILENO, path: "standard error")
+    )
+  }
+
+  /// Parses `arguments` (without the program name) and runs on the given streams; returns the exit status.
+  ///
+  /// `--help` goes to `standardOutput` with status 0; a usage error goes to `standardError` with status 2.
+  /// Files named in `arguments` are read from disk; `-` (or no file) reads `standardInput`.
+  public static func run(
+    arguments: [String],
+    standardInput: any ByteSource,
+    standardOutput: any ByteSink,
+    standardError: any ByteSink
+  ) -> Int32 {
+    let command: LinkParseCommand
+    do {
+      command = try parse(arguments)
+    } catch {
+      let message = fullMessage(for: error)
+      let isHelp = exitCode(for: error) == .success
+      try? (isHelp ? standardOutput : standardError).write(text: message + "\n")
+      return isHelp ? ExitStatus.success : ExitStatus.usageOrIOError
+    }
+    return command.execute(standardInput: standardInput, standardOutput: standardOutput, standardError: standardError)
+  }
+
+  /// Processes every input and returns the exit status.
+  func execute(standardInput: any ByteSource, standardOutput: any ByteSink, standardError: any ByteSink) -> Int32 {
+    let started = monotonicSeconds()
+    // `validate()` has checked it.
+    let defaultBase = base.flatMap { try? ParsedURL($0) }
+    var records = RecordWriter(
+      json: JSONWriter(sink: standardOutput), defaultBase: defaultBase, maxLineLength: maxLineLength)
+    var ioFailed = false
+    var bytes = 0
+
+    func report(_ message: String) {
+      ioFailed = true
+      try? standardError.write(text: "linkparse: \(message)\n")
+    }
+
+    for path in files.isEmpty ? ["-"] : files {
+      let source: any ByteSource
+      var descriptor: Int32 = -1
+      if path == "-" {
+        source = standardInput
+      } else {
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+          report(IOError(operation: "open", path: path, errno: errno).description)
+          continue
+        }
+        source = FileDescriptorSource(fileDescriptor: descriptor, path: path)
+      }
+      defer { if descriptor >= 0 { close(descriptor) } }
+
+      let splitter = LineSplitter(source: source, maxLineLength: maxLineLength)
+      do throws(IOError) {
+        switch inputFormat {
+        case .lines:
+          while let event = try splitter.next(), records.json.error == nil {
+            records.line(event, number: splitter.lineNumber)
+          }
+        case .json:
+          while let event = try splitter.next(), records.json.error == nil {
+            records.jsonLine(event, number: splitter.lineNumber)
+          }
+        }
+      } catch {
+        report(error.description)
+      }
+      bytes += splitter.bytesRead
+      if records.json.error != nil { break }
+    }
+    records.json.flush()
+    if let error = records.json.error { report("cannot write: \(error.description)") }
+
+    if stats {
+      let seconds = monotonicSeconds() - started
+      let summary = Statistics(records: records.records, failures: records.failures, bytes: bytes, seconds: seconds)
+      try? standardError.write(text: summary.line + "\n")
+    }
+    return ExitStatus.of(failures: records.failures, ioFailed: ioFailed)
+  }
+}
+
+/// The command's exit statuses.
+public enum ExitStatus {
+  /// Every record parsed.
+  public static let success: Int32 = 0
+  /// At least one record failed (and there was no usage or I/O error).
+  public static let recordsFailed: Int32 = 1
+  /// A usage error or an I/O error; wins over ``recordsFailed``.
+  public static let usageOrIOError: Int32 = 2
+
+  /// The status for a run with `failures` failed records, and an I/O error if `ioFailed`.
+  ///
+  /// ```swift
+  /// ExitStatus.of(failures: 3, ioFailed: false)  // 1
+  /// ```
+  public static func of(failures: Int, ioFailed: Bool) -> Int32 {
+    if ioFailed { return usageOrIOError }
+    return failures > 0 ? recordsFailed : success
+  }
+}
+
+/// What `--stats` prints.
+public struct Statistics: Sendable, Hashable {
+  /// Records written, failed ones included.
+  public var records: Int
+  /// Records that failed.
+  public var failures: Int
+  /// Input bytes read.
+  public var bytes: Int
+  /// Wall-clock time of the run.
+  public var seconds: Double
+
+  /// Creates the statistics of a run.
+  public init(records: Int, failures: Int, bytes: Int, seconds: Double) {
+    self.records = records
+    self.failures = failures
+    self.bytes = bytes
+    self.seconds = seconds
+  }
+
+  /// `stats records=… failures=… bytes=… seconds=… records_per_second=… mb_per_second=…`, where MB is
+  /// 10^6 bytes; rates are 0 when no time was measured.
+  ///
+  /// ```swift
+  /// Statistics(records: 10, failures: 1, bytes: 2_000_000, seconds: 0.5).line
+  /// // "stats records=10 failures=1 bytes=2000000 seconds=0.500000 records_per_second=20.0 mb_per_second=4.000"
+  /// ```
+  public var line: String {
+    let recordsPerSecond = seconds > 0 ? Double(records) / seconds : 0
+    let megabytesPerSecond = seconds > 0 ? Double(bytes) / 1_000_000 / seconds : 0
+    return "stats records=\(records) failures=\(failures) bytes=\(bytes) seconds=\(fixed(seconds, 6))"
+      + " records_per_second=\(fixed(recordsPerSecond, 1)) mb_per_second=\(fixed(megabytesPerSecond, 3))"
+  }
+}
+
+/// `value` with exactly `decimals` digits after the point, without Foundation's `String(format:)`.
+func fixed(_ value: Double, _ decimals: Int) -> String {
+  guard value.isFinite, value >= 0 else { return "0" }
+  var scale: Double = 1
+  for _ in 0..<decimals { scale *= 10 }
+  let scaled = (value * scale).rounded()
+  guard scaled < 9e18 else { return String(Int(value)) }
+  let units = Int(scaled)
+  let whole = units / Int(scale)
+  guard decimals > 0 else { return String(whole) }
+  let fraction = String(units % Int(scale))
+  return "\(whole)." + String(repeating: "0", count: decimals - fraction.count) + fraction
+}
+
+/// Seconds on the monotonic clock.
+func monotonicSeconds() -> Double {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}

@@ -44,6 +44,7 @@ let package = Package(
     .testTarget(
       name: "LinkParseCoreTests", dependencies: ["LinkParseCore"], exclude: ["expected-failures.txt"]),
     .testTarget(name: "LinkParseProvidersTests", dependencies: ["LinkParseProviders"]),
+    .testTarget(name: "LinkParseTests", dependencies: ["LinkParse"]),
     .testTarget(name: "LinkParseCLITests", dependencies: ["LinkParseCLI", "linkparse"]),
   ],
   swiftLanguageModes: [.v6]

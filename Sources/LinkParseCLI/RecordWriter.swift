@@ -6,7 +6,8 @@ import LinkParse
 ///
 /// ```text
 /// {"line":N,"ok":true,"href":"…","scheme":"…","username":"…","password":"…","host":"…"|null,
-///  "port":N|null,"path":"…","query":"…"|null,"fragment":"…"|null,"params":[["name","value"],…]}
+///  "port":N|null,"path":"…","query":"…"|null,"fragment":"…"|null,"params":[["name","value"],…],
+///  "callback":null|{"provider":"…","outcome":"…",…}}
 /// {"line":N,"ok":false,"error":{"code":"…","offset":N|null,"message":"…"}}
 /// ```
 ///
@@ -17,16 +18,22 @@ struct RecordWriter: ~Copyable {
   let defaultBase: ParsedURL?
   /// The splitter's limit, for the `line-too-long` message.
   let maxLineLength: Int
+  /// How the `"callback"` key is produced.
+  let callbackOptions: CallbackOptions
   var reader = JSONRecordReader()
   /// The last base given by a JSON record, parsed, so a file with one base parses it once.
   var cachedBase: (string: String, url: ParsedURL)?
   private(set) var records = 0
   private(set) var failures = 0
 
-  init(json: consuming JSONWriter, defaultBase: ParsedURL?, maxLineLength: Int) {
+  init(
+    json: consuming JSONWriter, defaultBase: ParsedURL?, maxLineLength: Int,
+    callbackOptions: CallbackOptions = CallbackOptions()
+  ) {
     self.json = json
     self.defaultBase = defaultBase
     self.maxLineLength = maxLineLength
+    self.callbackOptions = callbackOptions
   }
 
   /// Handles one event of the splitter in `--input-format lines`.
@@ -73,7 +80,7 @@ struct RecordWriter: ~Copyable {
         }
       }
       do throws(URLParseError) {
-        success(try ParsedURL(record.input, base: base), line: number)
+        success(try ParsedURL(record.input, base: base), line: number, body: record.body.map { FormParameters($0) })
       } catch {
         failure(line: number, code: error.code.rawValue, offset: error.offset, message: error.message)
       }
@@ -88,13 +95,14 @@ struct RecordWriter: ~Copyable {
       message: "the line is \(byteCount) bytes long, more than the limit of \(maxLineLength) bytes; skipped")
   }
 
-  /// Writes a success record.
-  mutating func success(_ url: ParsedURL, line: Int) {
+  /// Writes a success record; `body` (a `form_post` body) replaces the URL's parameters for `"callback"`.
+  mutating func success(_ url: ParsedURL, line: Int, body: FormParameters? = nil) {
     records += 1
+    let redact = callbackOptions.redact
     json.raw("{\"line\":")
     json.integer(line)
     json.raw(",\"ok\":true,\"href\":")
-    json.string(url.href)
+    json.string(redact ? CallbackOptions.redactHref(url) : url.href)
     json.raw(",\"scheme\":")
     json.string(url.scheme)
     json.raw(",\"username\":")
@@ -108,9 +116,13 @@ struct RecordWriter: ~Copyable {
     json.raw(",\"path\":")
     json.string(url.path)
     json.raw(",\"query\":")
-    json.string(orNull: url.query)
+    if redact, let query = url.query { json.string(CallbackOptions.redactFormText(query)) } else { json.string(orNull: url.query) }
     json.raw(",\"fragment\":")
-    json.string(orNull: url.fragment)
+    if redact, let fragment = url.fragment {
+      json.string(CallbackOptions.redactFormText(fragment))
+    } else {
+      json.string(orNull: url.fragment)
+    }
     json.raw(",\"params\":[")
     var first = true
     for parameter in url.queryParameters {
@@ -119,13 +131,19 @@ struct RecordWriter: ~Copyable {
       formDecoded(parameter.rawName) { parameter.name() }
       json.byte(UInt8(ascii: ","))
       if let rawValue = parameter.rawValue {
-        formDecoded(rawValue) { parameter.value() ?? "" }
+        if redact && CallbackOptions.secretNames.contains(parameter.name()) {
+          json.string(CallbackOptions.redacted)
+        } else {
+          formDecoded(rawValue) { parameter.value() ?? "" }
+        }
       } else {
         json.raw("\"\"")
       }
       json.byte(UInt8(ascii: "]"))
     }
-    json.raw("]}\n")
+    json.byte(UInt8(ascii: "]"))
+    callback(callbackOptions.decode(url, body: body), redact: redact)
+    json.raw("}\n")
   }
 
   /// Writes a form-encoded slice decoded: as it is when it has no `%` or `+` (decoding would not change it),

@@ -9,6 +9,7 @@ let package = Package(
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
   ],
   targets: [
     // Thin C wrappers over ICU's UTS #46 API. ICU renames its C symbols per version with macros, so Swift
@@ -31,8 +32,14 @@ let package = Package(
       dependencies: ["LinkParseCore", "CPCRE2"],
       swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
     ),
+    // Provider callback decoders, pending-authorization checks, PKCE and request builders.
+    .target(
+      name: "LinkParseProviders",
+      dependencies: ["LinkParseCore", .product(name: "Crypto", package: "swift-crypto")],
+      swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
+    ),
     // Umbrella module: `import LinkParse`.
-    .target(name: "LinkParse", dependencies: ["LinkParseCore", "LinkParseRouter"]),
+    .target(name: "LinkParse", dependencies: ["LinkParseCore", "LinkParseRouter", "LinkParseProviders"]),
     // The `linkparse` command's logic, as a library so tests and fuzzers can drive it.
     .target(
       name: "LinkParseCLI",
@@ -45,6 +52,8 @@ let package = Package(
     .testTarget(
       name: "LinkParseCoreTests", dependencies: ["LinkParseCore"], exclude: ["expected-failures.txt"]),
     .testTarget(name: "LinkParseRouterTests", dependencies: ["LinkParseRouter"]),
+    .testTarget(name: "LinkParseProvidersTests", dependencies: ["LinkParseProviders"]),
+    .testTarget(name: "LinkParseTests", dependencies: ["LinkParse"]),
     .testTarget(name: "LinkParseCLITests", dependencies: ["LinkParseCLI", "linkparse"]),
   ],
   swiftLanguageModes: [.v6]

@@ -6,7 +6,8 @@ import LinkParse
 ///
 /// ```text
 /// {"line":N,"ok":true,"href":"…","scheme":"…","username":"…","password":"…","host":"…"|null,
-///  "port":N|null,"path":"…","query":"…"|null,"fragment":"…"|null,"params":[["name","value"],…]}
+///  "port":N|null,"path":"…","query":"…"|null,"fragment":"…"|null,"params":[["name","value"],…],
+///  "callback":null|{"provider":"…","outcome":"…",…}[,"route":null|{"name":"…","provider":"…"|null,"captures":{…}}]}
 /// {"line":N,"ok":false,"error":{"code":"…","offset":N|null,"message":"…"}}
 /// ```
 ///
@@ -19,6 +20,8 @@ struct RecordWriter: ~Copyable {
   let defaultBase: ParsedURL?
   /// The splitter's limit, for the `line-too-long` message.
   let maxLineLength: Int
+  /// How the `"callback"` key is produced.
+  let callbackOptions: CallbackOptions
   var reader = JSONRecordReader()
   /// The last base given by a JSON record, parsed, so a file with one base parses it once.
   var cachedBase: (string: String, url: ParsedURL)?
@@ -28,11 +31,15 @@ struct RecordWriter: ~Copyable {
   /// The `--routes` table.
   let router: Router?
 
-  init(json: consuming JSONWriter, defaultBase: ParsedURL?, maxLineLength: Int, router: Router? = nil) {
+  init(
+    json: consuming JSONWriter, defaultBase: ParsedURL?, maxLineLength: Int,
+    callbackOptions: CallbackOptions = CallbackOptions(), router: Router? = nil
+  ) {
     self.json = json
     self.router = router
     self.defaultBase = defaultBase
     self.maxLineLength = maxLineLength
+    self.callbackOptions = callbackOptions
   }
 
   /// Handles one event of the splitter in `--input-format lines`.
@@ -79,7 +86,7 @@ struct RecordWriter: ~Copyable {
         }
       }
       do throws(URLParseError) {
-        success(try ParsedURL(record.input, base: base), line: number)
+        success(try ParsedURL(record.input, base: base), line: number, body: record.body.map { FormParameters($0) })
       } catch {
         failure(line: number, code: error.code.rawValue, offset: error.offset, message: error.message)
       }
@@ -94,13 +101,14 @@ struct RecordWriter: ~Copyable {
       message: "the line is \(byteCount) bytes long, more than the limit of \(maxLineLength) bytes; skipped")
   }
 
-  /// Writes a success record.
-  mutating func success(_ url: ParsedURL, line: Int) {
+  /// Writes a success record; `body` (a `form_post` body) replaces the URL's parameters for `"callback"`.
+  mutating func success(_ url: ParsedURL, line: Int, body: FormParameters? = nil) {
     records += 1
+    let redact = callbackOptions.redact
     json.raw("{\"line\":")
     json.integer(line)
     json.raw(",\"ok\":true,\"href\":")
-    json.string(url.href)
+    json.string(redact ? CallbackOptions.redactHref(url) : url.href)
     json.raw(",\"scheme\":")
     json.string(url.scheme)
     json.raw(",\"username\":")
@@ -114,9 +122,13 @@ struct RecordWriter: ~Copyable {
     json.raw(",\"path\":")
     json.string(url.path)
     json.raw(",\"query\":")
-    json.string(orNull: url.query)
+    if redact, let query = url.query { json.string(CallbackOptions.redactFormText(query)) } else { json.string(orNull: url.query) }
     json.raw(",\"fragment\":")
-    json.string(orNull: url.fragment)
+    if redact, let fragment = url.fragment {
+      json.string(CallbackOptions.redactFormText(fragment))
+    } else {
+      json.string(orNull: url.fragment)
+    }
     json.raw(",\"params\":[")
     var first = true
     for parameter in url.queryParameters {
@@ -125,21 +137,34 @@ struct RecordWriter: ~Copyable {
       formDecoded(parameter.rawName) { parameter.name() }
       json.byte(UInt8(ascii: ","))
       if let rawValue = parameter.rawValue {
-        formDecoded(rawValue) { parameter.value() ?? "" }
+        if redact && CallbackOptions.secretNames.contains(parameter.name()) {
+          json.string(CallbackOptions.redacted)
+        } else {
+          formDecoded(rawValue) { parameter.value() ?? "" }
+        }
       } else {
         json.raw("\"\"")
       }
       json.byte(UInt8(ascii: "]"))
     }
     json.byte(UInt8(ascii: "]"))
-    if let router { route(url, router) }
+    // A matched route with a provider picks that provider's decoder, unless --provider names one.
+    let match = router.flatMap { try? $0.match(url) }
+    var options = callbackOptions
+    if options.provider == .auto, let name = match?.provider, let chosen = ProviderOption(rawValue: name),
+      chosen != .auto
+    {
+      options.provider = chosen
+    }
+    callback(options.decode(url, body: body), redact: redact)
+    if router != nil { route(match) }
     json.raw("}\n")
   }
 
-  /// Writes `,"route":{…}` or `,"route":null`. A constraint that hits its limits means no route is chosen.
-  private mutating func route(_ url: ParsedURL, _ router: Router) {
+  /// Writes `,"route":{…}` or `,"route":null` (no route matched, or a route constraint hit its limits).
+  private mutating func route(_ match: RouteMatch?) {
     json.raw(",\"route\":")
-    guard let match = try? router.match(url) else { return json.null() }
+    guard let match else { return json.null() }
     json.raw("{\"name\":")
     json.string(match.name)
     json.raw(",\"provider\":")

@@ -28,20 +28,29 @@ import LinkParseCLI
     let result = runInProcess(["--routes", file], input: input)
     #expect(result.status == 1)
     #expect(result.stderr.isEmpty)
-    let tails = result.lines.map { line in line.range(of: #""params":"#).map { String(line[$0.lowerBound...]) } ?? line }
+    let tails = result.lines.map { line in line.range(of: #","route":"#).map { String(line[$0.lowerBound...]) } ?? line }
     #expect(tails == [
-      #""params":[["code","1"]],"route":{"name":"vk","provider":"vk","captures":{"app":"7915193"}}}"#,
-      #""params":[["code","c"],["state","s"]],"route":{"name":"sber","provider":"sber","captures":{}}}"#,
-      #""params":[],"route":{"name":"open","provider":null,"captures":{"rest":"a/b c"}}}"#,
-      #""params":[],"route":{"name":"web","provider":null,"captures":{"tenant":"acme","provider":"t-id"}}}"#,
-      #""params":[],"route":null}"#,
+      #","route":{"name":"vk","provider":"vk","captures":{"app":"7915193"}}}"#,
+      #","route":{"name":"sber","provider":"sber","captures":{}}}"#,
+      #","route":{"name":"open","provider":null,"captures":{"rest":"a/b c"}}}"#,
+      #","route":{"name":"web","provider":null,"captures":{"tenant":"acme","provider":"t-id"}}}"#,
+      #","route":null}"#,
       #"{"line":6,"ok":false,"error":{"code":"missing-scheme-non-relative-url","offset":0,"message":"the input has no scheme (such as 'https:') and no base URL was given to resolve it against"}}"#,
     ])
-    // The route key is last, and the rest of the record is unchanged.
+    // The route key comes last, after "callback"; up to "callback" the record is unchanged.
     let plain = runInProcess([], input: input)
     for (withRoute, without) in zip(result.lines, plain.lines) where withRoute.contains(#""route":"#) {
-      #expect(withRoute.hasPrefix(String(without.dropLast())))
+      let upToCallback = without.range(of: #","callback":"#).map { String(without[..<$0.upperBound]) } ?? without
+      #expect(withRoute.hasPrefix(upToCallback))
+      #expect(withRoute.range(of: #","callback":"#)!.lowerBound < withRoute.range(of: #","route":"#)!.lowerBound)
     }
+    // A route's provider picks the decoder: `myapp://sberidauth?code&state` reads as Sber ID, not generic OAuth.
+    #expect(plain.lines[1].contains(#""callback":{"provider":"oauth2","#))
+    #expect(result.lines[1].contains(#""callback":{"provider":"sber","outcome":"success","#))
+    // --provider wins over the route's provider.
+    let forced = runInProcess(["--routes", file, "--provider", "oauth2"], input: "myapp://sberidauth?code=c&state=s\n")
+    #expect(forced.stdout.contains(#""callback":{"provider":"oauth2","#))
+    #expect(forced.stdout.contains(#""route":{"name":"sber","provider":"sber","#))
   }
 
   @Test func routesFileWithProblemsIsAUsageError() throws {

@@ -1,0 +1,26 @@
+import Foundation
+import LinkParse
+import Testing
+
+@Suite("Foundation interop and Codable")
+struct InteropTests {
+
+  @Test func fromFoundationURL() throws {
+    let foundation = URL(string: "HTTPS://Example.com:443/a/./b?code=1#f")!
+    let parsed = try ParsedURL(foundation)
+    #expect(parsed.href == "https://example.com/a/b?code=1#f")
+    #expect(URL(parsed)?.absoluteString == "https://example.com/a/b?code=1#f")
+  }
+
+  @Test func codableAsHref() throws {
+    let url = try ParsedURL("vk7915193://vk.ru/blank.html?code=abc")
+    let data = try JSONEncoder().encode(["redirect": url])
+    #expect(String(decoding: data, as: UTF8.self) == #"{"redirect":"vk7915193:\/\/vk.ru\/blank.html?code=abc"}"#)
+    let decoded = try JSONDecoder().decode([String: ParsedURL].self, from: data)
+    #expect(decoded["redirect"] == url)
+    // A string that is not a URL is a decoding error, not a crash.
+    #expect(throws: DecodingError.self) {
+      _ = try JSONDecoder().decode(ParsedURL.self, from: Data(#""no scheme""#.utf8))
+    }
+  }
+}

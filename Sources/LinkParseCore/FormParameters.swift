@@ -697,24 +697,20 @@ extension FormParameters {
     var end: Int
   }
 
-  /// The next non-empty sequence at or after `start`, or `nil`.
+  /// The next non-empty sequence at or after `start`, or `nil`. Scans sixteen bytes at a time.
   @inline(__always)
   internal static func scanPair(_ buf: UnsafeBufferPointer<UInt8>, from start: Int) -> RawPair? {
     let count = buf.count
     var i = start
     while i < count && buf[i] == ampersand { i &+= 1 }
-    guard i < count else { return nil }
+    guard i < count, let base = buf.baseAddress else { return nil }
     let nameStart = i
-    var nameEnd = -1
-    while i < count {
-      let byte = buf[i]
-      if byte == ampersand { break }
-      if byte == equalsSign && nameEnd < 0 { nameEnd = i }
-      i &+= 1
+    let stop = Scan.firstOf(ampersand, equalsSign, base, i, count)
+    if stop == count || buf[stop] == ampersand {
+      return RawPair(nameStart: nameStart, nameEnd: stop, hasValue: false, end: stop)
     }
-    return nameEnd < 0
-      ? RawPair(nameStart: nameStart, nameEnd: i, hasValue: false, end: i)
-      : RawPair(nameStart: nameStart, nameEnd: nameEnd, hasValue: true, end: i)
+    let end = Scan.first(ampersand, base, stop &+ 1, count)
+    return RawPair(nameStart: nameStart, nameEnd: stop, hasValue: true, end: end)
   }
 
   /// Slices `source` at a pair's offsets. O(1) for native strings.

@@ -10,7 +10,7 @@
 // ASCII range 0x21...0x7E exactly when (b - 0x21) mod 256 >= 0x5E.
 //
 // Safety: callers pass `base` valid for `0..<end`; every load reads 16 bytes at `i` with `i + 16 <= end`
-// (the last block of a scan is the sixteen bytes ending at `end`, read only when `end >= 16`).
+// (`tabOrNewline` also reads the sixteen bytes ending at `end`, only when `end - start >= 16`).
 
 @inline(__always)
 private func load16(_ base: UnsafePointer<UInt8>, _ i: Int) -> SIMD16<UInt8> {
@@ -43,32 +43,6 @@ private func firstLane(_ w: SIMD2<UInt64>) -> Int {
   w[0] != 0 ? w[0].trailingZeroBitCount &>> 3 : 8 &+ (w[1].trailingZeroBitCount &>> 3)
 }
 
-/// `w` with lanes `0..<k` cleared (k in 0...16).
-@inline(__always)
-private func clearingLanes(below k: Int, _ w: SIMD2<UInt64>) -> SIMD2<UInt64> {
-  if k >= 16 { return SIMD2(0, 0) }
-  if k >= 8 { return SIMD2(0, w[1] & (~0 &<< UInt64(8 &* (k &- 8)))) }
-  return SIMD2(w[0] & (~0 &<< UInt64(8 &* k)), w[1])
-}
-
-/// Finishes a scan whose remaining bytes `i..<end` are fewer than sixteen: when the range is at least
-/// sixteen bytes long overall, the block of the last sixteen bytes is tested once, with the lanes before `i`
-/// (already scanned, or outside the range) masked off, instead of a byte loop. `block` computes a block's
-/// mask; `scalar` is the byte loop for short inputs.
-@inline(__always)
-private func finish(
-  _ base: UnsafePointer<UInt8>, _ i: Int, _ end: Int, _ block: (SIMD16<UInt8>) -> SIMD2<UInt64>,
-  _ scalar: () -> Int
-) -> Int {
-  if i >= end { return end }
-  if end >= 16 {
-    let j = end &- 16
-    let m = clearingLanes(below: i &- j, block(load16(base, j)))
-    return isZero(m) ? end : j &+ firstLane(m)
-  }
-  return scalar()
-}
-
 enum Scan {
 
   /// Stops at the query percent-encode set (which includes '#', the fragment's start) and, for special
@@ -85,11 +59,9 @@ enum Scan {
       if !isZero(m) { return i &+ firstLane(m) }
       i &+= 16
     }
-    return finish(base, i, end, block) {
-      let set: ByteSet = special ? .specialQuery : .query
-      while i < end && !set.contains(base[i]) { i &+= 1 }
-      return i
-    }
+    let set: ByteSet = special ? .specialQuery : .query
+    while i < end && !set.contains(base[i]) { i &+= 1 }
+    return i
   }
 
   /// Stops at the fragment percent-encode set.
@@ -104,11 +76,9 @@ enum Scan {
       if !isZero(m) { return i &+ firstLane(m) }
       i &+= 16
     }
-    return finish(base, i, end, block) {
-      let set = ByteSet.fragment
-      while i < end && !set.contains(base[i]) { i &+= 1 }
-      return i
-    }
+    let set = ByteSet.fragment
+    while i < end && !set.contains(base[i]) { i &+= 1 }
+    return i
   }
 
   /// Stops at the path percent-encode set (which includes '?' and '#'), at '/', and for special URLs at '\'.
@@ -127,11 +97,9 @@ enum Scan {
       if !isZero(m) { return i &+ firstLane(m) }
       i &+= 16
     }
-    return finish(base, i, end, block) {
-      let set: ByteSet = special ? .specialPathSegmentEnd : .pathSegmentEnd
-      while i < end && !set.contains(base[i]) { i &+= 1 }
-      return i
-    }
+    let set: ByteSet = special ? .specialPathSegmentEnd : .pathSegmentEnd
+    while i < end && !set.contains(base[i]) { i &+= 1 }
+    return i
   }
 
   /// Stops at an ASCII tab or newline (0x09, 0x0A, 0x0D). One compare per block ("below 0x0E", rare in a
@@ -172,10 +140,8 @@ enum Scan {
       if !isZero(m) { return i &+ firstLane(m) }
       i &+= 16
     }
-    return finish(base, i, end, block) {
-      while i < end && base[i] != a && base[i] != b { i &+= 1 }
-      return i
-    }
+    while i < end && base[i] != a && base[i] != b { i &+= 1 }
+    return i
   }
 
   /// The index of the first `a` in `start..<end`, or `end`.
@@ -188,9 +154,7 @@ enum Scan {
       if !isZero(m) { return i &+ firstLane(m) }
       i &+= 16
     }
-    return finish(base, i, end, block) {
-      while i < end && base[i] != a { i &+= 1 }
-      return i
-    }
+    while i < end && base[i] != a { i &+= 1 }
+    return i
   }
 }

@@ -101,14 +101,7 @@ extension FormParameters {
       public mutating func next() -> UInt8? {
         let end = raw.count
         guard index < end else { return nil }
-        let b = raw[index]
-        index &+= 1
-        if b == 0x25 && index &+ 1 < end && isASCIIHexDigit(raw[index]) && isASCIIHexDigit(raw[index &+ 1]) {
-          let value = LinkParseCore.hexValue(raw[index]) &<< 4 | LinkParseCore.hexValue(raw[index &+ 1])
-          index &+= 2
-          return value
-        }
-        return form && b == 0x2B ? 0x20 : b
+        return FormParameters.decodedByte(raw, at: &index, end: end, form: form)
       }
     }
   }

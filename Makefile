@@ -4,7 +4,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libicu-dev libpcre2-dev pkg-config
 CONFORMANCE_DIR ?= $(abspath ../shared/conformance)
 
-.PHONY: deps build demo test clean
+.PHONY: deps build demo test clean bench bench-compare bench-check bench-thresholds
 
 ## Install the Debian packages the build needs, if any is missing (apt-get, as root or through sudo).
 deps:
@@ -38,6 +38,42 @@ test: deps
 	fi
 	LINKPARSE_CONFORMANCE_DIR="$(CONFORMANCE_DIR)" $(SWIFT) build --build-tests
 	LINKPARSE_CONFORMANCE_DIR="$(CONFORMANCE_DIR)" $(SWIFT) test --skip-build
+	@$(MAKE) --no-print-directory bench-check
 
 clean:
-	rm -rf .build
+	rm -rf .build Benchmarks/.build
+
+## Benchmarks (the nested package in Benchmarks/; see the README's "Benchmarks" section).
+BENCH_CORPUS := Benchmarks/corpus/callbacks.txt
+# The malloc-count thresholds cover LinkParse's suites; Foundation's are measured, not checked.
+BENCH_CHECKED := --skip 'foundation-.*' --metric mallocCountTotal
+
+$(BENCH_CORPUS): Benchmarks/generate-corpus.py
+	python3 Benchmarks/generate-corpus.py $@
+
+## Every package-benchmark suite: wall clock and malloc counts (a few minutes on 2 cores).
+bench: deps $(BENCH_CORPUS)
+	cd Benchmarks && $(SWIFT) package benchmark --no-progress
+
+## LinkParse against URLComponents on the corpus; stdout is BenchCompare's lines only (the build goes to stderr).
+bench-compare: deps $(BENCH_CORPUS)
+	@cd Benchmarks && $(SWIFT) build -c release --product BenchCompare >&2
+	@cd Benchmarks && .build/release/BenchCompare corpus/callbacks.txt
+
+## Fails when a LinkParse suite's malloc count rises above its committed threshold (Benchmarks/Thresholds/).
+## Time is never checked. A count below its threshold passes with a reminder to lower the threshold (the
+## plugin exits 1 for both, so its verdict line tells them apart).
+bench-check: deps $(BENCH_CORPUS)
+	@set -o pipefail; cd Benchmarks && log=$$(mktemp) && status=0; \
+	$(SWIFT) package benchmark thresholds check $(BENCH_CHECKED) --no-progress 2>&1 | tee $$log || status=$$?; \
+	if [ $$status != 0 ] && grep -q "is BETTER than the defined thresholds" $$log && ! grep -q "WORSE than" $$log; then \
+	  echo "make: malloc counts are BELOW the committed thresholds: lower them with 'make bench-thresholds' and commit Benchmarks/Thresholds/"; \
+	  status=0; \
+	fi; \
+	rm -f $$log; \
+	if [ $$status != 0 ]; then echo "make: malloc counts are ABOVE the committed thresholds (Benchmarks/Thresholds/), or the check failed: failing"; fi; \
+	exit $$status
+
+## Rewrites the committed malloc-count thresholds from a fresh run; review and commit Benchmarks/Thresholds/.
+bench-thresholds: deps $(BENCH_CORPUS)
+	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark thresholds update $(BENCH_CHECKED) --no-progress

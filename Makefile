@@ -37,8 +37,10 @@ test: deps
 	  if [ -n "$$CI" ]; then echo "make: CI is set, so they are required: failing"; exit 1; fi; \
 	fi
 	LINKPARSE_CONFORMANCE_DIR="$(CONFORMANCE_DIR)" $(SWIFT) build --build-tests
-	LINKPARSE_CONFORMANCE_DIR="$(CONFORMANCE_DIR)" $(SWIFT) test --skip-build
+	@set -o pipefail; LINKPARSE_CONFORMANCE_DIR="$(CONFORMANCE_DIR)" $(SWIFT) test --skip-build 2>&1 | tee .build/test-output.txt
 	@$(MAKE) --no-print-directory bench-check
+	@# The last line repeats the test runner's count (every step above stops make on a failure).
+	@echo "$$(grep -oE 'Test run with [0-9]+ tests' .build/test-output.txt | grep -oE '[0-9]+' | tail -1) passed, 0 failed"
 
 clean:
 	rm -rf .build Benchmarks/.build

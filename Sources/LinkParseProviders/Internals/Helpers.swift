@@ -43,8 +43,21 @@ let criticalParameters = ["code", "state", "error", "iss", "device_id"]
 /// ```
 @inline(never)
 func constantTimeEquals(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
-  let x = Array(a.utf8)
-  let y = Array(b.utf8)
+  withUTF8Bytes(a) { x in withUTF8Bytes(b) { y in constantTimeEquals(x, y) } }
+}
+
+/// Calls `body` with the UTF-8 bytes of `string`, in place for native `String`s and `Substring`s.
+@inline(__always)
+func withUTF8Bytes<R>(_ string: some StringProtocol, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+  if var s = string as? String { return s.withUTF8(body) }
+  if var s = string as? Substring { return s.withUTF8(body) }
+  var copy = String(string)
+  return copy.withUTF8(body)
+}
+
+/// Compares two byte sequences in time that depends only on their lengths, not on where they differ.
+@inline(never)
+func constantTimeEquals(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
   var difference = UInt8(truncatingIfNeeded: x.count ^ y.count)
   difference |= x.count == y.count ? 0 : 1
   let n = max(x.count, y.count)
@@ -85,6 +98,34 @@ enum Base64URL {
       out.append(alphabet[Int(n >> 6 & 63)])
     }
     return String(decoding: out, as: UTF8.self)
+  }
+
+  /// Decodes like ``decode(_:)`` into `out` (at least `input.count * 3 / 4 + 1` bytes), returning the
+  /// number of bytes written; `nil` on any byte outside the alphabets.
+  static func decode(_ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Int? {
+    var buffer: UInt32 = 0
+    var bits = 0
+    var o = 0
+    for byte in input {
+      let value: UInt8
+      switch byte {
+      case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = byte - UInt8(ascii: "A")
+      case UInt8(ascii: "a")...UInt8(ascii: "z"): value = byte - UInt8(ascii: "a") + 26
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0") + 52
+      case UInt8(ascii: "-"), UInt8(ascii: "+"): value = 62
+      case UInt8(ascii: "_"), UInt8(ascii: "/"): value = 63
+      case UInt8(ascii: "="): continue
+      default: return nil
+      }
+      buffer = buffer << 6 | UInt32(value)
+      bits += 6
+      if bits >= 8 {
+        bits -= 8
+        out[o] = UInt8(truncatingIfNeeded: buffer >> UInt32(bits))
+        o += 1
+      }
+    }
+    return o
   }
 
   /// Decodes base64url or standard base64, with or without padding; `nil` on any other byte.

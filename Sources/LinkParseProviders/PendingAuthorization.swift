@@ -95,7 +95,7 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
         }
         func same(_ a: Range<Int>?, _ b: Range<Int>?) -> Bool {
           guard let a, let b else { return a == nil && b == nil }
-          return bytes(ub, a).elementsEqual(bytes(eb, b))
+          return a.count == b.count && (a.isEmpty || memcmp(ub.baseAddress! + a.lowerBound, eb.baseAddress! + b.lowerBound, a.count) == 0)
         }
         guard Self.equalIgnoringASCIICase(bytes(ub, u.scheme), bytes(eb, e.scheme)) else { return false }
         guard same(u.username, e.username), same(u.password, e.password) else { return false }
@@ -139,7 +139,12 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
     _ url: ParsedURL, parameters: FormParameters? = nil, now: Int64 = PendingAuthorization.currentUnixTime()
   ) throws(CallbackError) -> ProviderCallback {
     // One scan of the parameters serves every check and the decoder.
-    let fields = parameters.map { CallbackFields($0) } ?? ProviderDetector.callbackFields(of: url)
+    let fields: CallbackFields
+    if let parameters {
+      fields = CallbackFields(parameters)
+    } else {
+      fields = ProviderDetector.callbackFields(of: url)
+    }
     guard matchesRedirect(url) else {
       throw CallbackError(.redirectMismatch, found: Self.describe(url))
     }
@@ -157,7 +162,7 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
   }
 
   /// `state`, compared in constant time over the decoded bytes, without allocating.
-  func checkState(_ fields: CallbackFields) throws(CallbackError) {
+  func checkState(_ fields: borrowing CallbackFields) throws(CallbackError) {
     switch (state, fields.isNonEmpty(.state)) {
     case (nil, false):
       return
@@ -177,7 +182,7 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
   }
 
   /// `iss` against ``issuer`` (simple comparison of the decoded bytes), without allocating.
-  func checkIssuer(_ fields: CallbackFields) throws(CallbackError) {
+  func checkIssuer(_ fields: borrowing CallbackFields) throws(CallbackError) {
     let present = fields.isNonEmpty(.iss)
     switch (issuer, present) {
     case (nil, false): return

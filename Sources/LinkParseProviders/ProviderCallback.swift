@@ -65,7 +65,7 @@ public enum ProviderCallback: Sendable, Hashable {
   }
 
   /// Decodes already scanned parameters (not a seamless-login link).
-  init(provider: Provider, fields: CallbackFields) throws(CallbackError) {
+  init(provider: Provider, fields: borrowing CallbackFields) throws(CallbackError) {
     switch provider {
     case .sber: self = .sber(try SberIDCallback(fields))
     case .vk: self = .vk(try VKIDCallback(fields))
@@ -321,7 +321,7 @@ public enum ProviderDetector {
   }
 
   /// Whether `fields` hold one of ``callbackKeys``.
-  static func hasCallbackKey(_ fields: CallbackFields) -> Bool {
+  static func hasCallbackKey(_ fields: borrowing CallbackFields) -> Bool {
     fields.contains(.code) || fields.contains(.error) || fields.contains(.state) || fields.contains(.idToken)
       || fields.contains(.cancelled) || fields.contains(.unavailable) || fields.contains(.authStatusCode)
       || fields.contains(.result) || fields.contains(.status) || fields.contains(.deviceID)
@@ -330,9 +330,10 @@ public enum ProviderDetector {
 
   /// ``callbackParameters(of:)``, scanned.
   static func callbackFields(of url: ParsedURL) -> CallbackFields {
-    let query = CallbackFields(url.queryParameters)
-    guard url.fragment != nil, !hasCallbackKey(query) else { return query }
-    let fragment = CallbackFields(url.fragmentParameters)
+    let ranges = url.utf8Ranges
+    let query = CallbackFields(url: url, range: ranges.query)
+    guard ranges.fragment != nil, !hasCallbackKey(query) else { return query }
+    let fragment = CallbackFields(url: url, range: ranges.fragment)
     return hasCallbackKey(fragment) ? fragment : query
   }
 

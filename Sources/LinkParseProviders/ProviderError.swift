@@ -191,7 +191,7 @@ public struct ProviderError: Sendable, Hashable, Codable {
     self.init(CallbackFields(parameters))
   }
 
-  init?(_ fields: CallbackFields) {
+  init?(_ fields: borrowing CallbackFields) {
     guard fields.isNonEmpty(.error), !fields.value(.error, equals: "null"), let raw = fields.string(.error) else {
       return nil
     }

@@ -33,7 +33,7 @@ public enum SberIDCallback: Sendable, Hashable {
     try self.init(CallbackFields(parameters))
   }
 
-  init(_ fields: CallbackFields) throws(CallbackError) {
+  init(_ fields: borrowing CallbackFields) throws(CallbackError) {
     if let key = fields.firstDuplicate(.code, .state, .error, .iss, .deviceID) {
       throw CallbackError(.duplicateParameter, parameter: key.name)
     }

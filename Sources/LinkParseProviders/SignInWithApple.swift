@@ -2,6 +2,14 @@
 
 public import LinkParseCore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A decoded Sign in with Apple callback. The same decoder reads a query (`response_mode=query`, or a
 /// server bounce to `signinwithapple://callback?…`), a fragment (`response_mode=fragment`) or a
 /// `form_post` body: pass the matching ``FormParameters``.
@@ -36,7 +44,7 @@ public enum AppleCallback: Sendable, Hashable {
     try self.init(CallbackFields(parameters))
   }
 
-  init(_ fields: CallbackFields) throws(CallbackError) {
+  init(_ fields: borrowing CallbackFields) throws(CallbackError) {
     if let key = fields.firstDuplicate(.code, .state, .error, .iss, .deviceID, .idToken, .user) {
       throw CallbackError(.duplicateParameter, parameter: key.name)
     }
@@ -213,14 +221,14 @@ public struct UnverifiedAppleIDTokenClaims: Sendable, Hashable, Codable {
   static func isDecodable(jwt: Substring) -> Bool {
     var token = jwt
     let certain = token.withUTF8 { bytes -> Bool in
-      var dots = 0
-      var first = 0
-      var second = 0
-      for i in 0..<bytes.count where bytes[i] == UInt8(ascii: ".") {
-        dots += 1
-        if dots == 1 { first = i } else if dots == 2 { second = i }
+      // Exactly two dots.
+      guard let base = bytes.baseAddress else { return false }
+      func dot(after start: Int) -> Int? {
+        memchr(base + start, 0x2E, bytes.count - start).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base }
       }
-      guard dots == 2 else { return false }
+      guard let first = dot(after: 0), let second = dot(after: first + 1), dot(after: second + 1) == nil else {
+        return false
+      }
       let segment = UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second])
       return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: segment.count / 4 * 3 + 3) { out in
         guard let n = Base64URL.decode(segment, into: out) else { return false }

@@ -40,7 +40,7 @@ public enum TIDCallback: Sendable, Hashable {
     try self.init(CallbackFields(parameters))
   }
 
-  init(_ fields: CallbackFields) throws(CallbackError) {
+  init(_ fields: borrowing CallbackFields) throws(CallbackError) {
     if let key = fields.firstDuplicate(.code, .state, .error, .iss, .deviceID, .authStatusCode, .result) {
       throw CallbackError(.duplicateParameter, parameter: key.name)
     }

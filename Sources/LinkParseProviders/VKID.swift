@@ -35,7 +35,7 @@ public enum VKIDCallback: Sendable, Hashable {
     try self.init(CallbackFields(parameters))
   }
 
-  init(_ fields: CallbackFields) throws(CallbackError) {
+  init(_ fields: borrowing CallbackFields) throws(CallbackError) {
     if let key = fields.firstDuplicate(.code, .state, .error, .iss, .deviceID, .payload) {
       throw CallbackError(.duplicateParameter, parameter: key.name)
     }

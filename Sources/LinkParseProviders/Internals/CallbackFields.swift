@@ -67,82 +67,116 @@ struct CallbackFields {
     var secondOrdinal: Int32 = .max
   }
 
-  private typealias Slots = (
+  fileprivate typealias Slots = (
     Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot,
     Slot, Slot, Slot
   )
 
-  /// The parameters' source; values are slices of it.
-  let source: Substring
+  /// The string the parameters are read from; values are slices of it.
+  private let base: String
+  /// Where the parameters start in `base` (UTF-8 offset); slot offsets are relative to it.
+  private let offset: Int
+  /// Whether `base` is known to be ASCII (a URL's serialization), so that UTF-16 offsets equal UTF-8 ones
+  /// and slices can use the UTF-16 view's scalar-aligned indices (cheaper than the UTF-8 view's).
+  private let asciiBase: Bool
   private var slots: Slots
   /// Whether some name is `sberIDRedirect` in any ASCII letter case (decoded).
   private(set) var hasSberIDRedirect = false
 
   /// Scans `parameters` once.
   init(_ parameters: FormParameters) {
-    let blank = Slot()
-    slots = (
-      blank, blank, blank, blank, blank, blank, blank, blank, blank, blank, blank, blank, blank, blank, blank, blank,
-      blank, blank, blank, blank, blank
-    )
-    source = parameters.source
+    self.init(source: parameters.source)
+  }
+
+  /// Scans `source` once.
+  init(source: Substring) {
+    // The scan fills a local value (a closure capturing `self` would copy the whole struct in and out).
+    var scanner = Scanner()
     var bytes = source
-    bytes.withUTF8 { buf in scan(buf) }
+    bytes.withUTF8 { scanner.scan($0) }
+    base = source.base
+    offset = source.base.utf8.distance(from: source.base.startIndex, to: source.startIndex)
+    asciiBase = false
+    slots = scanner.slots
+    hasSberIDRedirect = scanner.hasSberIDRedirect
+  }
+
+  /// Scans the bytes `range` of a URL's serialization (its query or fragment) once.
+  init(url: ParsedURL, range: Range<Int>?) {
+    var scanner = Scanner()
+    var href = url.href
+    let range = range ?? 0..<0
+    href.withUTF8 { scanner.scan(UnsafeBufferPointer(rebasing: $0[range])) }
+    base = href
+    offset = range.lowerBound
+    asciiBase = true  // a serialization is always ASCII
+    slots = scanner.slots
+    hasSberIDRedirect = scanner.hasSberIDRedirect
+  }
+
+  /// The parameters' source.
+  var source: Substring {
+    let utf8 = base.utf8
+    let lower = utf8.index(utf8.startIndex, offsetBy: offset)
+    return base[lower...]
   }
 
   // A switch rather than pointer arithmetic: with a constant key (every call site but the scan) it folds to
   // a field access.
   @inline(__always)
-  subscript(key: Key) -> Slot {
-    get {
-      switch key {
-      case .code: return slots.0
-      case .state: return slots.1
-      case .error: return slots.2
-      case .errorDescription: return slots.3
-      case .errorURI: return slots.4
-      case .iss: return slots.5
-      case .sessionState: return slots.6
-      case .deviceID: return slots.7
-      case .type: return slots.8
-      case .expiresIn: return slots.9
-      case .extID: return slots.10
-      case .vkMethod: return slots.11
-      case .payload: return slots.12
-      case .status: return slots.13
-      case .result: return slots.14
-      case .errorCode: return slots.15
-      case .cancelled: return slots.16
-      case .unavailable: return slots.17
-      case .authStatusCode: return slots.18
-      case .idToken: return slots.19
-      case .user: return slots.20
-      }
+  subscript(key: Key) -> Slot { CallbackFields.slot(slots, key) }
+
+  @inline(__always)
+  fileprivate static func slot(_ slots: Slots, _ key: Key) -> Slot {
+    switch key {
+    case .code: return slots.0
+    case .state: return slots.1
+    case .error: return slots.2
+    case .errorDescription: return slots.3
+    case .errorURI: return slots.4
+    case .iss: return slots.5
+    case .sessionState: return slots.6
+    case .deviceID: return slots.7
+    case .type: return slots.8
+    case .expiresIn: return slots.9
+    case .extID: return slots.10
+    case .vkMethod: return slots.11
+    case .payload: return slots.12
+    case .status: return slots.13
+    case .result: return slots.14
+    case .errorCode: return slots.15
+    case .cancelled: return slots.16
+    case .unavailable: return slots.17
+    case .authStatusCode: return slots.18
+    case .idToken: return slots.19
+    case .user: return slots.20
     }
-    set {
-      switch key {
-      case .code: slots.0 = newValue
-      case .state: slots.1 = newValue
-      case .error: slots.2 = newValue
-      case .errorDescription: slots.3 = newValue
-      case .errorURI: slots.4 = newValue
-      case .iss: slots.5 = newValue
-      case .sessionState: slots.6 = newValue
-      case .deviceID: slots.7 = newValue
-      case .type: slots.8 = newValue
-      case .expiresIn: slots.9 = newValue
-      case .extID: slots.10 = newValue
-      case .vkMethod: slots.11 = newValue
-      case .payload: slots.12 = newValue
-      case .status: slots.13 = newValue
-      case .result: slots.14 = newValue
-      case .errorCode: slots.15 = newValue
-      case .cancelled: slots.16 = newValue
-      case .unavailable: slots.17 = newValue
-      case .authStatusCode: slots.18 = newValue
-      case .idToken: slots.19 = newValue
-      case .user: slots.20 = newValue
-      }
+  }
+
+  @inline(__always)
+  fileprivate static func setSlot(_ slots: inout Slots, _ key: Key, _ newValue: Slot) {
+    switch key {
+    case .code: slots.0 = newValue
+    case .state: slots.1 = newValue
+    case .error: slots.2 = newValue
+    case .errorDescription: slots.3 = newValue
+    case .errorURI: slots.4 = newValue
+    case .iss: slots.5 = newValue
+    case .sessionState: slots.6 = newValue
+    case .deviceID: slots.7 = newValue
+    case .type: slots.8 = newValue
+    case .expiresIn: slots.9 = newValue
+    case .extID: slots.10 = newValue
+    case .vkMethod: slots.11 = newValue
+    case .payload: slots.12 = newValue
+    case .status: slots.13 = newValue
+    case .result: slots.14 = newValue
+    case .errorCode: slots.15 = newValue
+    case .cancelled: slots.16 = newValue
+    case .unavailable: slots.17 = newValue
+    case .authStatusCode: slots.18 = newValue
+    case .idToken: slots.19 = newValue
+    case .user: slots.20 = newValue
     }
   }
 
@@ -223,9 +257,10 @@ struct CallbackFields {
   }
 
   private func withDecodedValue<R>(_ slot: Slot, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-    var bytes = source
+    var bytes = base
+    let offset = self.offset
     return bytes.withUTF8 { buf in
-      let raw = UnsafeBufferPointer(rebasing: buf[Int(slot.start)..<Int(slot.end)])
+      let raw = UnsafeBufferPointer(rebasing: buf[(offset &+ Int(slot.start))..<(offset &+ Int(slot.end))])
       guard slot.needsDecoding else { return body(raw) }
       return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(raw.count, 1)) { out in
         var o = 0
@@ -238,80 +273,114 @@ struct CallbackFields {
     }
   }
 
+  @inline(__always)
   private func slice(_ slot: Slot) -> Substring {
-    let utf8 = source.utf8
-    let lower = utf8.index(utf8.startIndex, offsetBy: Int(slot.start))
-    let upper = utf8.index(lower, offsetBy: Int(slot.end &- slot.start))
-    return source[lower..<upper]
+    Self.slice(base, offset &+ Int(slot.start), Int(slot.end &- slot.start), ascii: asciiBase)
+  }
+
+  /// `base`'s bytes `start..<start + length` (static: a method would copy `self` first).
+  private static func slice(_ base: String, _ start: Int, _ length: Int, ascii asciiBase: Bool) -> Substring {
+    if asciiBase {
+      // As `ParsedURL` slices its components: see ``asciiBase``.
+      let utf16 = base.utf16
+      let lower = utf16.index(utf16.startIndex, offsetBy: start)
+      let upper = utf16.index(lower, offsetBy: length)
+      return base[lower..<upper]
+    }
+    let utf8 = base.utf8
+    let lower = utf8.index(utf8.startIndex, offsetBy: start)
+    let upper = utf8.index(lower, offsetBy: length)
+    return base[lower..<upper]
   }
 
   // MARK: Scanning
 
-  private mutating func scan(_ buf: UnsafeBufferPointer<UInt8>) {
-    guard let base = buf.baseAddress else { return }
-    let count = buf.count
-    var i = 0
-    var ordinal: Int32 = 0
-    while i < count {
-      // One `name[=value]` sequence, found with memchr; empty ones are skipped.
-      let end = memchr(base + i, 0x26, count &- i).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base } ?? count
-      if end == i {
-        i &+= 1
-        continue
-      }
-      let equals = memchr(base + i, 0x3D, end &- i).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base }
-      let nameEnd = equals ?? end
-      let name = UnsafeBufferPointer(start: base + i, count: nameEnd &- i)
-      var nameEscaped = false
-      for b in name where b == 0x25 || b == 0x2B {
-        nameEscaped = true
-        break
-      }
-      let key: Key?
-      if nameEscaped {
-        key = Self.withDecodedName(name) { decoded in
-          noteSeamless(decoded)
-          return Self.lookup(decoded)
-        }
-      } else {
-        if name.count == 14 { noteSeamless(name) }
-        key = Self.lookup(name)
-      }
-      if let key {
-        var slot = self[key]
-        if slot.count == 0 {
-          let valueStart = equals.map { $0 &+ 1 } ?? end
-          slot.start = Int32(truncatingIfNeeded: valueStart)
-          slot.end = Int32(truncatingIfNeeded: end)
-          slot.hasValue = equals != nil
-          let length = end &- valueStart
-          slot.needsDecoding =
-            length > 0 && (memchr(base + valueStart, 0x25, length) != nil || memchr(base + valueStart, 0x2B, length) != nil)
-        } else if slot.count == 1 {
-          slot.secondOrdinal = ordinal
-        }
-        if slot.count < .max { slot.count &+= 1 }
-        self[key] = slot
-      }
-      ordinal &+= 1
-      i = end &+ 1
-    }
-  }
+  /// The scan's state: the slots being filled.
+  private struct Scanner {
+    var slots: Slots = (
+      Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(),
+      Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot()
+    )
+    var hasSberIDRedirect = false
 
-  private mutating func noteSeamless(_ name: UnsafeBufferPointer<UInt8>) {
-    guard name.count == 14, !hasSberIDRedirect else { return }
-    let expected: StaticString = "sberidredirect"
-    let e = expected.utf8Start
-    for j in 0..<14 {
-      var b = name[j]
-      if b >= 0x41 && b <= 0x5A { b |= 0x20 }
-      if b != e[j] { return }
+
+    mutating func scan(_ buf: UnsafeBufferPointer<UInt8>) {
+      var seamless = false
+      withUnsafeMutableBytes(of: &slots) { raw in
+        // A homogeneous tuple is laid out as an array.
+        Self.scan(buf, raw.baseAddress!.assumingMemoryBound(to: Slot.self), &seamless)
+      }
+      hasSberIDRedirect = seamless
     }
-    hasSberIDRedirect = true
+
+    private static func scan(
+      _ buf: UnsafeBufferPointer<UInt8>, _ slots: UnsafeMutablePointer<Slot>, _ seamless: inout Bool
+    ) {
+      guard let base = buf.baseAddress else { return }
+      let count = buf.count
+      var i = 0
+      var ordinal: Int32 = 0
+      while i < count {
+        // One `name[=value]` sequence, found with memchr; empty ones are skipped.
+        let end = memchr(base + i, 0x26, count &- i).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base } ?? count
+        if end == i {
+          i &+= 1
+          continue
+        }
+        let equals = memchr(base + i, 0x3D, end &- i).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base }
+        let nameEnd = equals ?? end
+        let name = UnsafeBufferPointer(start: base + i, count: nameEnd &- i)
+        var nameEscaped = false
+        for b in name where b == 0x25 || b == 0x2B {
+          nameEscaped = true
+          break
+        }
+        let key: Key?
+        if nameEscaped {
+          key = CallbackFields.withDecodedName(name) { decoded in
+            if isSeamlessKey(decoded) { seamless = true }
+            return CallbackFields.lookup(decoded)
+          }
+        } else {
+          if name.count == 14 && isSeamlessKey(name) { seamless = true }
+          key = CallbackFields.lookup(name)
+        }
+        if let key {
+          let slot = slots + key.rawValue
+          if slot.pointee.count == 0 {
+            let valueStart = equals.map { $0 &+ 1 } ?? end
+            slot.pointee.start = Int32(truncatingIfNeeded: valueStart)
+            slot.pointee.end = Int32(truncatingIfNeeded: end)
+            slot.pointee.hasValue = equals != nil
+            let length = end &- valueStart
+            slot.pointee.needsDecoding =
+              length > 0 && (memchr(base + valueStart, 0x25, length) != nil || memchr(base + valueStart, 0x2B, length) != nil)
+          } else if slot.pointee.count == 1 {
+            slot.pointee.secondOrdinal = ordinal
+          }
+          if slot.pointee.count < .max { slot.pointee.count &+= 1 }
+        }
+        ordinal &+= 1
+        i = end &+ 1
+      }
+    }
+
+    /// Whether `name` is `sberIDRedirect` in any ASCII letter case.
+    private static func isSeamlessKey(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+      guard name.count == 14 else { return false }
+      let expected: StaticString = "sberidredirect"
+      let e = expected.utf8Start
+      for j in 0..<14 {
+        var b = name[j]
+        if b >= 0x41 && b <= 0x5A { b |= 0x20 }
+        if b != e[j] { return false }
+      }
+      return true
+    }
   }
 
   /// Decodes an escaped name (form encoding) and calls `body` with the decoded bytes.
-  private static func withDecodedName<R>(
+  fileprivate static func withDecodedName<R>(
     _ name: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R
   ) -> R {
     withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(name.count, 1)) { out in
@@ -332,7 +401,7 @@ struct CallbackFields {
   }
 
   /// The key whose name is exactly `name`.
-  private static func lookup(_ name: UnsafeBufferPointer<UInt8>) -> Key? {
+  fileprivate static func lookup(_ name: UnsafeBufferPointer<UInt8>) -> Key? {
     switch name.count {
     case 3: return equals(name, "iss") ? .iss : nil
     case 4:

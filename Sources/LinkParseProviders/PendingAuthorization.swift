@@ -80,9 +80,13 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
   /// pending.matchesRedirect(try ParsedURL("vk7915193://?code=c"))                   // true
   /// ```
   public func matchesRedirect(_ url: ParsedURL) -> Bool {
+    matchesRedirect(url, ranges: url.utf8Ranges)
+  }
+
+  /// ``matchesRedirect(_:)`` with `url`'s byte ranges already read.
+  func matchesRedirect(_ url: ParsedURL, ranges u: ParsedURL.UTF8Ranges) -> Bool {
     // Over the serializations' bytes: they are ASCII, so byte equality is `String` equality.
     let expected = redirectURI
-    let u = url.utf8Ranges
     let e = expected.utf8Ranges
     let provider = self.provider
     // `String.withUTF8` (inlinable) rather than the generic `ParsedURL.withUnsafeUTF8`, which is not.
@@ -139,13 +143,14 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
     _ url: ParsedURL, parameters: FormParameters? = nil, now: Int64 = PendingAuthorization.currentUnixTime()
   ) throws(CallbackError) -> ProviderCallback {
     // One scan of the parameters serves every check and the decoder.
+    let ranges = url.utf8Ranges
     let fields: CallbackFields
     if let parameters {
       fields = CallbackFields(parameters)
     } else {
-      fields = ProviderDetector.callbackFields(of: url)
+      fields = ProviderDetector.callbackFields(of: url, ranges: ranges)
     }
-    guard matchesRedirect(url) else {
+    guard matchesRedirect(url, ranges: ranges) else {
       throw CallbackError(.redirectMismatch, found: Self.describe(url))
     }
     if let key = fields.firstDuplicate(.code, .state, .error, .iss, .deviceID) {

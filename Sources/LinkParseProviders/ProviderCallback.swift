@@ -329,8 +329,8 @@ public enum ProviderDetector {
   }
 
   /// ``callbackParameters(of:)``, scanned.
-  static func callbackFields(of url: ParsedURL) -> CallbackFields {
-    let ranges = url.utf8Ranges
+  @inline(__always)
+  static func callbackFields(of url: ParsedURL, ranges: ParsedURL.UTF8Ranges) -> CallbackFields {
     let query = CallbackFields(url: url, range: ranges.query)
     guard ranges.fragment != nil, !hasCallbackKey(query) else { return query }
     let fragment = CallbackFields(url: url, range: ranges.fragment)

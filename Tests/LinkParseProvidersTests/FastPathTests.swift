@@ -147,3 +147,25 @@ import Testing
     #expect(!constantTimeEquals("é", "e\u{301}"))  // bytes, not canonical equivalence
   }
 }
+
+@Suite struct Base64FastPathTests {
+  /// The in-place decoder (four characters at a time, then the general loop) agrees with the array one.
+  @Test func inPlaceDecodeAgrees() {
+    var generator = SystemRandomNumberGenerator()
+    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_+/=".utf8) + [0x21, 0x2E]
+    for _ in 0..<2_000 {
+      let length = Int.random(in: 0..<40, using: &generator)
+      let input = (0..<length).map { _ in
+        Bool.random(using: &generator) ? alphabet[Int.random(in: 0..<64, using: &generator)]
+          : alphabet.randomElement(using: &generator)!
+      }
+      let expected = Base64URL.decode(String(decoding: input, as: UTF8.self))
+      let got = input.withUnsafeBufferPointer { buffer in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: buffer.count / 4 * 3 + 3) { out -> [UInt8]? in
+          Base64URL.decode(buffer, into: out).map { Array(out[..<$0]) }
+        }
+      }
+      #expect(got == expected, "\(String(decoding: input, as: UTF8.self))")
+    }
+  }
+}

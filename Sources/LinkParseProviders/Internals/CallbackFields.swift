@@ -89,6 +89,7 @@ struct CallbackFields {
   }
 
   /// Scans `source` once.
+  @inline(__always)
   init(source: Substring) {
     // The scan fills a local value (a closure capturing `self` would copy the whole struct in and out).
     var scanner = Scanner()
@@ -102,6 +103,7 @@ struct CallbackFields {
   }
 
   /// Scans the bytes `range` of a URL's serialization (its query or fragment) once.
+  @inline(__always)
   init(url: ParsedURL, range: Range<Int>?) {
     var scanner = Scanner()
     var href = url.href

@@ -172,8 +172,12 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
     case (nil, false):
       return
     case (let expected?, true):
-      let equal = withUTF8Bytes(expected) { expected in
-        fields.withDecodedValue(.state) { found in constantTimeEquals(expected, found) }
+      let equal = withUTF8Bytes(expected) { expectedBytes in
+        fields.withDecodedValue(.state) { found -> Bool in
+          // A decoded state that is not valid UTF-8 is compared as `String` decoding repairs it (U+FFFD).
+          guard isValidUTF8(found) else { return constantTimeEquals(expected, fields.string(.state) ?? "") }
+          return constantTimeEquals(expectedBytes, found)
+        }
       }
       guard equal else { throw CallbackError(.stateMismatch, parameter: "state") }
     case (_?, false):

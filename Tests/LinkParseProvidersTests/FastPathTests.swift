@@ -169,3 +169,15 @@ import Testing
     }
   }
 }
+
+@Suite struct StateRepairTests {
+  /// A state that decodes to invalid UTF-8 compares as its repaired `String`, as before.
+  @Test func invalidUTF8StateComparesRepaired() throws {
+    let pending = PendingAuthorization(
+      provider: .oauth2, redirectURI: try ParsedURL("https://client.example/cb"), state: "a\u{FFFD}")
+    let url = try ParsedURL("https://client.example/cb?code=c&state=a%FF")
+    #expect(try pending.validate(url, now: 0).outcome == .success)
+    let other = try ParsedURL("https://client.example/cb?code=c&state=a%FE%FF")
+    #expect(rejection { try pending.validate(other, now: 0) } == .stateMismatch)
+  }
+}

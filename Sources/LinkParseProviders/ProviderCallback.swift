@@ -22,6 +22,11 @@ public enum CallbackOutcome: String, Sendable, Hashable, Codable {
 
 /// A decoded callback of any provider.
 ///
+/// Decoding scans the parameters once. The decoded values of every provider's result (`code`, `state`,
+/// `device_id`, …) are `Substring`s: slices of the URL or body they came from when they need no
+/// percent-decoding (no copy, no allocation), decoded copies otherwise. Use `String(value)` to keep one
+/// independently of its source.
+///
 /// ```swift
 /// let url = try ParsedURL("vk7915193://?code=c&device_id=d&state=s&vkconnect_auth_provider_method=external_auth")
 /// let params = ProviderDetector.callbackParameters(of: url)

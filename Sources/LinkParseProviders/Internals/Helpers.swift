@@ -33,7 +33,8 @@ extension FormParameters {
   }
 }
 
-/// The critical parameters that must not occur twice (RFC 6749 §3.1).
+/// The critical parameters that must not occur twice (RFC 6749 §3.1). The decoders read duplicates from
+/// `CallbackFields`; this list and the `FormParameters` helpers above remain the reference semantics (tests).
 let criticalParameters = ["code", "state", "error", "iss", "device_id"]
 
 /// Compares two strings' UTF-8 bytes in time that depends only on their lengths, not on where they differ.

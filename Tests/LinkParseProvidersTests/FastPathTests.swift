@@ -181,3 +181,17 @@ import Testing
     #expect(rejection { try pending.validate(other, now: 0) } == .stateMismatch)
   }
 }
+
+@Suite struct CallbackFieldsLayoutTests {
+  /// The scan writes slots by key index and reads them by name: every key lands where it is read.
+  @Test func everyKeyRoundTrips() {
+    let keys = CallbackFields.Key.allCases
+    let query = keys.enumerated().map { "\($1.name)=v\($0)" }.joined(separator: "&")
+    let fields = CallbackFields(FormParameters(query + "&" + query))
+    for (i, key) in keys.enumerated() {
+      #expect(fields.value(key) == "v\(i)", "\(key.name)")
+      #expect(fields[key].count == 2, "\(key.name)")
+    }
+    #expect(fields.firstDuplicate(.user, .code) == .code)
+  }
+}

@@ -155,33 +155,6 @@ struct CallbackFields {
     }
   }
 
-  @inline(__always)
-  fileprivate static func setSlot(_ slots: inout Slots, _ key: Key, _ newValue: Slot) {
-    switch key {
-    case .code: slots.0 = newValue
-    case .state: slots.1 = newValue
-    case .error: slots.2 = newValue
-    case .errorDescription: slots.3 = newValue
-    case .errorURI: slots.4 = newValue
-    case .iss: slots.5 = newValue
-    case .sessionState: slots.6 = newValue
-    case .deviceID: slots.7 = newValue
-    case .type: slots.8 = newValue
-    case .expiresIn: slots.9 = newValue
-    case .extID: slots.10 = newValue
-    case .vkMethod: slots.11 = newValue
-    case .payload: slots.12 = newValue
-    case .status: slots.13 = newValue
-    case .result: slots.14 = newValue
-    case .errorCode: slots.15 = newValue
-    case .cancelled: slots.16 = newValue
-    case .unavailable: slots.17 = newValue
-    case .authStatusCode: slots.18 = newValue
-    case .idToken: slots.19 = newValue
-    case .user: slots.20 = newValue
-    }
-  }
-
   /// Whether `key` occurs (with or without a value).
   func contains(_ key: Key) -> Bool { self[key].count > 0 }
 

@@ -172,12 +172,21 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
     case (nil, false):
       return
     case (let expected?, true):
-      let equal = withUTF8Bytes(expected) { expectedBytes in
+      // Raw bytes sliced from a `String` are valid UTF-8; only percent-decoding can make them invalid.
+      let mayBeInvalid = fields[.state].needsDecoding
+      var valid = true
+      var equal = withUTF8Bytes(expected) { expectedBytes in
         fields.withDecodedValue(.state) { found -> Bool in
-          // A decoded state that is not valid UTF-8 is compared as `String` decoding repairs it (U+FFFD).
-          guard isValidUTF8(found) else { return constantTimeEquals(expected, fields.string(.state) ?? "") }
+          if mayBeInvalid && !isValidUTF8(found) {
+            valid = false
+            return false
+          }
           return constantTimeEquals(expectedBytes, found)
         }
+      }
+      if !valid {
+        // A decoded state that is not valid UTF-8 is compared as `String` decoding repairs it (U+FFFD).
+        equal = constantTimeEquals(expected, fields.string(.state) ?? "")
       }
       guard equal else { throw CallbackError(.stateMismatch, parameter: "state") }
     case (_?, false):

@@ -231,9 +231,16 @@ struct CallbackFields {
     withDecodedValue(self[key], body)
   }
 
+  @inline(__always)
   private func withDecodedValue<R>(_ slot: Slot, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    Self.withDecodedValue(base, offset, slot, body)
+  }
+
+  /// Static: a method would copy `self` first.
+  private static func withDecodedValue<R>(
+    _ base: String, _ offset: Int, _ slot: Slot, _ body: (UnsafeBufferPointer<UInt8>) -> R
+  ) -> R {
     var bytes = base
-    let offset = self.offset
     return bytes.withUTF8 { buf in
       let raw = UnsafeBufferPointer(rebasing: buf[(offset &+ Int(slot.start))..<(offset &+ Int(slot.end))])
       guard slot.needsDecoding else { return body(raw) }

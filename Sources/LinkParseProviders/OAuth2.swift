@@ -17,7 +17,7 @@ public enum OAuth2Callback: Sendable, Hashable {
   /// `code` (+ `state`, `iss`, `session_state`).
   case success(OAuth2Success)
   /// `error` (+ `error_description`, `error_uri`), with the echoed `state` and `iss`.
-  case failure(ProviderError, state: String?, issuer: String?)
+  case failure(ProviderError, state: Substring?, issuer: Substring?)
 
   /// Decodes a response's parameters.
   ///
@@ -28,20 +28,23 @@ public enum OAuth2Callback: Sendable, Hashable {
   /// - Throws: ``CallbackError`` `duplicate-parameter` (RFC 6749 §3.1), `missing-parameter` (neither an
   ///   error nor a non-empty `code`).
   public init(_ parameters: FormParameters) throws(CallbackError) {
-    if let name = parameters.firstDuplicate(among: criticalParameters) {
-      throw CallbackError(.duplicateParameter, parameter: name)
+    try self.init(CallbackFields(parameters))
+  }
+
+  init(_ fields: borrowing CallbackFields) throws(CallbackError) {
+    if let key = fields.firstDuplicate(.code, .state, .error, .iss, .deviceID) {
+      throw CallbackError(.duplicateParameter, parameter: key.name)
     }
-    let state = parameters.nonEmptyValue("state")
-    let issuer = parameters.nonEmptyValue("iss")
-    if let error = ProviderError(parameters) {
+    let state = fields.value(.state)
+    let issuer = fields.value(.iss)
+    if let error = ProviderError(fields) {
       self = .failure(error, state: state, issuer: issuer)
       return
     }
-    guard let code = parameters.nonEmptyValue("code") else {
+    guard let code = fields.value(.code) else {
       throw CallbackError(.missingParameter, parameter: "code")
     }
-    self = .success(
-      OAuth2Success(code: code, state: state, issuer: issuer, sessionState: parameters.nonEmptyValue("session_state")))
+    self = .success(OAuth2Success(code: code, state: state, issuer: issuer, sessionState: fields.value(.sessionState)))
   }
 
   /// The echoed `state`, if any.
@@ -49,7 +52,7 @@ public enum OAuth2Callback: Sendable, Hashable {
   /// ```swift
   /// try OAuth2Callback(FormParameters("code=c&state=s")).state  // "s"
   /// ```
-  public var state: String? {
+  public var state: Substring? {
     switch self {
     case .success(let s): return s.state
     case .failure(_, let state, _): return state
@@ -64,11 +67,11 @@ public enum OAuth2Callback: Sendable, Hashable {
 /// ```
 public struct OAuth2Success: Sendable, Hashable {
   /// `code`.
-  public var code: String
+  public var code: Substring
   /// `state`.
-  public var state: String?
+  public var state: Substring?
   /// `iss` (RFC 9207).
-  public var issuer: String?
+  public var issuer: Substring?
   /// `session_state` (OIDC Session Management).
-  public var sessionState: String?
+  public var sessionState: Substring?
 }

@@ -80,19 +80,51 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
   /// pending.matchesRedirect(try ParsedURL("vk7915193://?code=c"))                   // true
   /// ```
   public func matchesRedirect(_ url: ParsedURL) -> Bool {
+    matchesRedirect(url, ranges: url.utf8Ranges)
+  }
+
+  /// ``matchesRedirect(_:)`` with `url`'s byte ranges already read.
+  func matchesRedirect(_ url: ParsedURL, ranges u: ParsedURL.UTF8Ranges) -> Bool {
+    // Over the serializations' bytes: they are ASCII, so byte equality is `String` equality.
     let expected = redirectURI
-    guard url.scheme.lowercased() == expected.scheme.lowercased() else { return false }
-    guard url.username == expected.username, url.password == expected.password else { return false }
-    if provider == .vk, ProviderDetector.isVKScheme(expected.scheme) {
-      let host = url.host ?? ""
-      guard host == "vk.ru" || host == "vk.com" || host.isEmpty else { return false }
-      guard url.port == nil else { return false }
-      if host.isEmpty && (url.path.isEmpty || url.path == "/") { return true }
-      return url.path == expected.path
+    let e = expected.utf8Ranges
+    let provider = self.provider
+    // `String.withUTF8` (inlinable) rather than the generic `ParsedURL.withUnsafeUTF8`, which is not.
+    var urlHref = url.href
+    var expectedHref = expected.href
+    return urlHref.withUTF8 { ub in
+      expectedHref.withUTF8 { eb in
+        func bytes(_ buf: UnsafeBufferPointer<UInt8>, _ range: Range<Int>?) -> UnsafeBufferPointer<UInt8> {
+          range.map { UnsafeBufferPointer(rebasing: buf[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
+        }
+        func same(_ a: Range<Int>?, _ b: Range<Int>?) -> Bool {
+          guard let a, let b else { return a == nil && b == nil }
+          return a.count == b.count && (a.isEmpty || memcmp(ub.baseAddress! + a.lowerBound, eb.baseAddress! + b.lowerBound, a.count) == 0)
+        }
+        guard Self.equalIgnoringASCIICase(bytes(ub, u.scheme), bytes(eb, e.scheme)) else { return false }
+        guard same(u.username, e.username), same(u.password, e.password) else { return false }
+        if provider == .vk, ProviderDetector.isVKScheme(bytes(eb, e.scheme)) {
+          let host = bytes(ub, u.host)
+          guard host.isEmpty || Self.equals(host, "vk.ru") || Self.equals(host, "vk.com") else { return false }
+          guard url.port == nil else { return false }
+          let path = bytes(ub, u.path)
+          if host.isEmpty && (path.isEmpty || Self.equals(path, "/")) { return true }
+          return same(u.path, e.path)
+        }
+        guard same(u.host, e.host), same(u.path, e.path) else { return false }
+        if url.port == expected.port { return true }
+        let expectedHost = bytes(eb, e.host)
+        return Self.equals(bytes(ub, u.scheme), "http") && e.host != nil
+          && (Self.equals(expectedHost, "127.0.0.1") || Self.equals(expectedHost, "[::1]"))
+      }
     }
-    guard url.host == expected.host, url.path == expected.path else { return false }
-    if url.port == expected.port { return true }
-    return url.scheme == "http" && (expected.host == "127.0.0.1" || expected.host == "[::1]")
+  }
+
+  static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+    guard bytes.count == literal.utf8CodeUnitCount else { return false }
+    let l = literal.utf8Start
+    for i in 0..<bytes.count where bytes[i] != l[i] { return false }
+    return true
   }
 
   /// Checks `url` (and its `parameters`) against this authorization in the documented order, then decodes
@@ -110,43 +142,93 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
   public func validate(
     _ url: ParsedURL, parameters: FormParameters? = nil, now: Int64 = PendingAuthorization.currentUnixTime()
   ) throws(CallbackError) -> ProviderCallback {
-    let parameters = parameters ?? ProviderDetector.callbackParameters(of: url)
-    guard matchesRedirect(url) else {
+    // One scan of the parameters serves every check and the decoder.
+    let ranges = url.utf8Ranges
+    let fields: CallbackFields
+    if let parameters {
+      fields = CallbackFields(parameters)
+    } else {
+      fields = ProviderDetector.callbackFields(of: url, ranges: ranges)
+    }
+    guard matchesRedirect(url, ranges: ranges) else {
       throw CallbackError(.redirectMismatch, found: Self.describe(url))
     }
-    if let name = parameters.firstDuplicate(among: criticalParameters) {
-      throw CallbackError(.duplicateParameter, parameter: name)
+    if let key = fields.firstDuplicate(.code, .state, .error, .iss, .deviceID) {
+      throw CallbackError(.duplicateParameter, parameter: key.name)
     }
-    try checkState(parameters)
-    let callbackIssuer = parameters.nonEmptyValue("iss")
-    switch (issuer, callbackIssuer) {
-    case (nil, nil): break
-    case (let expected?, let found?) where expected == found: break
-    case (_, let found): throw CallbackError(.issuerMismatch, parameter: "iss", found: found ?? "none")
-    }
+    try checkState(fields)
+    try checkIssuer(fields)
     if let expiresAt, now >= expiresAt { throw CallbackError(.expired) }
-    if provider == .sber && SberSeamlessLogin.isSeamlessLogin(parameters) {
+    if provider == .sber && fields.hasSberIDRedirect {
       // A seamless-login link is inbound, not a callback to this request.
       throw CallbackError(.unrecognizedCallback, parameter: "sberIDRedirect")
     }
-    return try ProviderCallback(provider: provider, parameters: parameters)
+    return try ProviderCallback(provider: provider, fields: fields)
   }
 
-  func checkState(_ parameters: FormParameters) throws(CallbackError) {
-    let found = parameters.nonEmptyValue("state")
-    switch (state, found) {
-    case (nil, nil):
+  /// `state`, compared in constant time over the decoded bytes, without allocating.
+  func checkState(_ fields: borrowing CallbackFields) throws(CallbackError) {
+    switch (state, fields.isNonEmpty(.state)) {
+    case (nil, false):
       return
-    case (let expected?, let found?):
-      guard constantTimeEquals(expected, found) else { throw CallbackError(.stateMismatch, parameter: "state") }
-    case (_?, nil):
-      if provider == .sber, parameters.value(for: "result") == "FAILURE" || parameters.contains(named: "error_code") {
+    case (let expected?, true):
+      // Raw bytes sliced from a `String` are valid UTF-8; only percent-decoding can make them invalid.
+      let mayBeInvalid = fields[.state].needsDecoding
+      var valid = true
+      var equal = withUTF8Bytes(expected) { expectedBytes in
+        fields.withDecodedValue(.state) { found -> Bool in
+          if mayBeInvalid && !isValidUTF8(found) {
+            valid = false
+            return false
+          }
+          return constantTimeEquals(expectedBytes, found)
+        }
+      }
+      if !valid {
+        // A decoded state that is not valid UTF-8 is compared as `String` decoding repairs it (U+FFFD).
+        equal = constantTimeEquals(expected, fields.string(.state) ?? "")
+      }
+      guard equal else { throw CallbackError(.stateMismatch, parameter: "state") }
+    case (_?, false):
+      if provider == .sber, fields.value(.result, equals: "FAILURE") || fields.contains(.errorCode) {
         return  // the Sber Android app's error grammar carries no state
       }
       throw CallbackError(.stateMismatch, parameter: "state", found: "none")
-    case (nil, _?):
+    case (nil, true):
       throw CallbackError(.stateMismatch, parameter: "state", found: "unexpected")
     }
+  }
+
+  /// `iss` against ``issuer`` (simple comparison of the decoded bytes), without allocating.
+  func checkIssuer(_ fields: borrowing CallbackFields) throws(CallbackError) {
+    let present = fields.isNonEmpty(.iss)
+    switch (issuer, present) {
+    case (nil, false): return
+    case (let expected?, true):
+      // `String ==` compares canonical equivalence; equal bytes imply it, and non-ASCII falls back to it.
+      let equalBytes = withUTF8Bytes(expected) { expected in
+        fields.withDecodedValue(.iss) { found in expected.elementsEqual(found) }
+      }
+      if equalBytes || (!expected.utf8.allSatisfy { $0 < 0x80 } || !fields.valueIsASCII(.iss))
+        && fields.string(.iss) == expected
+      {
+        return
+      }
+      throw CallbackError(.issuerMismatch, parameter: "iss", found: fields.string(.iss) ?? "none")
+    case (_, let present):
+      throw CallbackError(.issuerMismatch, parameter: "iss", found: present ? fields.string(.iss) ?? "none" : "none")
+    }
+  }
+
+  /// Whether two schemes are equal ignoring ASCII letter case (parsed schemes are ASCII).
+  static func equalIgnoringASCIICase(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard a.count == b.count else { return false }
+    for i in 0..<a.count where a[i] != b[i] {
+      let x = a[i] >= 0x41 && a[i] <= 0x5A ? a[i] | 0x20 : a[i]
+      let y = b[i] >= 0x41 && b[i] <= 0x5A ? b[i] | 0x20 : b[i]
+      if x != y { return false }
+    }
+    return true
   }
 
   /// `scheme://host/path` of a URL, for error messages (no query: it may hold secrets).

@@ -107,7 +107,8 @@ public final class PendingAuthorizationStore: Sendable {
     _ url: ParsedURL, _ parameters: FormParameters, _ now: Int64, _ contents: inout Contents, _ limit: Int
   ) throws(CallbackError) -> ProviderCallback {
     let candidates = contents.pending.indices.filter { contents.pending[$0].matchesRedirect(url) }
-    let state = parameters.nonEmptyValue("state")
+    let fields = CallbackFields(parameters)
+    let state = fields.value(.state)
     func wasConsumed() -> Bool {
       contents.consumed.contains { record in
         guard PendingAuthorization(provider: record.provider, redirectURI: record.redirectURI, state: nil)
@@ -125,8 +126,8 @@ public final class PendingAuthorizationStore: Sendable {
       if contents.pending.isEmpty { throw CallbackError(.notPending) }
       throw CallbackError(.redirectMismatch, found: PendingAuthorization.describe(url))
     }
-    if let name = parameters.firstDuplicate(among: criticalParameters) {
-      throw CallbackError(.duplicateParameter, parameter: name)
+    if let key = fields.firstDuplicate(.code, .state, .error, .iss, .deviceID) {
+      throw CallbackError(.duplicateParameter, parameter: key.name)
     }
     let index: Int
     if let state {

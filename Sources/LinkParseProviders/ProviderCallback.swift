@@ -22,6 +22,11 @@ public enum CallbackOutcome: String, Sendable, Hashable, Codable {
 
 /// A decoded callback of any provider.
 ///
+/// Decoding scans the parameters once. The decoded values of every provider's result (`code`, `state`,
+/// `device_id`, …) are `Substring`s: slices of the URL or body they came from when they need no
+/// percent-decoding (no copy, no allocation), decoded copies otherwise. Use `String(value)` to keep one
+/// independently of its source.
+///
 /// ```swift
 /// let url = try ParsedURL("vk7915193://?code=c&device_id=d&state=s&vkconnect_auth_provider_method=external_auth")
 /// let params = ProviderDetector.callbackParameters(of: url)
@@ -56,17 +61,22 @@ public enum ProviderCallback: Sendable, Hashable {
   public init(
     provider: Provider, parameters: FormParameters, ssoPolicy: SberSSOTrustPolicy = .default
   ) throws(CallbackError) {
+    let fields = CallbackFields(parameters)
+    if provider == .sber && fields.hasSberIDRedirect {
+      self = .sberSeamless(try SberSeamlessLogin(parameters, policy: ssoPolicy))
+    } else {
+      try self.init(provider: provider, fields: fields)
+    }
+  }
+
+  /// Decodes already scanned parameters (not a seamless-login link).
+  init(provider: Provider, fields: borrowing CallbackFields) throws(CallbackError) {
     switch provider {
-    case .sber:
-      if SberSeamlessLogin.isSeamlessLogin(parameters) {
-        self = .sberSeamless(try SberSeamlessLogin(parameters, policy: ssoPolicy))
-      } else {
-        self = .sber(try SberIDCallback(parameters))
-      }
-    case .vk: self = .vk(try VKIDCallback(parameters))
-    case .tid: self = .tid(try TIDCallback(parameters))
-    case .apple: self = .apple(try AppleCallback(parameters))
-    case .oauth2: self = .oauth2(try OAuth2Callback(parameters))
+    case .sber: self = .sber(try SberIDCallback(fields))
+    case .vk: self = .vk(try VKIDCallback(fields))
+    case .tid: self = .tid(try TIDCallback(fields))
+    case .apple: self = .apple(try AppleCallback(fields))
+    case .oauth2: self = .oauth2(try OAuth2Callback(fields))
     }
   }
 
@@ -111,7 +121,7 @@ public enum ProviderCallback: Sendable, Hashable {
   /// ```swift
   /// ProviderCallback.oauth2(try OAuth2Callback(FormParameters("code=c&state=s"))).state  // "s"
   /// ```
-  public var state: String? {
+  public var state: Substring? {
     switch self {
     case .sber(let c): return c.state
     case .sberSeamless: return nil
@@ -127,11 +137,11 @@ public enum ProviderCallback: Sendable, Hashable {
   /// ```swift
   /// ProviderCallback.tid(try TIDCallback(FormParameters("code=c.1"))).code  // "c.1"
   /// ```
-  public var code: String? {
+  public var code: Substring? {
     switch self {
     case .sber(.success(let s)): return s.code
     case .vk(.success(let s)): return s.code
-    case .vk(.legacy(let l)): return l.code
+    case .vk(.legacy(let l)): return Substring(l.code)
     case .tid(.success(let s)): return s.code
     case .apple(.success(let s)): return s.code
     case .oauth2(.success(let s)): return s.code
@@ -169,6 +179,7 @@ public enum ProviderCallback: Sendable, Hashable {
   public var values: [(name: String, value: String)] {
     var out: [(name: String, value: String)] = []
     func add(_ name: String, _ value: String?) { if let value { out.append((name, value)) } }
+    func add(_ name: String, _ value: Substring?) { if let value { out.append((name, String(value))) } }
     switch self {
     case .sber(.success(let s)):
       add("code", s.code)
@@ -261,31 +272,33 @@ public enum ProviderDetector {
   /// ProviderDetector.detect(url: url, parameters: url.queryParameters)  // .sber
   /// ```
   public static func detect(url: ParsedURL, parameters: FormParameters) -> Provider? {
-    if isVKScheme(url.scheme) || parameters.contains(named: "device_id") || parameters.contains(named: "payload")
-      || parameters.value(for: "type") == "code_v2" || parameters.contains(named: "vkconnect_auth_provider_method")
+    let f = CallbackFields(parameters)
+    if isVKScheme(url.scheme) || f.contains(.deviceID) || f.contains(.payload) || f.value(.type, equals: "code_v2")
+      || f.contains(.vkMethod)
     {
       return .vk
     }
-    if SberSeamlessLogin.isSeamlessLogin(parameters) { return .sber }
-    if parameters.value(for: "status")?.lowercased() == "fail" || parameters.value(for: "result") == "FAILURE"
-      || parameters.contains(named: "error_code")
+    if f.hasSberIDRedirect { return .sber }
+    if f.rawValue(.status).map({ SberIDCallback.isFailStatus(Substring(FormParameters.decode($0))) }) == true
+      || f.value(.result, equals: "FAILURE") || f.contains(.errorCode)
     {
       return .sber
     }
-    if parameters.contains(named: "cancelled") || parameters.contains(named: "unavailable")
-      || parameters.contains(named: "auth_status_code")
+    if f.contains(.cancelled) || f.contains(.unavailable) || f.contains(.authStatusCode) {
+      return .tid
+    }
+    if f.rawValue(.result) != nil
+      && (f.value(.result, equals: "success") || f.value(.result, equals: "failure")
+        || f.value(.result, equals: "cancelled") || f.value(.result, equals: "unavailable"))
     {
       return .tid
     }
-    if let result = parameters.value(for: "result"), ["success", "failure", "cancelled", "unavailable"].contains(result) {
-      return .tid
-    }
-    if parameters.value(for: "error") == "user_cancelled_authorize"
-      || (parameters.contains(named: "id_token") && parameters.contains(named: "user")) || url.scheme == "signinwithapple"
+    if f.value(.error, equals: "user_cancelled_authorize") || (f.contains(.idToken) && f.contains(.user))
+      || url.scheme == "signinwithapple"
     {
       return .apple
     }
-    if parameters.contains(named: "code") || parameters.contains(named: "error") { return .oauth2 }
+    if f.contains(.code) || f.contains(.error) { return .oauth2 }
     return nil
   }
 
@@ -309,13 +322,35 @@ public enum ProviderDetector {
   ]
 
   static func hasCallbackKey(_ parameters: FormParameters) -> Bool {
-    !parameters.isEmpty && parameters.first(named: callbackKeys).contains { $0 != nil }
+    !parameters.isEmpty && hasCallbackKey(CallbackFields(parameters))
+  }
+
+  /// Whether `fields` hold one of ``callbackKeys``.
+  static func hasCallbackKey(_ fields: borrowing CallbackFields) -> Bool {
+    fields.contains(.code) || fields.contains(.error) || fields.contains(.state) || fields.contains(.idToken)
+      || fields.contains(.cancelled) || fields.contains(.unavailable) || fields.contains(.authStatusCode)
+      || fields.contains(.result) || fields.contains(.status) || fields.contains(.deviceID)
+      || fields.contains(.payload)
+  }
+
+  /// ``callbackParameters(of:)``, scanned.
+  @inline(__always)
+  static func callbackFields(of url: ParsedURL, ranges: ParsedURL.UTF8Ranges) -> CallbackFields {
+    let query = CallbackFields(url: url, range: ranges.query)
+    guard ranges.fragment != nil, !hasCallbackKey(query) else { return query }
+    let fragment = CallbackFields(url: url, range: ranges.fragment)
+    return hasCallbackKey(fragment) ? fragment : query
   }
 
   /// `vk` followed by one or more ASCII digits.
   static func isVKScheme(_ scheme: Substring) -> Bool {
-    let utf8 = scheme.utf8
-    guard utf8.count > 2, scheme.hasPrefix("vk") else { return false }
-    return utf8.dropFirst(2).allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    var scheme = scheme
+    return scheme.withUTF8 { isVKScheme($0) }
+  }
+
+  static func isVKScheme(_ scheme: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard scheme.count > 2, scheme[0] == UInt8(ascii: "v"), scheme[1] == UInt8(ascii: "k") else { return false }
+    for i in 2..<scheme.count where scheme[i] < 0x30 || scheme[i] > 0x39 { return false }
+    return true
   }
 }

@@ -188,10 +188,15 @@ public struct ProviderError: Sendable, Hashable, Codable {
   /// ProviderError(FormParameters("error=null")) == nil  // true
   /// ```
   public init?(_ parameters: FormParameters) {
-    guard let raw = parameters.nonEmptyValue("error"), raw != "null" else { return nil }
+    self.init(CallbackFields(parameters))
+  }
+
+  init?(_ fields: borrowing CallbackFields) {
+    guard fields.isNonEmpty(.error), !fields.value(.error, equals: "null"), let raw = fields.string(.error) else {
+      return nil
+    }
     self.init(
-      code: OAuthErrorCode(rawValue: raw),
-      errorDescription: parameters.nonEmptyValue("error_description"),
-      errorURI: parameters.nonEmptyValue("error_uri"))
+      code: OAuthErrorCode(rawValue: raw), errorDescription: fields.string(.errorDescription),
+      errorURI: fields.string(.errorURI))
   }
 }

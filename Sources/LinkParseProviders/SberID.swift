@@ -30,38 +30,47 @@ public enum SberIDCallback: Sendable, Hashable {
   /// - Throws: ``CallbackError`` `duplicate-parameter` for a repeated `code`/`state`/`error`,
   ///   `missing-parameter` when there is neither an error nor a non-empty `code`.
   public init(_ parameters: FormParameters) throws(CallbackError) {
-    if let name = parameters.firstDuplicate(among: criticalParameters) {
-      throw CallbackError(.duplicateParameter, parameter: name)
+    try self.init(CallbackFields(parameters))
+  }
+
+  init(_ fields: borrowing CallbackFields) throws(CallbackError) {
+    if let key = fields.firstDuplicate(.code, .state, .error, .iss, .deviceID) {
+      throw CallbackError(.duplicateParameter, parameter: key.name)
     }
-    let state = parameters.nonEmptyValue("state")
-    let status = parameters.nonEmptyValue("status")
-    let result = parameters.nonEmptyValue("result")
-    let errorCode = parameters.nonEmptyValue("error_code")
-    if let error = ProviderError(parameters) {
+    let state = fields.value(.state)
+    let status = fields.value(.status)
+    let result = fields.value(.result)
+    let errorCode = fields.value(.errorCode)
+    if let error = ProviderError(fields) {
       let encoding: SberIDFailure.Encoding =
         status != nil ? .iOSApp : (result != nil || errorCode != nil ? .androidApp : .web)
       self = .failure(SberIDFailure(encoding: encoding, error: error, errorCode: errorCode, status: status ?? result, state: state))
       return
     }
-    if result?.uppercased() == "FAILURE" || errorCode != nil {
+    if result.map(Self.isFailureResult) == true || errorCode != nil {
       self = .failure(SberIDFailure(encoding: .androidApp, error: nil, errorCode: errorCode, status: result, state: state))
       return
     }
-    if status?.lowercased() == "fail" {
+    if let status, Self.isFailStatus(status) {
       self = .failure(SberIDFailure(encoding: .iOSApp, error: nil, errorCode: nil, status: status, state: state))
       return
     }
-    guard let code = parameters.nonEmptyValue("code") else {
+    guard let code = fields.value(.code) else {
       throw CallbackError(.missingParameter, parameter: "code")
     }
-    var extras: [String: String] = [:]
-    for parameter in parameters {
-      let name = parameter.name()
-      if name.hasPrefix("utm_") || name == "option1" || name == "option2" || name == "option3" {
-        extras[name] = extras[name] ?? parameter.value() ?? ""
-      }
-    }
-    self = .success(SberIDSuccess(code: code, state: state, status: status, extras: extras))
+    self = .success(SberIDSuccess(code: code, state: state, status: status, parameters: FormParameters(fields.source)))
+  }
+
+  /// `result.uppercased() == "FAILURE"`, without allocating for ASCII values.
+  static func isFailureResult(_ result: Substring) -> Bool {
+    guard result.utf8.allSatisfy({ $0 < 0x80 }) else { return result.uppercased() == "FAILURE" }
+    return result.utf8.count == 7 && zip(result.utf8, "FAILURE".utf8).allSatisfy { a, b in a & 0xDF == b }
+  }
+
+  /// `status.lowercased() == "fail"`, without allocating for ASCII values.
+  static func isFailStatus(_ status: Substring) -> Bool {
+    guard status.utf8.allSatisfy({ $0 < 0x80 }) else { return status.lowercased() == "fail" }
+    return status.utf8.count == 4 && zip(status.utf8, "fail".utf8).allSatisfy { a, b in a | 0x20 == b }
   }
 
   /// The echoed `state`, if any.
@@ -69,7 +78,7 @@ public enum SberIDCallback: Sendable, Hashable {
   /// ```swift
   /// try SberIDCallback(FormParameters("code=c&state=s")).state  // "s"
   /// ```
-  public var state: String? {
+  public var state: Substring? {
     switch self {
     case .success(let s): return s.state
     case .failure(let f): return f.state
@@ -86,13 +95,44 @@ public enum SberIDCallback: Sendable, Hashable {
 /// ```
 public struct SberIDSuccess: Sendable, Hashable {
   /// The authorization code, exchanged on the backend at `/token.do` with the PKCE verifier.
-  public var code: String
+  public var code: Substring
   /// The echoed `state`.
-  public var state: String?
+  public var state: Substring?
   /// The iOS app flow's `status` flag (`success`), if sent.
-  public var status: String?
-  /// Partner pass-through parameters (`utm_*`, `option1`…`option3`), first occurrence of each.
-  public var extras: [String: String]
+  public var status: Substring?
+  /// The callback's parameters, read for ``extras`` on access.
+  let parameters: FormParameters
+
+  init(code: Substring, state: Substring?, status: Substring?, parameters: FormParameters) {
+    self.code = code
+    self.state = state
+    self.status = status
+    self.parameters = parameters
+  }
+
+  /// Partner pass-through parameters (`utm_*`, `option1`…`option3`), first occurrence of each; collected
+  /// from the callback's parameters when read.
+  public var extras: [String: String] {
+    var extras: [String: String] = [:]
+    for parameter in parameters {
+      let name = parameter.name()
+      if name.hasPrefix("utm_") || name == "option1" || name == "option2" || name == "option3" {
+        extras[name] = extras[name] ?? parameter.value() ?? ""
+      }
+    }
+    return extras
+  }
+
+  public static func == (lhs: SberIDSuccess, rhs: SberIDSuccess) -> Bool {
+    lhs.code == rhs.code && lhs.state == rhs.state && lhs.status == rhs.status && lhs.extras == rhs.extras
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(code)
+    hasher.combine(state)
+    hasher.combine(status)
+    hasher.combine(extras)
+  }
 }
 
 /// A Sber ID error callback, in whichever of the three encodings it came.
@@ -118,11 +158,11 @@ public struct SberIDFailure: Sendable, Hashable {
   /// The server's `error` (typed when it is a known OAuth code), when sent.
   public var error: ProviderError?
   /// The Android app's numeric `error_code` (always `5` in the vendor material), when sent.
-  public var errorCode: String?
+  public var errorCode: Substring?
   /// The raw status flag (`status=fail` or `result=FAILURE`), when sent.
-  public var status: String?
+  public var status: Substring?
   /// The echoed `state`, if any.
-  public var state: String?
+  public var state: Substring?
 
   /// The value reported as the error's code: the raw `error`, else `error_code=N`, else the status flag.
   ///
@@ -132,7 +172,7 @@ public struct SberIDFailure: Sendable, Hashable {
   public var rawCode: String {
     if let error { return error.code.rawValue }
     if let errorCode { return "error_code=\(errorCode)" }
-    return status ?? "fail"
+    return status.map(String.init) ?? "fail"
   }
 
   /// English description of the error.

@@ -98,7 +98,7 @@ public struct SberSeamlessLogin: Sendable, Hashable {
   /// SberSeamlessLogin.isSeamlessLogin(FormParameters("sberidredirect=x"))  // true
   /// ```
   public static func isSeamlessLogin(_ parameters: FormParameters) -> Bool {
-    parameters.firstCaseInsensitive("sberIDRedirect") != nil
+    CallbackFields(parameters).hasSberIDRedirect
   }
 
   /// Extracts and checks the base URL.

@@ -2,6 +2,14 @@
 
 public import LinkParseCore
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A decoded Sign in with Apple callback. The same decoder reads a query (`response_mode=query`, or a
 /// server bounce to `signinwithapple://callback?…`), a fragment (`response_mode=fragment`) or a
 /// `form_post` body: pass the matching ``FormParameters``.
@@ -19,9 +27,9 @@ public enum AppleCallback: Sendable, Hashable {
   /// `code`, with `id_token` and `user` when sent.
   case success(AppleSuccess)
   /// `error=user_cancelled_authorize`.
-  case cancelled(state: String?)
+  case cancelled(state: Substring?)
   /// Any other `error`.
-  case failure(ProviderError, state: String?)
+  case failure(ProviderError, state: Substring?)
 
   /// Decodes a callback's parameters.
   ///
@@ -33,35 +41,35 @@ public enum AppleCallback: Sendable, Hashable {
   ///   (no error and no non-empty `code`), `malformed-parameter` (an `id_token` that is not a JWT with a
   ///   JSON payload, or a `user` that is not a JSON object).
   public init(_ parameters: FormParameters) throws(CallbackError) {
-    if let name = parameters.firstDuplicate(among: criticalParameters + ["id_token", "user"]) {
-      throw CallbackError(.duplicateParameter, parameter: name)
+    try self.init(CallbackFields(parameters))
+  }
+
+  init(_ fields: borrowing CallbackFields) throws(CallbackError) {
+    if let key = fields.firstDuplicate(.code, .state, .error, .iss, .deviceID, .idToken, .user) {
+      throw CallbackError(.duplicateParameter, parameter: key.name)
     }
-    let state = parameters.nonEmptyValue("state")
-    if let error = ProviderError(parameters) {
+    let state = fields.value(.state)
+    if let error = ProviderError(fields) {
       self = error.code == .userCancelledAuthorize ? .cancelled(state: state) : .failure(error, state: state)
       return
     }
-    guard let code = parameters.nonEmptyValue("code") else {
+    guard let code = fields.value(.code) else {
       throw CallbackError(.missingParameter, parameter: "code")
     }
-    let idToken = parameters.nonEmptyValue("id_token")
-    var claims: UnverifiedAppleIDTokenClaims?
-    if let idToken {
-      guard let decoded = UnverifiedAppleIDTokenClaims(jwt: idToken) else {
-        throw CallbackError(.malformedParameter, parameter: "id_token")
-      }
-      claims = decoded
+    // `id_token` and `user` are checked here (a malformed one is rejected now) but decoded when read.
+    let idToken = fields.value(.idToken)
+    if let idToken, !UnverifiedAppleIDTokenClaims.isDecodable(jwt: idToken) {
+      throw CallbackError(.malformedParameter, parameter: "id_token")
     }
-    let userJSON = parameters.nonEmptyValue("user")
-    var user: AppleUser?
-    if let userJSON {
-      guard let decoded = JSONSupport.decodeAppleUser(userJSON) else {
+    var rawUser: Substring?
+    if fields.isNonEmpty(.user) {
+      let valid = fields.withDecodedValue(.user) { JSONShape.isCertainlyValid($0, as: .appleUser) }
+      guard valid || fields.string(.user).flatMap(JSONSupport.decodeAppleUser) != nil else {
         throw CallbackError(.malformedParameter, parameter: "user")
       }
-      user = decoded
+      rawUser = fields.rawValue(.user)
     }
-    self = .success(
-      AppleSuccess(code: code, state: state, idToken: idToken, idTokenClaims: claims, userJSON: userJSON, user: user))
+    self = .success(AppleSuccess(code: code, state: state, idToken: idToken, rawUser: rawUser))
   }
 
   /// The echoed `state`, if any.
@@ -69,7 +77,7 @@ public enum AppleCallback: Sendable, Hashable {
   /// ```swift
   /// try AppleCallback(FormParameters("code=c&state=s")).state  // "s"
   /// ```
-  public var state: String? {
+  public var state: Substring? {
     switch self {
     case .success(let s): return s.state
     case .cancelled(let state): return state
@@ -86,17 +94,42 @@ public enum AppleCallback: Sendable, Hashable {
 /// ```
 public struct AppleSuccess: Sendable, Hashable {
   /// The authorization code (single-use, valid 5 minutes).
-  public var code: String
+  public var code: Substring
   /// The echoed `state`.
-  public var state: String?
+  public var state: Substring?
   /// The raw `id_token` JWT, when `response_type` included `id_token`.
-  public var idToken: String?
-  /// The `id_token` claims, decoded but **not verified**.
-  public var idTokenClaims: UnverifiedAppleIDTokenClaims?
-  /// The raw `user` JSON text (sent only on the first authorization: persist it).
-  public var userJSON: String?
-  /// `user`, decoded. Unsigned: never trust its `email` over the verified `id_token`.
-  public var user: AppleUser?
+  public var idToken: Substring?
+  /// `user` as sent (still form-encoded), checked to be a JSON object when the callback was decoded.
+  let rawUser: Substring?
+
+  init(code: Substring, state: Substring?, idToken: Substring?, rawUser: Substring?) {
+    self.code = code
+    self.state = state
+    self.idToken = idToken
+    self.rawUser = rawUser
+  }
+
+  /// The `id_token` claims, decoded (on each read) but **not verified**.
+  public var idTokenClaims: UnverifiedAppleIDTokenClaims? {
+    idToken.flatMap { UnverifiedAppleIDTokenClaims(jwt: String($0)) }
+  }
+
+  /// The raw `user` JSON text (sent only on the first authorization: persist it), form-decoded on each read.
+  public var userJSON: String? { rawUser.map { FormParameters.decode($0) } }
+
+  /// `user`, decoded on each read. Unsigned: never trust its `email` over the verified `id_token`.
+  public var user: AppleUser? { userJSON.flatMap(JSONSupport.decodeAppleUser) }
+
+  public static func == (lhs: AppleSuccess, rhs: AppleSuccess) -> Bool {
+    lhs.code == rhs.code && lhs.state == rhs.state && lhs.idToken == rhs.idToken && lhs.userJSON == rhs.userJSON
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(code)
+    hasher.combine(state)
+    hasher.combine(idToken)
+    hasher.combine(userJSON)
+  }
 }
 
 /// The `user` JSON Apple sends on the first authorization: `{"name":{"firstName":…,"lastName":…},"email":…}`.
@@ -181,6 +214,28 @@ public struct UnverifiedAppleIDTokenClaims: Sendable, Hashable, Codable {
       let claims = JSONSupport.decodeClaims(payload)
     else { return nil }
     self = claims
+  }
+
+  /// Whether ``init(jwt:)`` succeeds on `jwt`, without decoding the claims when the payload is plainly
+  /// well-formed (no allocation for payloads up to a few kilobytes).
+  static func isDecodable(jwt: Substring) -> Bool {
+    var token = jwt
+    let certain = token.withUTF8 { bytes -> Bool in
+      // Exactly two dots.
+      guard let base = bytes.baseAddress else { return false }
+      func dot(after start: Int) -> Int? {
+        memchr(base + start, 0x2E, bytes.count - start).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base }
+      }
+      guard let first = dot(after: 0), let second = dot(after: first + 1), dot(after: second + 1) == nil else {
+        return false
+      }
+      let segment = UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second])
+      return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: segment.count / 4 * 3 + 3) { out in
+        guard let n = Base64URL.decode(segment, into: out) else { return false }
+        return JSONShape.isCertainlyValid(UnsafeBufferPointer(rebasing: out[..<n]), as: .claims)
+      }
+    }
+    return certain || UnverifiedAppleIDTokenClaims(jwt: String(jwt)) != nil
   }
 
   init(

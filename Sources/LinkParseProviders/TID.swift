@@ -37,58 +37,93 @@ public enum TIDCallback: Sendable, Hashable {
   ///   `code=`, or `auth_status_code=success` without a code), `malformed-parameter` (unknown
   ///   `auth_status_code` or `result` value), `unrecognized-callback` (no outcome at all).
   public init(_ parameters: FormParameters) throws(CallbackError) {
-    if let name = parameters.firstDuplicate(among: criticalParameters + ["auth_status_code", "result"]) {
-      throw CallbackError(.duplicateParameter, parameter: name)
+    try self.init(CallbackFields(parameters))
+  }
+
+  init(_ fields: borrowing CallbackFields) throws(CallbackError) {
+    if let key = fields.firstDuplicate(.code, .state, .error, .iss, .deviceID, .authStatusCode, .result) {
+      throw CallbackError(.duplicateParameter, parameter: key.name)
     }
-    enum Outcome: String { case success, cancelled, unavailable, failure }
-    var outcomes: [(Outcome, String)] = []
-    func add(_ outcome: Outcome, _ signal: String) {
-      if !outcomes.contains(where: { $0.0 == outcome }) { outcomes.append((outcome, signal)) }
-    }
-    let codeParameter = parameters.first(named: "code")
-    if codeParameter != nil { add(.success, "code") }
-    if parameters.contains(named: "cancelled") { add(.cancelled, "cancelled") }
-    if parameters.contains(named: "unavailable") { add(.unavailable, "unavailable") }
-    if let status = parameters.first(named: "auth_status_code") {
-      switch status.value() ?? "" {
-      case "success": add(.success, "auth_status_code=success")
-      case "cancelled_by_user": add(.cancelled, "auth_status_code=cancelled_by_user")
-      case let other:
-        throw CallbackError(.malformedParameter, parameter: "auth_status_code", found: other)
+    // The outcomes signalled, in the order they are checked (at most one each), without allocating.
+    var signals = Signals()
+    let hasCode = fields.contains(.code)
+    if hasCode { signals.add(.success, "code") }
+    if fields.contains(.cancelled) { signals.add(.cancelled, "cancelled") }
+    if fields.contains(.unavailable) { signals.add(.unavailable, "unavailable") }
+    if fields.contains(.authStatusCode) {
+      if fields.value(.authStatusCode, equals: "success") {
+        signals.add(.success, "auth_status_code=success")
+      } else if fields.value(.authStatusCode, equals: "cancelled_by_user") {
+        signals.add(.cancelled, "auth_status_code=cancelled_by_user")
+      } else {
+        throw CallbackError(
+          .malformedParameter, parameter: "auth_status_code", found: fields.valueString(.authStatusCode) ?? "")
       }
     }
     var debugValue: String?
-    if let result = parameters.first(named: "result") {
-      let value = result.value() ?? ""
-      switch value {
-      case "success": add(.success, "result=success")
-      case "failure": add(.failure, "result=failure")
-      case "cancelled": add(.cancelled, "result=cancelled")
-      case "unavailable": add(.unavailable, "result=unavailable")
-      default: throw CallbackError(.malformedParameter, parameter: "result", found: value)
+    if fields.contains(.result) {
+      if fields.value(.result, equals: "success") {
+        signals.add(.success, "result=success")
+        debugValue = "success"
+      } else if fields.value(.result, equals: "failure") {
+        signals.add(.failure, "result=failure")
+        debugValue = "failure"
+      } else if fields.value(.result, equals: "cancelled") {
+        signals.add(.cancelled, "result=cancelled")
+        debugValue = "cancelled"
+      } else if fields.value(.result, equals: "unavailable") {
+        signals.add(.unavailable, "result=unavailable")
+        debugValue = "unavailable"
+      } else {
+        throw CallbackError(.malformedParameter, parameter: "result", found: fields.valueString(.result) ?? "")
       }
-      debugValue = value
     }
-    guard let (outcome, _) = outcomes.first else { throw CallbackError(.unrecognizedCallback) }
-    guard outcomes.count == 1 else {
-      throw CallbackError(.conflictingOutcome, found: outcomes.map(\.1).joined(separator: " + "))
+    guard let outcome = signals.first else { throw CallbackError(.unrecognizedCallback) }
+    guard signals.count == 1 else {
+      throw CallbackError(.conflictingOutcome, found: signals.description)
     }
     switch outcome {
     case .cancelled: self = .cancelled
     case .unavailable: self = .unavailable
     case .failure: self = .debugResult(debugValue ?? "failure")
     case .success:
-      if codeParameter == nil, let debugValue {
+      if !hasCode, let debugValue {
         self = .debugResult(debugValue)
         return
       }
-      guard let code = parameters.nonEmptyValue("code") else {
+      guard let code = fields.value(.code) else {
         throw CallbackError(.missingParameter, parameter: "code")
       }
-      self = .success(
-        TIDSuccess(
-          code: code, state: parameters.nonEmptyValue("state"),
-          sessionState: parameters.nonEmptyValue("session_state")))
+      self = .success(TIDSuccess(code: code, state: fields.value(.state), sessionState: fields.value(.sessionState)))
+    }
+  }
+
+  private enum Outcome: UInt8 { case success = 1, cancelled = 2, unavailable = 4, failure = 8 }
+
+  /// The distinct outcomes a callback signals, in the order they were found, with the signal of each.
+  private struct Signals {
+    var seen: UInt8 = 0
+    var first: Outcome?
+    var count = 0
+    var names: (StaticString, StaticString, StaticString, StaticString) = ("", "", "", "")
+
+    mutating func add(_ outcome: Outcome, _ signal: StaticString) {
+      guard seen & outcome.rawValue == 0 else { return }
+      seen |= outcome.rawValue
+      switch count {
+      case 0:
+        first = outcome
+        names.0 = signal
+      case 1: names.1 = signal
+      case 2: names.2 = signal
+      default: names.3 = signal
+      }
+      count += 1
+    }
+
+    /// `a + b + …`.
+    var description: String {
+      [names.0, names.1, names.2, names.3].prefix(count).map { $0.description }.joined(separator: " + ")
     }
   }
 
@@ -97,7 +132,7 @@ public enum TIDCallback: Sendable, Hashable {
   /// ```swift
   /// try TIDCallback(FormParameters("state=ABC&code=c")).state  // "ABC"
   /// ```
-  public var state: String? {
+  public var state: Substring? {
     if case .success(let s) = self { return s.state }
     return nil
   }
@@ -110,9 +145,9 @@ public enum TIDCallback: Sendable, Hashable {
 /// ```
 public struct TIDSuccess: Sendable, Hashable {
   /// The authorization code, exchanged at `https://id.tbank.ru/auth/token` with the PKCE verifier.
-  public var code: String
+  public var code: Substring
   /// The web flow's `state`.
-  public var state: String?
+  public var state: Substring?
   /// The web flow's `session_state`.
-  public var sessionState: String?
+  public var sessionState: Substring?
 }

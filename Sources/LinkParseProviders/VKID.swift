@@ -20,7 +20,7 @@ public enum VKIDCallback: Sendable, Hashable {
   /// VK ID SDK 1.x `payload` JSON.
   case legacy(VKIDLegacyPayload)
   /// `error` (with `error_description` / `error_uri`), plus the echoed `state` if any.
-  case failure(ProviderError, state: String?)
+  case failure(ProviderError, state: Substring?)
 
   /// Decodes a callback's parameters.
   ///
@@ -32,41 +32,45 @@ public enum VKIDCallback: Sendable, Hashable {
   ///   missing or empty on success), `malformed-parameter` (invalid `payload` JSON, `type` other than
   ///   `code_v2`, `vkconnect_auth_provider_method` other than `external_auth`).
   public init(_ parameters: FormParameters) throws(CallbackError) {
-    if let name = parameters.firstDuplicate(among: criticalParameters + ["payload"]) {
-      throw CallbackError(.duplicateParameter, parameter: name)
+    try self.init(CallbackFields(parameters))
+  }
+
+  init(_ fields: borrowing CallbackFields) throws(CallbackError) {
+    if let key = fields.firstDuplicate(.code, .state, .error, .iss, .deviceID, .payload) {
+      throw CallbackError(.duplicateParameter, parameter: key.name)
     }
-    if parameters.contains(named: "payload") {
-      self = .legacy(try VKIDLegacyPayload(json: parameters.nonEmptyValue("payload") ?? ""))
+    if fields.contains(.payload) {
+      self = .legacy(try VKIDLegacyPayload(json: fields.string(.payload) ?? ""))
       return
     }
-    let state = parameters.nonEmptyValue("state")
-    if let error = ProviderError(parameters) {
+    let state = fields.value(.state)
+    if let error = ProviderError(fields) {
       self = .failure(error, state: state)
       return
     }
-    guard let code = parameters.nonEmptyValue("code") else {
+    guard let code = fields.value(.code) else {
       throw CallbackError(.missingParameter, parameter: "code")
     }
     guard let state else { throw CallbackError(.missingParameter, parameter: "state") }
-    guard let deviceID = parameters.nonEmptyValue("device_id") else {
+    guard let deviceID = fields.value(.deviceID) else {
       throw CallbackError(.missingParameter, parameter: "device_id")
     }
-    let type = parameters.nonEmptyValue("type")
+    let type = fields.value(.type)
     if let type, type != "code_v2" {
-      throw CallbackError(.malformedParameter, parameter: "type", found: type)
+      throw CallbackError(.malformedParameter, parameter: "type", found: String(type))
     }
     var fromVKApp = false
-    if let method = parameters.nonEmptyValue("vkconnect_auth_provider_method") {
+    if let method = fields.value(.vkMethod) {
       guard method == "external_auth" else {
-        throw CallbackError(.malformedParameter, parameter: "vkconnect_auth_provider_method", found: method)
+        throw CallbackError(.malformedParameter, parameter: "vkconnect_auth_provider_method", found: String(method))
       }
       fromVKApp = true
     }
-    let expiresInRaw = parameters.nonEmptyValue("expires_in")
+    let expiresInRaw = fields.value(.expiresIn)
     self = .success(
       VKIDSuccess(
         code: code, state: state, deviceID: deviceID, type: type, expiresIn: expiresInRaw.flatMap { Int($0) },
-        expiresInRaw: expiresInRaw, extID: parameters.nonEmptyValue("ext_id"), isReturnFromVKApp: fromVKApp))
+        expiresInRaw: expiresInRaw, extID: fields.value(.extID), isReturnFromVKApp: fromVKApp))
   }
 
   /// The echoed `state`, if any (from the payload for ``legacy(_:)``).
@@ -74,10 +78,10 @@ public enum VKIDCallback: Sendable, Hashable {
   /// ```swift
   /// try VKIDCallback(FormParameters("error=x&state=s")).state  // "s"
   /// ```
-  public var state: String? {
+  public var state: Substring? {
     switch self {
     case .success(let s): return s.state
-    case .legacy(let l): return l.state
+    case .legacy(let l): return l.state.map { Substring($0) }
     case .failure(_, let state): return state
     }
   }
@@ -90,19 +94,19 @@ public enum VKIDCallback: Sendable, Hashable {
 /// ```
 public struct VKIDSuccess: Sendable, Hashable {
   /// The authorization code (`vk2.a.…`), exchanged together with ``deviceID`` and the PKCE verifier.
-  public var code: String
+  public var code: Substring
   /// The echoed `state`.
-  public var state: String
+  public var state: Substring
   /// The server's encrypted device id: required for the token exchange and later refreshes.
-  public var deviceID: String
+  public var deviceID: Substring
   /// The code type (`code_v2`), when sent.
-  public var type: String?
+  public var type: Substring?
   /// The code's lifetime in seconds, when sent as an integer.
   public var expiresIn: Int?
   /// `expires_in` as sent.
-  public var expiresInRaw: String?
+  public var expiresInRaw: Substring?
   /// The internal `ext_id`, when sent.
-  public var extID: String?
+  public var extID: Substring?
   /// Whether the callback is a return from the VK app (`vkconnect_auth_provider_method=external_auth`).
   public var isReturnFromVKApp: Bool
 }

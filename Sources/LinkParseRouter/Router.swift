@@ -129,11 +129,13 @@ public struct Router: Sendable {
       var captures: [RouteCapture] = []
       if count > 0 {
         captures.reserveCapacity(count)
+        // The href is ASCII: UTF-16 offsets are UTF-8 offsets, and the UTF-16 view's indices are known to
+        // be scalar-aligned, so slicing skips the alignment checks (as `ParsedURL` does for components).
         let href = url.href
-        let utf8 = href.utf8
+        let utf16 = href.utf16
         for slot in best[..<count] {
-          let lower = utf8.index(utf8.startIndex, offsetBy: Int(slot.start))
-          let upper = utf8.index(lower, offsetBy: Int(slot.end - slot.start))
+          let lower = utf16.index(utf16.startIndex, offsetBy: Int(slot.start))
+          let upper = utf16.index(lower, offsetBy: Int(slot.end - slot.start))
           captures.append(RouteCapture(
             name: compiled.names[Int(slot.name)], rawValue: href[lower..<upper],
             utf8Range: Int(slot.start)..<Int(slot.end)))

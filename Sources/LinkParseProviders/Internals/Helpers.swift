@@ -33,7 +33,8 @@ extension FormParameters {
   }
 }
 
-/// The critical parameters that must not occur twice (RFC 6749 §3.1).
+/// The critical parameters that must not occur twice (RFC 6749 §3.1). The decoders read duplicates from
+/// `CallbackFields`; this list and the `FormParameters` helpers above remain the reference semantics (tests).
 let criticalParameters = ["code", "state", "error", "iss", "device_id"]
 
 /// Compares two strings' UTF-8 bytes in time that depends only on their lengths, not on where they differ.
@@ -43,15 +44,40 @@ let criticalParameters = ["code", "state", "error", "iss", "device_id"]
 /// ```
 @inline(never)
 func constantTimeEquals(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
-  let x = Array(a.utf8)
-  let y = Array(b.utf8)
-  var difference = UInt8(truncatingIfNeeded: x.count ^ y.count)
-  difference |= x.count == y.count ? 0 : 1
-  let n = max(x.count, y.count)
-  for i in 0..<n {
-    let l = i < x.count ? x[i] : 0
-    let r = i < y.count ? y[i] : 0
-    difference |= l ^ r
+  withUTF8Bytes(a) { x in withUTF8Bytes(b) { y in constantTimeEquals(x, y) } }
+}
+
+/// Whether `bytes` are valid UTF-8 (an ASCII prefix is skipped without building anything).
+func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+  var i = 0
+  let n = bytes.count
+  while i < n {
+    if bytes[i] < 0x80 {
+      i += 1
+      continue
+    }
+    return String(validating: UnsafeBufferPointer(rebasing: bytes[i...]), as: UTF8.self) != nil
+  }
+  return true
+}
+
+/// Calls `body` with the UTF-8 bytes of `string`, in place for native `String`s and `Substring`s.
+@inline(__always)
+func withUTF8Bytes<R>(_ string: some StringProtocol, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+  if var s = string as? String { return s.withUTF8(body) }
+  if var s = string as? Substring { return s.withUTF8(body) }
+  var copy = String(string)
+  return copy.withUTF8(body)
+}
+
+/// Compares two byte sequences in time that depends only on their lengths, not on where they differ: every
+/// byte of the shorter length is compared, without early exit, and a length difference is folded in.
+@inline(never)
+func constantTimeEquals(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
+  var difference: UInt8 = x.count == y.count ? 0 : 1
+  let n = min(x.count, y.count)
+  if n > 0, let xp = x.baseAddress, let yp = y.baseAddress {
+    for i in 0..<n { difference |= xp[i] ^ yp[i] }
   }
   return difference == 0
 }
@@ -85,6 +111,62 @@ enum Base64URL {
       out.append(alphabet[Int(n >> 6 & 63)])
     }
     return String(decoding: out, as: UTF8.self)
+  }
+
+  /// Decodes like ``decode(_:)`` into `out` (at least `input.count * 3 / 4 + 1` bytes), returning the
+  /// number of bytes written; `nil` on any byte outside the alphabets.
+  static func decode(_ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) -> Int? {
+    guard let p = input.baseAddress, let q = out.baseAddress else { return input.isEmpty ? 0 : nil }
+    let n = input.count
+    var i = 0
+    var o = 0
+    // Whole groups of four alphabet characters, three bytes at a time; the first group holding `=` or any
+    // other byte goes to the general loop below (which starts, like this one ends, on a group boundary).
+    while i &+ 4 <= n {
+      let a = sextet(p[i]), b = sextet(p[i &+ 1]), c = sextet(p[i &+ 2]), d = sextet(p[i &+ 3])
+      if (a | b | c | d) >= 64 { break }
+      let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+      q[o] = UInt8(truncatingIfNeeded: v >> 16)
+      q[o &+ 1] = UInt8(truncatingIfNeeded: v >> 8)
+      q[o &+ 2] = UInt8(truncatingIfNeeded: v)
+      o &+= 3
+      i &+= 4
+    }
+    var buffer: UInt32 = 0
+    var bits = 0
+    for byte in UnsafeBufferPointer(rebasing: input[i...]) {
+      let value = sextet(byte)
+      if value >= 64 {
+        if value == 64 { continue }  // `=`
+        return nil
+      }
+      buffer = buffer << 6 | UInt32(value)
+      bits += 6
+      if bits >= 8 {
+        bits -= 8
+        out[o] = UInt8(truncatingIfNeeded: buffer >> UInt32(bits))
+        o += 1
+      }
+    }
+    return o
+  }
+
+  /// The 6-bit value of a base64 or base64url character; 64 for `=`, 255 for anything else. Branch-light
+  /// arithmetic (no table: a global table would be a lazily initialised global).
+  @inline(__always)
+  static func sextet(_ byte: UInt8) -> UInt8 {
+    let upper = byte &- 0x41  // A-Z → 0…25
+    if upper < 26 { return upper }
+    let lower = byte &- 0x61  // a-z → 26…51
+    if lower < 26 { return lower &+ 26 }
+    let digit = byte &- 0x30  // 0-9 → 52…61
+    if digit < 10 { return digit &+ 52 }
+    switch byte {
+    case 0x2D, 0x2B: return 62  // - +
+    case 0x5F, 0x2F: return 63  // _ /
+    case 0x3D: return 64  // =
+    default: return 255
+    }
   }
 
   /// Decodes base64url or standard base64, with or without padding; `nil` on any other byte.

@@ -17,6 +17,10 @@ struct TrieNode: Sendable {
   var exact: [UInt64: Int32] = [:]
   /// Literal children keyed by `literalHash` of their folded bytes (scheme, host, caseless path literals).
   var folded: [UInt64: Int32] = [:]
+  /// `exact` and `folded` as flat lists, searched linearly when short (cheaper than hashing the key again
+  /// for a `Dictionary` lookup); filled once the trie is built.
+  var exactList: [(hash: UInt64, child: Int32)] = []
+  var foldedList: [(hash: UInt64, child: Int32)] = []
   /// The next literal child of the same parent whose hash collides with this one.
   var nextSameHash: Int32 = -1
   /// Non-literal children, by rank then creation order.
@@ -111,6 +115,8 @@ final class CompiledRouter: Sendable {
       }.map(\.element)
       nodes[k].endRoutes.sort { programs[Int($0)].outranks(programs[Int($1)]) }
       nodes[k].restRoutes.sort { programs[Int($0)].outranks(programs[Int($1)]) }
+      nodes[k].exactList = nodes[k].exact.map { (hash: $0.key, child: $0.value) }
+      nodes[k].foldedList = nodes[k].folded.map { (hash: $0.key, child: $0.value) }
     }
     return nodes
   }
@@ -206,14 +212,14 @@ struct Search {
     let start = buf + range.lowerBound
     let count = range.count
     if !router.nodes[Int(node)].exact.isEmpty {
-      var child = router.nodes[Int(node)].exact[literalHash(start, count, folded: false)] ?? -1
+      var child = Self.lookup(router.nodes[Int(node)], exact: true, literalHash(start, count, folded: false))
       while child >= 0 {
         if try tryChild(child, range, nextLevel, nextCursor) { found = true }
         child = router.nodes[Int(child)].nextSameHash
       }
     }
     if !router.nodes[Int(node)].folded.isEmpty {
-      var child = router.nodes[Int(node)].folded[literalHash(start, count, folded: true)] ?? -1
+      var child = Self.lookup(router.nodes[Int(node)], exact: false, literalHash(start, count, folded: true))
       while child >= 0 {
         if try tryChild(child, range, nextLevel, nextCursor) { found = true }
         child = router.nodes[Int(child)].nextSameHash
@@ -238,6 +244,19 @@ struct Search {
     return false
   }
 
+  /// The first literal child of `node` with `hash` (then follow `nextSameHash`), or -1.
+  @inline(__always)
+  private static func lookup(_ node: borrowing TrieNode, exact: Bool, _ hash: UInt64) -> Int32 {
+    let count = exact ? node.exactList.count : node.foldedList.count
+    if count > 16 { return (exact ? node.exact[hash] : node.folded[hash]) ?? -1 }
+    if exact {
+      for entry in node.exactList where entry.hash == hash { return entry.child }
+    } else {
+      for entry in node.foldedList where entry.hash == hash { return entry.child }
+    }
+    return -1
+  }
+
   private mutating func tryChild(_ child: Int32, _ range: Range<Int>, _ nextLevel: Int, _ nextCursor: Int) throws(LimitHit) -> Bool {
     statistics?.pointee.componentsTried += 1
     let component = router.nodes[Int(child)].component
@@ -252,17 +271,18 @@ struct Search {
 
   /// Offers the first route of `routes` (sorted by priority) whose query requirements hold.
   private mutating func offer(_ routes: [Int32], rest: Range<Int>?) -> Bool {
+    // The programs are read in place (a copied `RouteProgram` costs a retain and release per field).
+    let programs = router.programs
     for r in routes {
-      let program = router.programs[Int(r)]
-      if !program.query.isEmpty {
+      if !programs[Int(r)].query.isEmpty {
         let params = url.queryParameters
-        if !program.query.allSatisfy({ params.contains(named: $0) }) { continue }
+        if !programs[Int(r)].query.allSatisfy({ params.contains(named: $0) }) { continue }
       }
-      if bestRoute < 0 || program.outranks(router.programs[Int(bestRoute)]) {
+      if bestRoute < 0 || programs[Int(r)].outranks(programs[Int(bestRoute)]) {
         bestRoute = r
         for k in 0..<stack.count { best[k] = stack.base[k] }
         bestCount = stack.count
-        if let rest, let name = program.rest {
+        if let rest, let name = programs[Int(r)].rest {
           best[bestCount] = CaptureSlot(name: name, start: Int32(rest.lowerBound), end: Int32(rest.upperBound))
           bestCount += 1
         }

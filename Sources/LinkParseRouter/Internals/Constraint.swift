@@ -36,6 +36,9 @@ final class Constraint: @unchecked Sendable {
   let source: String
   let caseless: Bool
   let usesJIT: Bool
+  /// `[0-9]+` or `\d+` (without UTF or UCP, `\d` is the ASCII digits): matched natively, since a PCRE2 match
+  /// needs its own match data, which is allocated and freed on every call.
+  private let isDigits: Bool
   private let code: OpaquePointer
   private let limits: MatchLimits
 
@@ -64,6 +67,7 @@ final class Constraint: @unchecked Sendable {
     }
     self.source = source
     self.caseless = caseless
+    self.isDigits = source == "[0-9]+" || source == #"\d+"#
     self.code = compiled
     self.limits = limits
     self.usesJIT = jit
@@ -73,6 +77,11 @@ final class Constraint: @unchecked Sendable {
 
   /// Whether `count` bytes at `start` match the whole constraint.
   func matches(_ start: UnsafePointer<UInt8>, count: Int) -> ConstraintResult {
+    if isDigits {
+      guard count > 0 else { return .noMatch }
+      for i in 0..<count where start[i] < 0x30 || start[i] > 0x39 { return .noMatch }
+      return .match
+    }
     guard let data = pcre2_match_data_create_8(1, nil) else { return .limitExceeded }
     defer { pcre2_match_data_free_8(data) }
     let rc = pcre2_match_8(code, start, count, 0, 0, data, limits.context)

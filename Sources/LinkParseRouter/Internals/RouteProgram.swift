@@ -13,14 +13,13 @@ struct URLView {
   let opaquePath: Bool
 
   init(_ url: ParsedURL) {
-    let utf8 = url.href.utf8
-    func offset(_ s: Substring) -> Int { utf8.distance(from: utf8.startIndex, to: s.startIndex) }
-    schemeEnd = url.scheme.utf8.count
-    let path = url.path
-    pathStart = offset(path)
-    pathEnd = pathStart + path.utf8.count
+    // From the stored offsets (`utf8Ranges`): no substrings, no index arithmetic.
+    let r = url.utf8Ranges
+    schemeEnd = r.scheme.upperBound
+    pathStart = r.path.lowerBound
+    pathEnd = r.path.upperBound
     let start = pathStart
-    host = url.host.map { offset($0)..<start }
+    host = r.host.map { $0.lowerBound..<start }
     opaquePath = url.hasOpaquePath
   }
 

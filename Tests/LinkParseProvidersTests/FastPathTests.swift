@@ -1,0 +1,197 @@
+import LinkParseCore
+import Testing
+
+@testable import LinkParseProviders
+
+/// The one-pass field scan, zero-copy values, lazy JSON and the allocation-free checks behave exactly like
+/// the per-key lookups and eager decoding they replace.
+@Suite struct FastPathTests {
+
+  @Test func fieldsMatchDecodedNamesAndKeepTheFirstOccurrence() {
+    let fields = CallbackFields(FormParameters("c%6Fde=1&code=2&st+ate=x&state&%73tate=3&error_description=a+b%21"))
+    #expect(fields[.code].count == 2)
+    #expect(fields.value(.code) == "1")
+    #expect(fields[.state].count == 2)  // `st ate` is another name
+    #expect(fields.rawValue(.state) == nil)  // the first `state` is bare
+    #expect(fields.value(.state) == nil)
+    #expect(fields.value(.errorDescription) == "a b!")
+    #expect(fields.string(.errorDescription) == "a b!")
+    #expect(fields.value(.error, equals: "x") == false)
+  }
+
+  @Test func duplicatesAreReportedInSourceOrder() {
+    for (query, expected) in [
+      ("state=1&code=1&code=2&state=2", "code"), ("code=1&state=1&state=2&code=2", "state"),
+      ("iss=a&iss=b&code=c", "iss"), ("device_id=a&code=c&device_id=b&code=d", "device_id"),
+    ] {
+      let parameters = FormParameters(query)
+      #expect(parameters.firstDuplicate(among: criticalParameters) == expected)
+      #expect(thrown { try OAuth2Callback(parameters) }?.parameter == expected, "\(query)")
+    }
+  }
+
+  @Test func seamlessKeyIsFoundInAnyCaseAndEncoding() {
+    for query in ["sberIDRedirect=x", "SBERIDREDIRECT=x", "sberid%52edirect=x", "a=1&sberidredirect"] {
+      #expect(CallbackFields(FormParameters(query)).hasSberIDRedirect, "\(query)")
+      #expect(FormParameters(query).firstCaseInsensitive("sberIDRedirect") != nil)
+    }
+    #expect(!CallbackFields(FormParameters("sberIDRedirect2=x&xsberIDRedirect=y")).hasSberIDRedirect)
+  }
+
+  /// Values without escapes are slices of the URL's own storage; escaped ones are decoded.
+  @Test func valuesAreZeroCopyUnlessEncoded() throws {
+    let url = try ParsedURL(
+      "vk7915193://vk.ru/blank.html?code=vk2.a.0123456789abcdefghij&state=s%2Bt+u&device_id=D0123456789abcdefghij")
+    guard case .success(let s) = try VKIDCallback(url.queryParameters) else { Issue.record("not a success"); return }
+    #expect(s.code == "vk2.a.0123456789abcdefghij")
+    #expect(s.state == "s+t u")
+    var href = url.href
+    var code = s.code.base
+    let shared = href.withUTF8 { a in code.withUTF8 { b in a.baseAddress == b.baseAddress } }
+    #expect(shared)
+  }
+
+  @Test func stateAndIssuerAreComparedDecoded() throws {
+    let redirect = try ParsedURL("https://client.example/cb")
+    let pending = PendingAuthorization(
+      provider: .oauth2, redirectURI: redirect, state: "a b+c", issuer: "https://as.example/ü")
+    for query in ["state=a+b%2Bc&code=x&iss=https%3A%2F%2Fas.example%2F%C3%BC", "state=a%20b%2bc&code=x&iss=https://as.example/%C3%BC"] {
+      let url = try ParsedURL("https://client.example/cb?\(query)")
+      #expect(try pending.validate(url, now: 0).code == "x")
+    }
+    let forged = try ParsedURL("https://client.example/cb?state=a+b%2Bd&code=x&iss=https%3A%2F%2Fas.example%2F%C3%BC")
+    #expect(rejection { try pending.validate(forged, now: 0) } == .stateMismatch)
+    let otherIssuer = try ParsedURL("https://client.example/cb?state=a+b%2Bc&code=x&iss=https%3A%2F%2Fas.example%2Fu")
+    #expect(thrown { try pending.validate(otherIssuer, now: 0) }?.found == "https://as.example/u")
+    // Canonically equivalent issuers are equal, as with `String ==`: é precomposed vs e + U+0301.
+    let nfc = PendingAuthorization(provider: .oauth2, redirectURI: redirect, state: "s", issuer: "https://é.example")
+    let nfd = try ParsedURL("https://client.example/cb?state=s&code=x&iss=https://e%CC%81.example")
+    #expect(try nfc.validate(nfd, now: 0).outcome == .success)
+  }
+
+  @Test func schemeIsComparedIgnoringCase() throws {
+    let pending = PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("MyApp://authorized"), state: nil)
+    #expect(pending.matchesRedirect(try ParsedURL("myapp://authorized?code=c")))
+    #expect(!pending.matchesRedirect(try ParsedURL("myapq://authorized?code=c")))
+  }
+
+  /// The quick JSON check says "valid" only where JSONDecoder agrees; everything else goes to JSONDecoder.
+  @Test(arguments: [
+    "{}", #"{"name":null}"#, #"{"name":{"firstName":"A","lastName":null}}"#, #"{"name":"x"}"#, #"{"email":5}"#,
+    #"{"email":"\u0041"}"#, #"{"email":"\ud800"}"#, "[1]", "42", "null", #" {"a":[1,2,{"b":null}],"email":"x"} "#,
+    #"{"email":"x"}x"#, #"{"email":"x",}"#, #"{"n":01}"#, #"{"n":-0.5e+3,"t":true,"f":false}"#,
+    #"{"email":"a","email":"b"}"#, #"{"name":{"firstName":"Иван"}}"#, #"{"email":"a\"b\\c\/\n"}"#, "{broken",
+    #"{"name":{"firstName":1}}"#, #"{"name":[]}"#, "",
+  ])
+  func userJSONCheckAgreesWithJSONDecoder(json: String) {
+    let decodes = JSONSupport.decodeAppleUser(json) != nil
+    var bytes = json
+    let quick = bytes.withUTF8 { JSONShape.isCertainlyValid($0, as: .appleUser) }
+    if quick { #expect(decodes, "\(json)") }
+    let body = "code=c&user=" + FormParameters.formEncode(json)
+    let accepted = rejection { try AppleCallback(FormParameters(body)) } == nil
+    #expect(accepted == (decodes || json.isEmpty), "\(json)")
+  }
+
+  @Test(arguments: [
+    #"{"iss":"https://appleid.apple.com","aud":["a"],"exp":"1","email_verified":"true"}"#, #"{"iss":5}"#,
+    #"{"sub":null,"nonce":{}}"#, #"{"aud":{"x":1},"exp":{},"real_user_status":[1]}"#, "[]", #"{"email":"\u00e9"}"#,
+  ])
+  func claimsCheckAgreesWithJSONDecoder(json: String) throws {
+    let token = jwt(json)
+    let decodes = UnverifiedAppleIDTokenClaims(jwt: token) != nil
+    #expect(UnverifiedAppleIDTokenClaims.isDecodable(jwt: token[...]) == decodes, "\(json)")
+    let accepted = rejection { try AppleCallback(FormParameters("code=c&id_token=\(token)")) } == nil
+    #expect(accepted == decodes, "\(json)")
+  }
+
+  /// Claims and `user` are decoded when read, and equality compares decoded values.
+  @Test func appleValuesAreDecodedOnRead() throws {
+    let token = jwt(#"{"iss":"https://appleid.apple.com","sub":"001.x"}"#)
+    let a = try AppleCallback(FormParameters("code=c&id_token=\(token)&user=%7B%22email%22%3A%22a%40b.c%22%7D"))
+    let b = try AppleCallback(FormParameters("user=%7B%22email%22:%22a@b.c%22%7D&id_token=\(token)&code=c"))
+    guard case .success(let s) = a else { Issue.record("not a success"); return }
+    #expect(s.idTokenClaims?.subject == "001.x")
+    #expect(s.userJSON == #"{"email":"a@b.c"}"#)
+    #expect(s.user?.email == "a@b.c")
+    #expect(a == b)
+    #expect(a.hashValue == b.hashValue)
+  }
+
+  @Test func sberExtrasAreReadOnAccess() throws {
+    let a = try SberIDCallback(FormParameters("utm_source=x&code=c&option1=p&utm_source=y"))
+    let b = try SberIDCallback(FormParameters("option1=p&code=c&utm_%73ource=x"))
+    guard case .success(let s) = a else { Issue.record("not a success"); return }
+    #expect(s.extras == ["utm_source": "x", "option1": "p"])
+    #expect(a == b)
+    let c = try SberIDCallback(FormParameters("code=c&option1=q"))
+    #expect(a != c)
+  }
+
+  @Test func sberStatusFlagsIgnoreCaseLikeUnicode() throws {
+    #expect(SberIDCallback.isFailureResult("failure"))
+    #expect(SberIDCallback.isFailureResult("FaIlUrE"))
+    #expect(SberIDCallback.isFailureResult("fa\u{131}lure"))  // dotless ı uppercases to I
+    #expect(!SberIDCallback.isFailureResult("failures"))
+    #expect(SberIDCallback.isFailStatus("FAIL"))
+    #expect(!SberIDCallback.isFailStatus("fai"))
+  }
+
+  @Test func tidConflictsNameEverySignalInOrder() {
+    let error = thrown { try TIDCallback(FormParameters("cancelled&code=x&result=unavailable")) }
+    #expect(error?.found == "code + cancelled + result=unavailable")
+  }
+
+  @Test func constantTimeComparisonOverBytes() {
+    #expect(constantTimeEquals("a\u{0}b"[...], "a\u{0}b"))
+    #expect(!constantTimeEquals("é", "e\u{301}"))  // bytes, not canonical equivalence
+  }
+}
+
+@Suite struct Base64FastPathTests {
+  /// The in-place decoder (four characters at a time, then the general loop) agrees with the array one.
+  @Test func inPlaceDecodeAgrees() {
+    var generator = SystemRandomNumberGenerator()
+    let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_+/=".utf8) + [0x21, 0x2E]
+    for _ in 0..<2_000 {
+      let length = Int.random(in: 0..<40, using: &generator)
+      let input = (0..<length).map { _ in
+        Bool.random(using: &generator) ? alphabet[Int.random(in: 0..<64, using: &generator)]
+          : alphabet.randomElement(using: &generator)!
+      }
+      let expected = Base64URL.decode(String(decoding: input, as: UTF8.self))
+      let got = input.withUnsafeBufferPointer { buffer in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: buffer.count / 4 * 3 + 3) { out -> [UInt8]? in
+          Base64URL.decode(buffer, into: out).map { Array(out[..<$0]) }
+        }
+      }
+      #expect(got == expected, "\(String(decoding: input, as: UTF8.self))")
+    }
+  }
+}
+
+@Suite struct StateRepairTests {
+  /// A state that decodes to invalid UTF-8 compares as its repaired `String`, as before.
+  @Test func invalidUTF8StateComparesRepaired() throws {
+    let pending = PendingAuthorization(
+      provider: .oauth2, redirectURI: try ParsedURL("https://client.example/cb"), state: "a\u{FFFD}")
+    let url = try ParsedURL("https://client.example/cb?code=c&state=a%FF")
+    #expect(try pending.validate(url, now: 0).outcome == .success)
+    let other = try ParsedURL("https://client.example/cb?code=c&state=a%FE%FF")
+    #expect(rejection { try pending.validate(other, now: 0) } == .stateMismatch)
+  }
+}
+
+@Suite struct CallbackFieldsLayoutTests {
+  /// The scan writes slots by key index and reads them by name: every key lands where it is read.
+  @Test func everyKeyRoundTrips() {
+    let keys = CallbackFields.Key.allCases
+    let query = keys.enumerated().map { "\($1.name)=v\($0)" }.joined(separator: "&")
+    let fields = CallbackFields(FormParameters(query + "&" + query))
+    for (i, key) in keys.enumerated() {
+      #expect(fields.value(key) == "v\(i)", "\(key.name)")
+      #expect(fields[key].count == 2, "\(key.name)")
+    }
+    #expect(fields.firstDuplicate(.user, .code) == .code)
+  }
+}

@@ -4,7 +4,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libicu-dev libpcre2-dev pkg-config
 CONFORMANCE_DIR ?= $(abspath ../shared/conformance)
 
-.PHONY: deps build demo test clean
+.PHONY: deps build demo test fuzz-smoke fuzz clean
 
 ## Install the Debian packages the build needs, if any is missing (apt-get, as root or through sudo).
 deps:
@@ -28,8 +28,19 @@ demo: build
 	echo "== exit status $$status (0: all parsed, 1: some records failed, as the sample intends)"; \
 	test $$status -le 1
 
-## Build and run every test. Conformance tests read $(CONFORMANCE_DIR); with CI set they are required.
-test: deps
+## Fuzz every target briefly (Fuzz/run.sh: sanitizer build, then FUZZ_SMOKE_SECONDS per target). A crash
+## is stored, minimized, in corpus/regressions/ and fails the run.
+FUZZ_SMOKE_SECONDS ?= 30
+fuzz-smoke: deps
+	Fuzz/run.sh --time $(FUZZ_SMOKE_SECONDS)
+
+## The nightly run: an hour per target.
+fuzz: deps
+	Fuzz/run.sh --time 3600
+
+## Build and run every test (after the fuzz smoke run). Conformance tests read $(CONFORMANCE_DIR); with CI
+## set they are required.
+test: deps fuzz-smoke
 	@if [ -d "$(CONFORMANCE_DIR)" ]; then \
 	  echo "make: conformance data: $(CONFORMANCE_DIR)"; \
 	else \
@@ -40,4 +51,4 @@ test: deps
 	LINKPARSE_CONFORMANCE_DIR="$(CONFORMANCE_DIR)" $(SWIFT) test --skip-build
 
 clean:
-	rm -rf .build
+	rm -rf .build Fuzz/.build

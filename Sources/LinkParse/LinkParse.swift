@@ -2,5 +2,11 @@
 ///
 /// `import LinkParse` brings in every module of the package:
 /// - `LinkParseCore`: ``ParsedURL`` (the WHATWG URL parser) and ``FormParameters``.
+/// - `LinkParseRouter`: ``Router`` (compiled route patterns with PCRE2 constraints, deterministic priority,
+///   ambiguity checks, `explain` and reverse routing), ``Route``, ``RouteMatch``.
+/// - `LinkParseProviders`: Sber ID, VK ID, T-ID, Sign in with Apple and OAuth 2.0 / OIDC callback decoders,
+///   ``PendingAuthorization`` checks, ``PKCE`` and authorization-request builders.
 /// - Foundation interop: `ParsedURL(_: URL)` and `URL(_: ParsedURL)`.
 @_exported import LinkParseCore
+@_exported import LinkParseRouter
+@_exported import LinkParseProviders

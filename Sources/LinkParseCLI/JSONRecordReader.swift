@@ -1,4 +1,5 @@
-/// One `--input-format json` record: a URL and, optionally, the base URL to resolve it against.
+/// One `--input-format json` record: a URL and, optionally, the base URL to resolve it against and a form
+/// body posted to it.
 ///
 /// A line is either a JSON string (the URL) or an object:
 ///
@@ -6,10 +7,12 @@
 /// "https://example.com/cb?code=1"
 /// {"input": "cb?code=1", "base": "https://example.com/"}
 /// {"input": "myapp://cb?code=1", "base": null}
+/// {"input": "https://example.com/auth/apple/callback", "body": "state=8f3c&code=c1"}
 /// ```
 ///
-/// To add a key (a later `body`, say): add a stored property here and a `case` beside `"input"` and `"base"`
-/// in ``JSONRecordReader``'s object reader (with its duplicate check); unknown keys are already skipped.
+/// `body` is a form body posted to `input` (Apple's `form_post`); it is decoded as the callback's parameters.
+/// To add a key: add a stored property here and a `case` beside `"input"`, `"base"` and `"body"` in
+/// ``JSONRecordReader``'s object reader (with its duplicate check); unknown keys are already skipped.
 public struct JSONInputRecord: Sendable, Hashable {
   /// What the record says about the base URL.
   public enum Base: Sendable, Hashable {
@@ -25,11 +28,14 @@ public struct JSONInputRecord: Sendable, Hashable {
   public var input: String
   /// The base URL (`base`).
   public var base: Base
+  /// A form body (`body`) posted to `input` (Apple's `form_post`): decoded as the callback's parameters.
+  public var body: String?
 
   /// Creates a record.
-  public init(input: String, base: Base = .inherited) {
+  public init(input: String, base: Base = .inherited, body: String? = nil) {
     self.input = input
     self.base = base
+    self.body = body
   }
 }
 
@@ -60,9 +66,9 @@ public struct JSONRecordError: Error, Sendable, Hashable {
 
 /// A small, strict JSON reader for one `--input-format json` line (RFC 8259 syntax).
 ///
-/// It accepts a JSON string, or an object with `input` (a string, required) and `base` (a string or `null`);
-/// other keys are checked for syntax and ignored; `input` or `base` given twice is an error. Escapes include
-/// `\uXXXX` with surrogate pairs (a lone surrogate is an error). Bytes that are not valid UTF-8 inside a
+/// It accepts a JSON string, or an object with `input` (a string, required), `base` (a string or `null`)
+/// and `body` (a string or `null`); other keys are checked for syntax and ignored; `input`, `base` or `body`
+/// given twice is an error. Escapes include `\uXXXX` with surrogate pairs (a lone surrogate is an error). Bytes that are not valid UTF-8 inside a
 /// string are replaced with U+FFFD. Syntax errors win over shape errors, so a record error is only reported
 /// for a line that is valid JSON.
 ///
@@ -115,6 +121,8 @@ public struct JSONRecordReader {
     var input: String?
     var base: JSONInputRecord.Base = .inherited
     var sawBase = false
+    var body: String?
+    var sawBody = false
     var shapeError: JSONRecordError?  // reported once the whole line is known to be valid JSON
 
     cursor.skipWhitespace()
@@ -157,6 +165,19 @@ public struct JSONRecordReader {
             try cursor.skipValue(depth: 1)
             shapeError = shapeError ?? .shape(valueStart, "\"base\" must be a string or null")
           }
+        case "body":
+          if sawBody {
+            shapeError = shapeError ?? .shape(keyStart, "duplicate key \"body\"")
+          }
+          sawBody = true
+          if cursor.peek == UInt8(ascii: "\"") {
+            body = try string(&cursor)
+          } else if cursor.peek == UInt8(ascii: "n") {
+            try cursor.skipValue(depth: 1)  // validates `null`
+          } else {
+            try cursor.skipValue(depth: 1)
+            shapeError = shapeError ?? .shape(valueStart, "\"body\" must be a string or null")
+          }
         default:
           try cursor.skipValue(depth: 1)
         }
@@ -171,7 +192,7 @@ public struct JSONRecordReader {
     try cursor.expectEnd()
     if let shapeError { throw shapeError }
     guard let input else { throw .shape(objectStart, "missing key \"input\"") }
-    return JSONInputRecord(input: input, base: base)
+    return JSONInputRecord(input: input, base: base, body: body)
   }
 
   /// Reads the string at the cursor (which is on its opening quote).

@@ -37,7 +37,8 @@ public struct LinkParseCommand: ParsableCommand {
 
         {"line":N,"ok":true,"href":"…","scheme":"…","username":"…",
          "password":"…","host":"…"|null,"port":N|null,"path":"…",
-         "query":"…"|null,"fragment":"…"|null,"params":[["name","value"],…]}
+         "query":"…"|null,"fragment":"…"|null,"params":[["name","value"],…],
+         "callback":null|{…}}
         {"line":N,"ok":false,"error":{"code":"…","offset":N|null,"message":"…"}}
 
       "line" is the 1-based line number within its file. "scheme" has no ":",
@@ -51,9 +52,32 @@ public struct LinkParseCommand: ParsableCommand {
       are not valid UTF-8 are read as U+FFFD: the output is always valid UTF-8.
       A line longer than 8 MiB fails with "line-too-long" and is skipped.
 
+      "callback" is the provider callback decoded from the query (or, when the
+      query has no callback keys, the fragment): null when nothing was decoded,
+      else {"provider":"sber|vk|tid|apple|oauth2","outcome":"success|cancelled|
+      unavailable|error|seamless|rejected", then the provider's values under
+      their own names ("code","state","device_id","id_token","user",
+      "session_state","sso_base_url","token",…)}; for "error" and "rejected" an
+      "error":{"code","raw","description_en","description_ru"} object, where
+      "code" is the provider's own value for "error" and a stable code such as
+      "state-mismatch", "redirect-mismatch", "duplicate-parameter",
+      "missing-parameter", "conflicting-outcome" or "untrusted-sso-host" for
+      "rejected". --provider auto picks the provider per record: a vk<digits>
+      scheme or device_id/payload/type=code_v2 -> vk; sberIDRedirect -> sber
+      (seamless login); status=fail, result=FAILURE or error_code -> sber;
+      cancelled, unavailable, auth_status_code or a debug result= -> tid;
+      error=user_cancelled_authorize, id_token with user, or the
+      signinwithapple scheme -> apple; else code or error -> oauth2.
+      --state, --redirect-uri and --issuer check each callback against them
+      (only the ones given); --redact replaces the values of code, id_token,
+      access_token, device_id, state, token and payload with "<redacted>"
+      everywhere (href, query, fragment, params and callback).
+
       With --input-format json, each line is a JSON string (the URL) or an
-      object {"input": "…", "base": "…" | null}. The object's "base" overrides
-      --base; null means no base. Unknown keys are ignored. A line that is not
+      object {"input": "…", "base": "…" | null, "body": "…"}. The object's
+      "base" overrides --base; null means no base. "body" is a form body (Apple's
+      form_post) decoded as the callback's parameters, "input" being the
+      redirect URI it was posted to. Unknown keys are ignored. A line that is not
       valid JSON fails with "invalid-json", JSON of another shape with
       "invalid-record", an object whose "base" does not parse with
       "invalid-base".
@@ -61,6 +85,20 @@ public struct LinkParseCommand: ParsableCommand {
       Exit status: 0 when every record parsed, 1 when any record failed, 2 for
       a usage error (such as an invalid --base) or an I/O error (an unreadable
       file is reported on standard error and skipped).
+
+      With --routes FILE (one route per line: name, pattern, optional provider;
+      '#' comments; see 'linkparse routes --help'), every successful record
+      gains a last key, after "callback":
+        "route":{"name":"…","provider":"…"|null,"captures":{"name":"value",…}}
+      or "route":null when no route matches (or a route constraint hit its
+      PCRE2 limits). Captures are percent-decoded. With --provider auto, a
+      matched route's provider (sber, vk, tid, apple, oauth2, none) selects the
+      decoder for "callback". A routes file with problems is a usage error:
+      they are printed, nothing is parsed.
+        $ linkparse routes check FILE        every problem, FILE:LINE: …; exit 1
+                                             if there is any, 0 if none
+        $ linkparse routes explain FILE URL  for every route, why it matches or
+                                             where it stopped
 
       --stats prints one line to standard error at the end (MB is 10^6 bytes):
         stats records=N failures=N bytes=N seconds=S records_per_second=R
@@ -85,9 +123,33 @@ public struct LinkParseCommand: ParsableCommand {
   @Option(help: ArgumentHelp("Base URL to resolve relative inputs against.", valueName: "url"))
   public var base: String?
 
+  /// `--provider`.
+  @Option(help: "Callback decoder: auto, sber, vk, tid, apple, oauth2 or none.")
+  public var provider: ProviderOption = .auto
+
+  /// `--state`.
+  @Option(help: ArgumentHelp("The state every callback must carry (compared in constant time).", valueName: "state"))
+  public var state: String?
+
+  /// `--redirect-uri`.
+  @Option(help: ArgumentHelp("The redirect URI every callback must match (scheme, host, path).", valueName: "uri"))
+  public var redirectURI: String?
+
+  /// `--issuer`.
+  @Option(help: ArgumentHelp("The issuer (iss) every callback must carry (RFC 9207).", valueName: "issuer"))
+  public var issuer: String?
+
+  /// `--redact`.
+  @Flag(help: "Replace code, id_token, access_token, device_id, state and token values with \"<redacted>\".")
+  public var redact = false
+
   /// `--stats`.
   @Flag(help: "Print record count, failures, bytes, time and throughput to standard error at the end.")
   public var stats = false
+
+  /// `--routes`: a routes file; each successful record then says which route its URL belongs to.
+  @Option(help: ArgumentHelp("Routes file: add the matching route to every record (see 'linkparse routes').", valueName: "file"))
+  public var routes: String?
 
   /// `--max-line-length`: the longest line accepted, in bytes. Hidden; it exists for tests.
   @Option(help: .hidden)
@@ -100,13 +162,20 @@ public struct LinkParseCommand: ParsableCommand {
   /// Creates the command with default options (ArgumentParser fills them in).
   public init() {}
 
-  /// Checks `--base` and `--max-line-length`.
+  /// Checks `--base`, `--redirect-uri` and `--max-line-length`.
   public func validate() throws {
     if let base {
       do throws(URLParseError) {
         _ = try ParsedURL(base)
       } catch {
         throw ValidationError("--base is not a valid URL: \(error.description)")
+      }
+    }
+    if let redirectURI {
+      do throws(URLParseError) {
+        _ = try ParsedURL(redirectURI)
+      } catch {
+        throw ValidationError("--redirect-uri is not a valid URL: \(error.description)")
       }
     }
     guard maxLineLength >= 0 else { throw ValidationError("--max-line-length must not be negative") }
@@ -148,6 +217,10 @@ public struct LinkParseCommand: ParsableCommand {
     standardOutput: any ByteSink,
     standardError: any ByteSink
   ) -> Int32 {
+    if arguments.first == "routes" {
+      return RoutesCommand.run(
+        arguments: Array(arguments.dropFirst()), standardOutput: standardOutput, standardError: standardError)
+    }
     let command: LinkParseCommand
     do {
       command = try parse(arguments)
@@ -165,8 +238,27 @@ public struct LinkParseCommand: ParsableCommand {
     let started = monotonicSeconds()
     // `validate()` has checked it.
     let defaultBase = base.flatMap { try? ParsedURL($0) }
+    var router: Router?
+    if let routes {
+      do throws(IOError) {
+        switch try RoutesFile(path: routes).compile() {
+        case .success(let compiled): router = compiled
+        case .failure(let problems):
+          let text = problems.map { "linkparse: \(routes):\($0.line): \($0.message)\n" }.joined()
+          try? standardError.write(text: text)
+          return ExitStatus.usageOrIOError
+        }
+      } catch {
+        try? standardError.write(text: "linkparse: \(error.description)\n")
+        return ExitStatus.usageOrIOError
+      }
+    }
+    let callbackOptions = CallbackOptions(
+      provider: provider, state: state, redirectURI: redirectURI.flatMap { try? ParsedURL($0) }, issuer: issuer,
+      redact: redact)
     var records = RecordWriter(
-      json: JSONWriter(sink: standardOutput), defaultBase: defaultBase, maxLineLength: maxLineLength)
+      json: JSONWriter(sink: standardOutput), defaultBase: defaultBase, maxLineLength: maxLineLength,
+      callbackOptions: callbackOptions, router: router)
     var ioFailed = false
     var bytes = 0
 

@@ -6,27 +6,40 @@ import LinkParse
 ///
 /// ```text
 /// {"line":N,"ok":true,"href":"…","scheme":"…","username":"…","password":"…","host":"…"|null,
-///  "port":N|null,"path":"…","query":"…"|null,"fragment":"…"|null,"params":[["name","value"],…]}
+///  "port":N|null,"path":"…","query":"…"|null,"fragment":"…"|null,"params":[["name","value"],…],
+///  "callback":null|{"provider":"…","outcome":"…",…}[,"route":null|{"name":"…","provider":"…"|null,"captures":{…}}]}
 /// {"line":N,"ok":false,"error":{"code":"…","offset":N|null,"message":"…"}}
 /// ```
 ///
 /// `params` holds the query's form-decoded pairs in order; a bare key (`?cancelled`) has the value `""`.
+/// With `--routes`, a success record ends with `"route":{"name":…,"provider":…|null,"captures":{…}}` or
+/// `"route":null`.
 struct RecordWriter: ~Copyable {
   var json: JSONWriter
   /// The `--base` URL.
   let defaultBase: ParsedURL?
   /// The splitter's limit, for the `line-too-long` message.
   let maxLineLength: Int
+  /// How the `"callback"` key is produced.
+  let callbackOptions: CallbackOptions
   var reader = JSONRecordReader()
   /// The last base given by a JSON record, parsed, so a file with one base parses it once.
   var cachedBase: (string: String, url: ParsedURL)?
   private(set) var records = 0
   private(set) var failures = 0
 
-  init(json: consuming JSONWriter, defaultBase: ParsedURL?, maxLineLength: Int) {
+  /// The `--routes` table.
+  let router: Router?
+
+  init(
+    json: consuming JSONWriter, defaultBase: ParsedURL?, maxLineLength: Int,
+    callbackOptions: CallbackOptions = CallbackOptions(), router: Router? = nil
+  ) {
     self.json = json
+    self.router = router
     self.defaultBase = defaultBase
     self.maxLineLength = maxLineLength
+    self.callbackOptions = callbackOptions
   }
 
   /// Handles one event of the splitter in `--input-format lines`.
@@ -73,7 +86,7 @@ struct RecordWriter: ~Copyable {
         }
       }
       do throws(URLParseError) {
-        success(try ParsedURL(record.input, base: base), line: number)
+        success(try ParsedURL(record.input, base: base), line: number, body: record.body.map { FormParameters($0) })
       } catch {
         failure(line: number, code: error.code.rawValue, offset: error.offset, message: error.message)
       }
@@ -88,13 +101,14 @@ struct RecordWriter: ~Copyable {
       message: "the line is \(byteCount) bytes long, more than the limit of \(maxLineLength) bytes; skipped")
   }
 
-  /// Writes a success record.
-  mutating func success(_ url: ParsedURL, line: Int) {
+  /// Writes a success record; `body` (a `form_post` body) replaces the URL's parameters for `"callback"`.
+  mutating func success(_ url: ParsedURL, line: Int, body: FormParameters? = nil) {
     records += 1
+    let redact = callbackOptions.redact
     json.raw("{\"line\":")
     json.integer(line)
     json.raw(",\"ok\":true,\"href\":")
-    json.string(url.href)
+    json.string(redact ? CallbackOptions.redactHref(url) : url.href)
     json.raw(",\"scheme\":")
     json.string(url.scheme)
     json.raw(",\"username\":")
@@ -108,9 +122,13 @@ struct RecordWriter: ~Copyable {
     json.raw(",\"path\":")
     json.string(url.path)
     json.raw(",\"query\":")
-    json.string(orNull: url.query)
+    if redact, let query = url.query { json.string(CallbackOptions.redactFormText(query)) } else { json.string(orNull: url.query) }
     json.raw(",\"fragment\":")
-    json.string(orNull: url.fragment)
+    if redact, let fragment = url.fragment {
+      json.string(CallbackOptions.redactFormText(fragment))
+    } else {
+      json.string(orNull: url.fragment)
+    }
     json.raw(",\"params\":[")
     var first = true
     for parameter in url.queryParameters {
@@ -119,13 +137,46 @@ struct RecordWriter: ~Copyable {
       formDecoded(parameter.rawName) { parameter.name() }
       json.byte(UInt8(ascii: ","))
       if let rawValue = parameter.rawValue {
-        formDecoded(rawValue) { parameter.value() ?? "" }
+        if redact && CallbackOptions.secretNames.contains(parameter.name()) {
+          json.string(CallbackOptions.redacted)
+        } else {
+          formDecoded(rawValue) { parameter.value() ?? "" }
+        }
       } else {
         json.raw("\"\"")
       }
       json.byte(UInt8(ascii: "]"))
     }
-    json.raw("]}\n")
+    json.byte(UInt8(ascii: "]"))
+    // A matched route with a provider picks that provider's decoder, unless --provider names one.
+    let match = router.flatMap { try? $0.match(url) }
+    var options = callbackOptions
+    if options.provider == .auto, let name = match?.provider, let chosen = ProviderOption(rawValue: name),
+      chosen != .auto
+    {
+      options.provider = chosen
+    }
+    callback(options.decode(url, body: body), redact: redact)
+    if router != nil { route(match) }
+    json.raw("}\n")
+  }
+
+  /// Writes `,"route":{…}` or `,"route":null` (no route matched, or a route constraint hit its limits).
+  private mutating func route(_ match: RouteMatch?) {
+    json.raw(",\"route\":")
+    guard let match else { return json.null() }
+    json.raw("{\"name\":")
+    json.string(match.name)
+    json.raw(",\"provider\":")
+    if let provider = match.provider { json.string(provider) } else { json.null() }
+    json.raw(",\"captures\":{")
+    for (k, capture) in match.captures.enumerated() {
+      if k > 0 { json.byte(UInt8(ascii: ",")) }
+      json.string(capture.name)
+      json.byte(UInt8(ascii: ":"))
+      json.string(capture.value)
+    }
+    json.raw("}}")
   }
 
   /// Writes a form-encoded slice decoded: as it is when it has no `%` or `+` (decoding would not change it),

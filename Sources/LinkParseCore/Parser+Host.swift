@@ -49,24 +49,44 @@ extension URLStateMachine {
 
   /// The domain steps of the host parser, for special URLs.
   mutating func parseDomain(_ range: Range<Int>) -> URLParseError? {
+    // One pass sorts the common case (ASCII, no '%': domain to ASCII is lower-casing) from the rest.
+    let attention = ByteSet.domainAttention
     var simple = true
-    for i in range where input[i] == UInt8(ascii: "%") || input[i] >= 0x80 {
-      simple = false
-      break
+    var hasUpper = false
+    var firstForbidden = -1
+    var i = range.lowerBound
+    while i < range.upperBound {
+      let b = input[i]
+      if attention.contains(b) {
+        if b &- 0x41 < 26 {
+          hasUpper = true
+        } else if b == UInt8(ascii: "%") || b >= 0x80 {
+          // Not simple. (A forbidden ASCII byte seen so far may still vanish: "<" followed by U+0338
+          // normalizes to U+226E in UTS #46.)
+          simple = false
+          break
+        } else if firstForbidden < 0 {
+          firstForbidden = i
+        }
+      }
+      i &+= 1
     }
     let raw = UnsafeBufferPointer(rebasing: input[range])
     if simple {
+      if firstForbidden >= 0 {
+        let b = input[firstForbidden]
+        return error(.forbiddenHostCodePoint, firstForbidden, "a domain cannot contain \(describe(b)); remove it")
+      }
       // domain to ASCII of an ASCII domain is ASCII lower-casing: the web-platform-tests data (and the
       // browsers) keep ASCII labels as they are, "xn--" ones included, without Punycode validation.
-      let forbidden = ByteSet.forbiddenDomain
-      for i in range where forbidden.contains(input[i]) {
-        return error(
-          .forbiddenHostCodePoint, i, "a domain cannot contain \(describe(input[i])); remove it")
-      }
       if endsInNumber(raw) {
         return writeIPv4(raw, at: range.lowerBound)
       }
-      writer.appendLowercased(range)
+      if hasUpper {
+        writer.appendLowercased(range)
+      } else {
+        writer.appendInput(range)
+      }
       url.hostKind = .domain
       return nil
     }

@@ -108,55 +108,69 @@ enum URLParser {
           code: .inputTooLong, offset: nil,
           message: "the input is \(input.count) bytes; at most \(maximumInputLength) are accepted"))
     }
-    var start = 0
-    var end = input.count
-    while start < end && input[start] <= 0x20 { start &+= 1 }
-    while end > start && input[end &- 1] <= 0x20 { end &-= 1 }
+    var trimmedStart = 0
+    var trimmedEnd = input.count
+    while trimmedStart < trimmedEnd && input[trimmedStart] <= 0x20 { trimmedStart &+= 1 }
+    while trimmedEnd > trimmedStart && input[trimmedEnd &- 1] <= 0x20 { trimmedEnd &-= 1 }
+    let trimmed = Trimmed(start: trimmedStart, end: trimmedEnd)
+    guard let base else {
+      return parse(input, trimmed, base: nil)
+    }
+    var baseStorage = base.storage
+    let baseStructure = base.structure
+    return baseStorage.withUTF8 { parse(input, trimmed, base: BaseURL(bytes: $0, structure: baseStructure)) }
+  }
+
+  struct Trimmed {
+    let start: Int
+    let end: Int
+  }
+
+  private static func parse(_ input: UnsafeBufferPointer<UInt8>, _ trimmed: Trimmed, base: BaseURL?) -> Result<
+    ParseOutput, URLParseError
+  > {
+    let start = trimmed.start
+    let end = trimmed.end
     let hasTabOrNewline = start < end && Scan.tabOrNewline(input.baseAddress!, start, end) < end
-
-    func run(_ cleaned: UnsafeBufferPointer<UInt8>, _ baseBytes: UnsafeBufferPointer<UInt8>?) -> Result<
-      ParseOutput, URLParseError
-    > {
-      var machine = URLStateMachine(
-        input: cleaned, base: base.map { BaseURL(bytes: baseBytes!, structure: $0.structure) })
-      if var error = machine.run() {
-        if let offset = error.offset {
-          error.offset = originalOffset(offset, start: start, input: input, removedTabs: hasTabOrNewline)
-        }
-        return .failure(error)
-      }
-      let writer = machine.writer
-      if start == 0 && end == input.count && !hasTabOrNewline && writer.count == cleaned.count {
-        // Identical to the input: nothing was written, or (rarely: an edit that undid itself, such as the
-        // "/." path prefix) the written bytes are the input's.
-        if !writer.diverged
-          || writer.buffer.elementsEqual(cleaned)
-        {
-          return .success(ParseOutput(serialization: .input, structure: machine.url))
-        }
-      }
-      if writer.diverged {
-        return .success(ParseOutput(serialization: .bytes(writer.buffer), structure: machine.url))
-      }
-      return .success(
-        ParseOutput(serialization: .bytes(Array(cleaned[0..<writer.count])), structure: machine.url))
-    }
-
-    func withBase(_ cleaned: UnsafeBufferPointer<UInt8>) -> Result<ParseOutput, URLParseError> {
-      guard let base else { return run(cleaned, nil) }
-      var baseStorage = base.storage
-      return baseStorage.withUTF8 { run(cleaned, $0) }
-    }
-
     if !hasTabOrNewline {
-      return withBase(UnsafeBufferPointer(rebasing: input[start..<end]))
+      return run(
+        UnsafeBufferPointer(rebasing: input[start..<end]), base: base,
+        isWholeInput: start == 0 && end == input.count, original: input, trimmed: trimmed, removedTabs: false)
     }
     var cleaned: [UInt8] = []
     cleaned.reserveCapacity(end &- start)
     for i in start..<end where !(input[i] == 0x09 || input[i] == 0x0A || input[i] == 0x0D) {
       cleaned.append(input[i])
     }
-    return cleaned.withUnsafeBufferPointer { withBase($0) }
+    return cleaned.withUnsafeBufferPointer {
+      run($0, base: base, isWholeInput: false, original: input, trimmed: trimmed, removedTabs: true)
+    }
+  }
+
+  /// Runs the state machine over the cleaned input.
+  private static func run(
+    _ cleaned: UnsafeBufferPointer<UInt8>, base: BaseURL?, isWholeInput: Bool,
+    original: UnsafeBufferPointer<UInt8>, trimmed: Trimmed, removedTabs: Bool
+  ) -> Result<ParseOutput, URLParseError> {
+    var machine = URLStateMachine(input: cleaned, base: base)
+    if var error = machine.run() {
+      if let offset = error.offset {
+        error.offset = originalOffset(offset, start: trimmed.start, input: original, removedTabs: removedTabs)
+      }
+      return .failure(error)
+    }
+    if isWholeInput && machine.writer.count == cleaned.count {
+      // Identical to the input: nothing was written, or (rarely: an edit that undid itself, such as the
+      // "/." path prefix) the written bytes are the input's.
+      if !machine.writer.diverged || machine.writer.buffer.elementsEqual(cleaned) {
+        return .success(ParseOutput(serialization: .input, structure: machine.url))
+      }
+    }
+    if machine.writer.diverged {
+      return .success(ParseOutput(serialization: .bytes(machine.writer.buffer), structure: machine.url))
+    }
+    return .success(
+      ParseOutput(serialization: .bytes(Array(cleaned[0..<machine.writer.count])), structure: machine.url))
   }
 
   /// Maps an offset in the cleaned input (trimmed, tabs and newlines removed) to the caller's input.
@@ -484,9 +498,15 @@ struct URLStateMachine {
 
   /// authority state, host state, port state. `start` is just after the "//".
   mutating func authorityState(_ start: Int) -> URLParseError? {
-    writer.append("//")
-    // The authority ends at the first '/', '?', '#' (or '\' in special URLs).
+    writer.append(UInt8(ascii: "/"))
+    writer.append(UInt8(ascii: "/"))
+    // One pass finds the authority's end (the first '/', '?', '#', or '\' in special URLs), its last '@'
+    // (credentials end there; every earlier '@' belongs to them) and the first ':' after that '@' (where the
+    // port starts, unless brackets make the host an IPv6 address).
     var authorityEnd = start
+    var lastAt = -1
+    var colonAfterAt = -1
+    var sawBracket = false
     while authorityEnd < end {
       let c = input[authorityEnd]
       if c == UInt8(ascii: "/") || c == UInt8(ascii: "?") || c == UInt8(ascii: "#")
@@ -494,14 +514,19 @@ struct URLStateMachine {
       {
         break
       }
+      if c == UInt8(ascii: "@") {
+        lastAt = authorityEnd
+        colonAfterAt = -1
+      } else if c == UInt8(ascii: ":") {
+        if colonAfterAt < 0 { colonAfterAt = authorityEnd }
+      } else if c == UInt8(ascii: "[") {
+        sawBracket = true
+      }
       authorityEnd &+= 1
     }
-    // Credentials end at the last '@'; every earlier '@' belongs to them (and is percent-encoded).
-    var at = authorityEnd
-    while at > start && input[at &- 1] != UInt8(ascii: "@") { at &-= 1 }
     var hostStart = start
-    if at > start {
-      let atSign = at &- 1
+    if lastAt >= 0 {
+      let atSign = lastAt
       var colon = start
       while colon < atSign && input[colon] != UInt8(ascii: ":") { colon &+= 1 }
       let credentialsStart = writer.count
@@ -520,7 +545,7 @@ struct URLStateMachine {
       if writer.count > credentialsStart {
         writer.append(UInt8(ascii: "@"))
       }
-      hostStart = at
+      hostStart = atSign &+ 1
       if hostStart == authorityEnd {
         return error(
           .hostMissing, hostStart, "credentials ('…@') must be followed by a host, and nothing follows the '@'")
@@ -531,14 +556,17 @@ struct URLStateMachine {
     url.hostStart = UInt32(writer.count)
 
     // host state: the host ends at the first ':' outside brackets.
-    var hostEnd = hostStart
-    var insideBrackets = false
-    while hostEnd < authorityEnd {
-      let c = input[hostEnd]
-      if c == UInt8(ascii: ":") && !insideBrackets { break }
-      if c == UInt8(ascii: "[") { insideBrackets = true }
-      if c == UInt8(ascii: "]") { insideBrackets = false }
-      hostEnd &+= 1
+    var hostEnd = colonAfterAt >= 0 ? colonAfterAt : authorityEnd
+    if sawBracket {
+      hostEnd = hostStart
+      var insideBrackets = false
+      while hostEnd < authorityEnd {
+        let c = input[hostEnd]
+        if c == UInt8(ascii: ":") && !insideBrackets { break }
+        if c == UInt8(ascii: "[") { insideBrackets = true }
+        if c == UInt8(ascii: "]") { insideBrackets = false }
+        hostEnd &+= 1
+      }
     }
     if hostEnd == hostStart && (hostEnd < authorityEnd || special) {
       return error(.hostMissing, hostStart, "the URL needs a host here, and the host is empty")
@@ -650,7 +678,8 @@ struct URLStateMachine {
       writeEmptyHost()
       return pathState(start)
     }
-    writer.append("//")
+    writer.append(UInt8(ascii: "/"))
+    writer.append(UInt8(ascii: "/"))
     url.usernameEnd = UInt32(writer.count)
     url.hostStart = url.usernameEnd
     if hostEnd > start {
@@ -667,7 +696,8 @@ struct URLStateMachine {
   }
 
   mutating func writeEmptyHost() {
-    writer.append("//")
+    writer.append(UInt8(ascii: "/"))
+    writer.append(UInt8(ascii: "/"))
     url.usernameEnd = UInt32(writer.count)
     url.hostStart = url.usernameEnd
     url.hostEnd = url.usernameEnd
@@ -769,12 +799,14 @@ struct URLStateMachine {
     }
   }
 
+  @inline(__always)
   func isSingleDotSegment(from i: Int, length: Int) -> Bool {
     if length == 1 { return writer.byte(at: i) == UInt8(ascii: ".") }
     if length == 3 { return isPercent2E(i) }
     return false
   }
 
+  @inline(__always)
   func isDoubleDotSegment(from i: Int, length: Int) -> Bool {
     switch length {
     case 2: return writer.byte(at: i) == UInt8(ascii: ".") && writer.byte(at: i &+ 1) == UInt8(ascii: ".")
@@ -787,6 +819,7 @@ struct URLStateMachine {
   }
 
   /// Whether the output holds "%2e" or "%2E" at `i`.
+  @inline(__always)
   func isPercent2E(_ i: Int) -> Bool {
     writer.byte(at: i) == UInt8(ascii: "%") && writer.byte(at: i &+ 1) == UInt8(ascii: "2")
       && writer.byte(at: i &+ 2) | 0x20 == UInt8(ascii: "e")

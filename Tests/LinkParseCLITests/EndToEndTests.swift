@@ -8,29 +8,29 @@ enum Golden {
   /// (input line, expected output line for line 1), without `--base`.
   static let records: [(String, String)] = [
     ("HTTPS://Example.COM:443/a/./b?x=1#f",
-     #"{"line":1,"ok":true,"href":"https://example.com/a/b?x=1#f","scheme":"https","username":"","password":"","host":"example.com","port":null,"path":"/a/b","query":"x=1","fragment":"f","params":[["x","1"]]}"#),
+     #"{"line":1,"ok":true,"href":"https://example.com/a/b?x=1#f","scheme":"https","username":"","password":"","host":"example.com","port":null,"path":"/a/b","query":"x=1","fragment":"f","params":[["x","1"]],"callback":null}"#),
     ("myapp://authorized?cancelled",
-     #"{"line":1,"ok":true,"href":"myapp://authorized?cancelled","scheme":"myapp","username":"","password":"","host":"authorized","port":null,"path":"","query":"cancelled","fragment":null,"params":[["cancelled",""]]}"#),
+     #"{"line":1,"ok":true,"href":"myapp://authorized?cancelled","scheme":"myapp","username":"","password":"","host":"authorized","port":null,"path":"","query":"cancelled","fragment":null,"params":[["cancelled",""]],"callback":{"provider":"tid","outcome":"cancelled"}}"#),
     ("vk7915193://?code=vk2.a.Q8n_Wt0pL&state=abracadabra",
-     #"{"line":1,"ok":true,"href":"vk7915193://?code=vk2.a.Q8n_Wt0pL&state=abracadabra","scheme":"vk7915193","username":"","password":"","host":"","port":null,"path":"","query":"code=vk2.a.Q8n_Wt0pL&state=abracadabra","fragment":null,"params":[["code","vk2.a.Q8n_Wt0pL"],["state","abracadabra"]]}"#),
+     #"{"line":1,"ok":true,"href":"vk7915193://?code=vk2.a.Q8n_Wt0pL&state=abracadabra","scheme":"vk7915193","username":"","password":"","host":"","port":null,"path":"","query":"code=vk2.a.Q8n_Wt0pL&state=abracadabra","fragment":null,"params":[["code","vk2.a.Q8n_Wt0pL"],["state","abracadabra"]],"callback":{"provider":"vk","outcome":"rejected","error":{"code":"missing-parameter","raw":null,"parameter":"device_id","description_en":"The callback lacks “device_id” or it is empty.","description_ru":"В обратном вызове нет параметра «device_id» или он пуст."}}}"#),
     ("http://[::1]:8080/cb?code=x",
-     #"{"line":1,"ok":true,"href":"http://[::1]:8080/cb?code=x","scheme":"http","username":"","password":"","host":"[::1]","port":8080,"path":"/cb","query":"code=x","fragment":null,"params":[["code","x"]]}"#),
+     #"{"line":1,"ok":true,"href":"http://[::1]:8080/cb?code=x","scheme":"http","username":"","password":"","host":"[::1]","port":8080,"path":"/cb","query":"code=x","fragment":null,"params":[["code","x"]],"callback":{"provider":"oauth2","outcome":"success","code":"x"}}"#),
     ("https://пример.рф/cb?code=1",
-     #"{"line":1,"ok":true,"href":"https://xn--e1afmkfd.xn--p1ai/cb?code=1","scheme":"https","username":"","password":"","host":"xn--e1afmkfd.xn--p1ai","port":null,"path":"/cb","query":"code=1","fragment":null,"params":[["code","1"]]}"#),
+     #"{"line":1,"ok":true,"href":"https://xn--e1afmkfd.xn--p1ai/cb?code=1","scheme":"https","username":"","password":"","host":"xn--e1afmkfd.xn--p1ai","port":null,"path":"/cb","query":"code=1","fragment":null,"params":[["code","1"]],"callback":{"provider":"oauth2","outcome":"success","code":"1"}}"#),
     ("https://a.ru/cb?code=A%2BB&state=s+t&x&=v&e=",
-     #"{"line":1,"ok":true,"href":"https://a.ru/cb?code=A%2BB&state=s+t&x&=v&e=","scheme":"https","username":"","password":"","host":"a.ru","port":null,"path":"/cb","query":"code=A%2BB&state=s+t&x&=v&e=","fragment":null,"params":[["code","A+B"],["state","s t"],["x",""],["","v"],["e",""]]}"#),
+     #"{"line":1,"ok":true,"href":"https://a.ru/cb?code=A%2BB&state=s+t&x&=v&e=","scheme":"https","username":"","password":"","host":"a.ru","port":null,"path":"/cb","query":"code=A%2BB&state=s+t&x&=v&e=","fragment":null,"params":[["code","A+B"],["state","s t"],["x",""],["","v"],["e",""]],"callback":{"provider":"oauth2","outcome":"success","code":"A+B","state":"s t"}}"#),
     ("com.example.app:/oauth2redirect/example-provider?code=Wq3k",
-     #"{"line":1,"ok":true,"href":"com.example.app:/oauth2redirect/example-provider?code=Wq3k","scheme":"com.example.app","username":"","password":"","host":null,"port":null,"path":"/oauth2redirect/example-provider","query":"code=Wq3k","fragment":null,"params":[["code","Wq3k"]]}"#),
+     #"{"line":1,"ok":true,"href":"com.example.app:/oauth2redirect/example-provider?code=Wq3k","scheme":"com.example.app","username":"","password":"","host":null,"port":null,"path":"/oauth2redirect/example-provider","query":"code=Wq3k","fragment":null,"params":[["code","Wq3k"]],"callback":{"provider":"oauth2","outcome":"success","code":"Wq3k"}}"#),
     ("https://user:pa%20ss@host.example:8443/p#frag",
-     #"{"line":1,"ok":true,"href":"https://user:pa%20ss@host.example:8443/p#frag","scheme":"https","username":"user","password":"pa%20ss","host":"host.example","port":8443,"path":"/p","query":null,"fragment":"frag","params":[]}"#),
+     #"{"line":1,"ok":true,"href":"https://user:pa%20ss@host.example:8443/p#frag","scheme":"https","username":"user","password":"pa%20ss","host":"host.example","port":8443,"path":"/p","query":null,"fragment":"frag","params":[],"callback":null}"#),
     (#"foo://h/a\b?#c\d"#,
-     #"{"line":1,"ok":true,"href":"foo://h/a\\b?#c\\d","scheme":"foo","username":"","password":"","host":"h","port":null,"path":"/a\\b","query":"","fragment":"c\\d","params":[]}"#),
+     #"{"line":1,"ok":true,"href":"foo://h/a\\b?#c\\d","scheme":"foo","username":"","password":"","host":"h","port":null,"path":"/a\\b","query":"","fragment":"c\\d","params":[],"callback":null}"#),
     ("mailto:user@example.com?subject=Hi%20there",
-     #"{"line":1,"ok":true,"href":"mailto:user@example.com?subject=Hi%20there","scheme":"mailto","username":"","password":"","host":null,"port":null,"path":"user@example.com","query":"subject=Hi%20there","fragment":null,"params":[["subject","Hi there"]]}"#),
+     #"{"line":1,"ok":true,"href":"mailto:user@example.com?subject=Hi%20there","scheme":"mailto","username":"","password":"","host":null,"port":null,"path":"user@example.com","query":"subject=Hi%20there","fragment":null,"params":[["subject","Hi there"]],"callback":null}"#),
     ("  https://a.ru/c\tb?q=%D0%BF  ",
-     #"{"line":1,"ok":true,"href":"https://a.ru/cb?q=%D0%BF","scheme":"https","username":"","password":"","host":"a.ru","port":null,"path":"/cb","query":"q=%D0%BF","fragment":null,"params":[["q","п"]]}"#),
+     #"{"line":1,"ok":true,"href":"https://a.ru/cb?q=%D0%BF","scheme":"https","username":"","password":"","host":"a.ru","port":null,"path":"/cb","query":"q=%D0%BF","fragment":null,"params":[["q","п"]],"callback":null}"#),
     ("https://client.example/cb#access_token=SlAV32hkKG&state=x",
-     #"{"line":1,"ok":true,"href":"https://client.example/cb#access_token=SlAV32hkKG&state=x","scheme":"https","username":"","password":"","host":"client.example","port":null,"path":"/cb","query":null,"fragment":"access_token=SlAV32hkKG&state=x","params":[]}"#),
+     #"{"line":1,"ok":true,"href":"https://client.example/cb#access_token=SlAV32hkKG&state=x","scheme":"https","username":"","password":"","host":"client.example","port":null,"path":"/cb","query":null,"fragment":"access_token=SlAV32hkKG&state=x","params":[],"callback":null}"#),
   ]
 
   /// (input line, expected error code): the code only, as offsets and messages are the parser's to choose.
@@ -88,7 +88,7 @@ enum Golden {
     let input: [UInt8] = Array("http://h/".utf8) + [0xFF] + Array("?q=".utf8) + [0xFE, 0x0A]
     let result = runInProcess([], stdin: input)
     #expect(result.lines == [
-      #"{"line":1,"ok":true,"href":"http://h/%EF%BF%BD?q=%EF%BF%BD","scheme":"http","username":"","password":"","host":"h","port":null,"path":"/%EF%BF%BD","query":"q=%EF%BF%BD","fragment":null,"params":[["q","\#u{FFFD}"]]}"#,
+      #"{"line":1,"ok":true,"href":"http://h/%EF%BF%BD?q=%EF%BF%BD","scheme":"http","username":"","password":"","host":"h","port":null,"path":"/%EF%BF%BD","query":"q=%EF%BF%BD","fragment":null,"params":[["q","\#u{FFFD}"]],"callback":null}"#,
     ])
   }
 
@@ -137,7 +137,7 @@ enum Golden {
   @Test func helpShowsUsage() throws {
     let result = try runBinary(["--help"])
     #expect(result.status == 0)
-    #expect(result.stdout.contains("USAGE: linkparse [--input-format <input-format>] [--base <url>] [--stats] [<file> ...]"))
+    #expect(result.stdout.contains("USAGE: linkparse [--input-format <input-format>] [--base <url>] [--provider <provider>] [--state <state>] [--redirect-uri <uri>] [--issuer <issuer>] [--redact] [--stats] [--routes <file>] [<file> ...]"))
     #expect(result.stdout.contains("Examples:"))
   }
 

@@ -123,7 +123,10 @@ func written(capacity: Int = 16, _ body: (inout JSONWriter) -> Void) -> String {
     (#""\uD83D\uDE00 \ud83d\ude00""#, .init(input: "😀 😀")),
     (#""\u0000x""#, .init(input: "\u{0}x")),
     ("\"пример.рф\"", .init(input: "пример.рф")),
-    (#"{"input":"x","body":"code=1"}"#, .init(input: "x")),  // unknown (future) keys are ignored
+    (#"{"input":"x","future":"code=1"}"#, .init(input: "x")),  // unknown (future) keys are ignored
+    (#"{"input":"x","body":"code=1"}"#, .init(input: "x", body: "code=1")),
+    (#"{"body":"a%3D1&b","input":"x","base":null}"#, .init(input: "x", base: .none, body: "a%3D1&b")),
+    (#"{"input":"x","body":null}"#, .init(input: "x")),
   ]
 
   @Test(arguments: valid)
@@ -175,6 +178,8 @@ func written(capacity: Int = 16, _ body: (inout JSONWriter) -> Void) -> String {
     (#"{"input":"a:b","base":{}}"#, "invalid-record", 22),
     (#"{"input":"a:b","input":"c:d"}"#, "invalid-record", 15),
     (#"{"input":"a:b","base":null,"base":null}"#, "invalid-record", 27),
+    (#"{"input":"a:b","body":5}"#, "invalid-record", 22),
+    (#"{"input":"a:b","body":"x","body":"y"}"#, "invalid-record", 26),
   ]
 
   @Test(arguments: invalid)

@@ -331,6 +331,7 @@ struct ByteSetTests {
     let form: (UInt8) -> Bool = { component($0) || "!'()~".utf8.contains($0) }
     let forbiddenHost: (UInt8) -> Bool = { [0, 9, 0xA, 0xD].contains($0) || " #/:<>?@[\\]^|".utf8.contains($0) }
     let forbiddenDomain: (UInt8) -> Bool = { forbiddenHost($0) || $0 < 0x20 || $0 == 0x25 || $0 == 0x7F }
+    let domainAttention: (UInt8) -> Bool = { forbiddenDomain($0) || ($0 >= 0x41 && $0 <= 0x5A) || $0 >= 0x80 }
     return [
       ("c0Control", .c0Control, c0), ("fragment", .fragment, fragment), ("query", .query, query),
       ("specialQuery", .specialQuery, specialQuery), ("path", .path, path),
@@ -338,6 +339,7 @@ struct ByteSetTests {
       ("specialPathSegmentEnd", .specialPathSegmentEnd, specialPathSegmentEnd), ("userinfo", .userinfo, userinfo),
       ("component", .component, component), ("formURLEncoded", .formURLEncoded, form),
       ("forbiddenHost", .forbiddenHost, forbiddenHost), ("forbiddenDomain", .forbiddenDomain, forbiddenDomain),
+      ("domainAttention", .domainAttention, domainAttention),
     ]
   }
 

@@ -82,6 +82,14 @@ extension ByteSet {
   }
 }
 
+extension ByteSet {
+  /// Forbidden domain code points plus `A`-`Z` and every non-ASCII byte: the bytes of a host that need a
+  /// closer look before it can be copied as a domain.
+  @inlinable static var domainAttention: ByteSet {
+    ByteSet(low: 0xD400_8029_FFFF_FFFF, high: 0x9000_0000_7FFF_FFFF, includesNonASCII: true)
+  }
+}
+
 // MARK: - ASCII helpers
 
 @inlinable @inline(__always)

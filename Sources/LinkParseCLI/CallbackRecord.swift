@@ -1,0 +1,161 @@
+import ArgumentParser
+import LinkParse
+
+/// `--provider`: which decoder reads a record's callback parameters.
+public enum ProviderOption: String, ExpressibleByArgument, CaseIterable, Sendable {
+  /// Decide per record by ``ProviderDetector``'s rules.
+  case auto
+  /// Sber ID (callbacks and seamless-login links).
+  case sber
+  /// VK ID.
+  case vk
+  /// T-ID (Tinkoff ID).
+  case tid
+  /// Sign in with Apple.
+  case apple
+  /// Generic OAuth 2.0 / OIDC.
+  case oauth2
+  /// Decode nothing: `"callback"` is always `null`.
+  case none
+}
+
+/// How the `"callback"` key of each record is produced: the decoder, the checks, and redaction.
+struct CallbackOptions {
+  var provider: ProviderOption = .auto
+  /// `--state`: the state the callback must carry (constant-time comparison).
+  var state: String?
+  /// `--redirect-uri`: the redirect URI the callback must match.
+  var redirectURI: ParsedURL?
+  /// `--issuer`: the `iss` the callback must carry.
+  var issuer: String?
+  /// `--redact`.
+  var redact = false
+
+  /// The parameter names whose values `--redact` hides everywhere. `payload` (VK ID 1.x) is included because
+  /// its JSON carries the code and state.
+  static let secretNames: Set<String> = ["code", "id_token", "access_token", "device_id", "state", "token", "payload"]
+  static let redacted = "<redacted>"
+
+  /// What to write under `"callback"`.
+  enum Result {
+    /// Nothing was decoded: `null`.
+    case none
+    /// A decoded callback.
+    case decoded(ProviderCallback)
+    /// A callback rejected by its decoder or by the `--state` / `--redirect-uri` / `--issuer` checks.
+    case rejected(Provider, CallbackError)
+  }
+
+  /// Decodes (and, when asked, validates) the callback of `url`, whose parameters are `body` when given
+  /// (Apple's `form_post`), else its query or fragment.
+  func decode(_ url: ParsedURL, body: FormParameters?) -> Result {
+    let parameters = body ?? ProviderDetector.callbackParameters(of: url)
+    let provider: Provider
+    switch self.provider {
+    case .none: return .none
+    case .auto:
+      guard let detected = ProviderDetector.detect(url: url, parameters: parameters) else { return .none }
+      provider = detected
+    case .sber: provider = .sber
+    case .vk: provider = .vk
+    case .tid: provider = .tid
+    case .apple: provider = .apple
+    case .oauth2: provider = .oauth2
+    }
+    do throws(CallbackError) {
+      let checks = state != nil || redirectURI != nil || issuer != nil
+      if checks && !(provider == .sber && SberSeamlessLogin.isSeamlessLogin(parameters)) {
+        // Only what was given is checked: a missing option takes the callback's own value.
+        let pending = PendingAuthorization(
+          provider: provider, redirectURI: redirectURI ?? url,
+          state: state ?? parameters.first(named: "state")?.value().flatMap { $0.isEmpty ? nil : $0 },
+          issuer: issuer ?? parameters.first(named: "iss")?.value().flatMap { $0.isEmpty ? nil : $0 })
+        return .decoded(try pending.validate(url, parameters: parameters))
+      }
+      return .decoded(try ProviderCallback(provider: provider, parameters: parameters))
+    } catch {
+      return .rejected(provider, error)
+    }
+  }
+
+  /// `text` (a query or fragment) with the values of ``secretNames`` replaced by `<redacted>`.
+  static func redactFormText(_ text: Substring) -> String {
+    var out = ""
+    out.reserveCapacity(text.utf8.count)
+    var first = true
+    for piece in text.split(separator: "&", omittingEmptySubsequences: false) {
+      if !first { out += "&" }
+      first = false
+      if let equals = piece.firstIndex(of: "="),
+        secretNames.contains(FormParameters.decode(piece[..<equals]))
+      {
+        out += piece[...equals]
+        out += redacted
+      } else {
+        out += piece
+      }
+    }
+    return out
+  }
+
+  /// `href` with the secret values in its query and fragment redacted.
+  static func redactHref(_ url: ParsedURL) -> String {
+    guard url.query != nil || url.fragment != nil else { return url.href }
+    let href = url.href
+    let cut = href.firstIndex { $0 == "?" || $0 == "#" } ?? href.endIndex
+    var out = String(href[..<cut])
+    if let query = url.query { out += "?" + redactFormText(query) }
+    if let fragment = url.fragment { out += "#" + redactFormText(fragment) }
+    return out
+  }
+}
+
+extension RecordWriter {
+  /// Writes `,"callback":…` for `result`.
+  mutating func callback(_ result: CallbackOptions.Result, redact: Bool) {
+    json.raw(",\"callback\":")
+    switch result {
+    case .none:
+      json.null()
+    case .decoded(let callback):
+      json.raw("{\"provider\":")
+      json.string(callback.provider.rawValue)
+      json.raw(",\"outcome\":")
+      json.string(callback.outcome.rawValue)
+      for (name, value) in callback.values {
+        json.byte(UInt8(ascii: ","))
+        json.string(name)
+        json.byte(UInt8(ascii: ":"))
+        json.string(redact && CallbackOptions.secretNames.contains(name) ? CallbackOptions.redacted : value)
+      }
+      if let error = callback.providerError {
+        errorObject(code: error.code, raw: error.code, parameter: nil, en: error.descriptionEN, ru: error.descriptionRU)
+      }
+      json.byte(UInt8(ascii: "}"))
+    case .rejected(let provider, let error):
+      json.raw("{\"provider\":")
+      json.string(provider.rawValue)
+      json.raw(",\"outcome\":\"rejected\"")
+      errorObject(
+        code: error.code.rawValue, raw: error.found, parameter: error.parameter, en: error.descriptionEN,
+        ru: error.descriptionRU)
+      json.byte(UInt8(ascii: "}"))
+    }
+  }
+
+  private mutating func errorObject(code: String, raw: String?, parameter: String?, en: String, ru: String) {
+    json.raw(",\"error\":{\"code\":")
+    json.string(code)
+    json.raw(",\"raw\":")
+    if let raw { json.string(raw) } else { json.null() }
+    if let parameter {
+      json.raw(",\"parameter\":")
+      json.string(parameter)
+    }
+    json.raw(",\"description_en\":")
+    json.string(en)
+    json.raw(",\"description_ru\":")
+    json.string(ru)
+    json.byte(UInt8(ascii: "}"))
+  }
+}

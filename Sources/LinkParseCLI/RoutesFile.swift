@@ -1,0 +1,92 @@
+import Glibc
+import LinkParse
+
+/// A routes file: one route per line, `name pattern [provider]`, fields separated by spaces or tabs; `#`
+/// starts a comment (a whole line, or a field starting with `#`); empty lines are skipped.
+///
+/// ```text
+/// # name      pattern                                         provider
+/// vk          vk{app:[0-9]+}://vk.ru/blank.html                vk
+/// sber        myapp://sberidauth?code&state                   sber
+/// open        myapp://open/{rest...}
+/// ```
+public struct RoutesFile: Sendable {
+  /// One problem of the file, at a 1-based line.
+  public struct Problem: Sendable, Hashable, CustomStringConvertible {
+    /// The 1-based line number.
+    public var line: Int
+    /// A stable kebab-case code: `invalid-route-line`, or a ``RouteError/Code`` of the router.
+    public var code: String
+    /// What is wrong, as a sentence (for router errors, ``RouteError/description``).
+    public var message: String
+
+    /// `LINE: message`.
+    public var description: String { "\(line): \(message)" }
+  }
+
+  /// The routes, in file order.
+  public var routes: [Route] = []
+  /// The line each route is on.
+  public var lines: [Int] = []
+  /// Lines that are not `name pattern [provider]`.
+  public var problems: [Problem] = []
+
+  /// Parses the text of a routes file (syntax only; ``compile()`` checks the routes).
+  public init(text: String) {
+    var number = 0
+    for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      number += 1
+      var fields = rawLine.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+      if let comment = fields.firstIndex(where: { $0.hasPrefix("#") }) { fields.removeSubrange(comment...) }
+      if fields.isEmpty { continue }
+      guard fields.count == 2 || fields.count == 3 else {
+        problems.append(Problem(
+          line: number, code: "invalid-route-line",
+          message: "expected 'name pattern [provider]', found \(fields.count) field\(fields.count == 1 ? "" : "s")"))
+        continue
+      }
+      routes.append(Route(String(fields[0]), String(fields[1]), provider: fields.count == 3 ? String(fields[2]) : nil))
+      lines.append(number)
+    }
+  }
+
+  /// Reads and parses the file at `path`.
+  public init(path: String) throws(IOError) {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { throw IOError(operation: "open", path: path, errno: errno) }
+    defer { close(descriptor) }
+    let source = FileDescriptorSource(fileDescriptor: descriptor, path: path)
+    var bytes: [UInt8] = []
+    let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 1)
+    defer { chunk.deallocate() }
+    while true {
+      let n = try source.read(into: chunk)
+      if n == 0 { break }
+      bytes += chunk[..<n]
+    }
+    self.init(text: String(decoding: bytes, as: UTF8.self))
+  }
+
+  /// What ``compile()`` gives.
+  public enum Compilation: Sendable {
+    /// The file has no problem.
+    case success(Router)
+    /// Every problem, by line.
+    case failure([Problem])
+  }
+
+  /// The compiled router, or every problem of the file (syntax and compile errors, by line).
+  public func compile() -> Compilation {
+    var all = problems
+    do throws(RouterCompileError) {
+      let router = try Router(routes)
+      if all.isEmpty { return .success(router) }
+    } catch {
+      for e in error.errors {
+        let line = e.routeIndex.map { lines[$0] } ?? 0
+        all.append(Problem(line: line, code: e.code.rawValue, message: e.description))
+      }
+    }
+    return .failure(all.sorted { $0.line < $1.line })
+  }
+}

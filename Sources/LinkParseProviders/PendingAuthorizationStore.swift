@@ -1,0 +1,181 @@
+// A thread-safe, single-use set of pending authorizations (providers.md §3.6, §7 step 4).
+
+public import LinkParseCore
+import Synchronization
+
+/// Pending authorizations, consumed atomically by the first callback that binds to one.
+///
+/// ``consume(_:parameters:now:)`` finds the pending authorization a callback belongs to (redirect URI,
+/// then `state` in constant time), validates it (``PendingAuthorization/validate(_:parameters:now:)``) and
+/// removes it under one lock, so two concurrent callbacks can never both succeed; a later callback for it
+/// is `replayed`. A callback whose state matches nothing leaves every entry pending (a forged callback
+/// cannot cancel a real login).
+///
+/// The T-ID app flow carries no `state`: a state-less callback is accepted only while exactly one T-ID
+/// authorization without state is pending for that redirect URI (`ambiguous-authorization` otherwise).
+///
+/// ```swift
+/// let store = PendingAuthorizationStore()
+/// store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
+/// let first = try store.consume(try ParsedURL("myapp://authorized?code=c.1"))   // .tid(.success)
+/// let second = try store.consume(try ParsedURL("myapp://authorized?code=c.1"))  // throws replayed
+/// ```
+@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+public final class PendingAuthorizationStore: Sendable {
+
+  private struct Consumed {
+    var provider: Provider
+    var redirectURI: ParsedURL
+    var state: String?
+  }
+
+  private struct Contents {
+    var pending: [PendingAuthorization] = []
+    var consumed: [Consumed] = []
+  }
+
+  private let contents = Mutex(Contents())
+  private let consumedLimit: Int
+
+  /// Creates an empty store that remembers the last `consumedLimit` consumed authorizations to report
+  /// replays.
+  ///
+  /// ```swift
+  /// let store = PendingAuthorizationStore(consumedLimit: 1024)
+  /// ```
+  public init(consumedLimit: Int = 256) {
+    self.consumedLimit = max(1, consumedLimit)
+  }
+
+  /// Adds a pending authorization.
+  ///
+  /// ```swift
+  /// store.insert(PendingAuthorization(provider: .vk, redirectURI: try ParsedURL("vk1://vk.ru/blank.html"), state: "s"))
+  /// ```
+  public func insert(_ authorization: PendingAuthorization) {
+    contents.withLock { $0.pending.append(authorization) }
+  }
+
+  /// The number of pending authorizations.
+  ///
+  /// ```swift
+  /// store.count  // 0
+  /// ```
+  public var count: Int { contents.withLock { $0.pending.count } }
+
+  /// Drops every pending authorization that has expired at `now` (Unix seconds); returns how many.
+  ///
+  /// ```swift
+  /// store.removeExpired()
+  /// ```
+  @discardableResult
+  public func removeExpired(now: Int64 = PendingAuthorization.currentUnixTime()) -> Int {
+    contents.withLock { contents in
+      let before = contents.pending.count
+      contents.pending.removeAll { $0.expiresAt.map { now >= $0 } ?? false }
+      return before - contents.pending.count
+    }
+  }
+
+  /// Binds `url` to a pending authorization, validates it, and consumes it.
+  ///
+  /// ```swift
+  /// do {
+  ///   let callback = try store.consume(url)
+  /// } catch where error.code == .replayed {
+  ///   // a second callback for an authorization already used
+  /// }
+  /// ```
+  ///
+  /// - Throws: ``CallbackError``: `not-pending`, `replayed`, `ambiguous-authorization`, or any error of
+  ///   ``PendingAuthorization/validate(_:parameters:now:)``.
+  public func consume(
+    _ url: ParsedURL, parameters: FormParameters? = nil, now: Int64 = PendingAuthorization.currentUnixTime()
+  ) throws(CallbackError) -> ProviderCallback {
+    let parameters = parameters ?? ProviderDetector.callbackParameters(of: url)
+    let result: Result<ProviderCallback, CallbackError> = contents.withLock { contents in
+      do throws(CallbackError) {
+        return .success(try Self.consume(url, parameters, now, &contents, consumedLimit))
+      } catch {
+        return .failure(error)
+      }
+    }
+    return try result.get()
+  }
+
+  private static func consume(
+    _ url: ParsedURL, _ parameters: FormParameters, _ now: Int64, _ contents: inout Contents, _ limit: Int
+  ) throws(CallbackError) -> ProviderCallback {
+    let candidates = contents.pending.indices.filter { contents.pending[$0].matchesRedirect(url) }
+    let state = parameters.nonEmptyValue("state")
+    func wasConsumed() -> Bool {
+      contents.consumed.contains { record in
+        guard PendingAuthorization(provider: record.provider, redirectURI: record.redirectURI, state: nil)
+          .matchesRedirect(url)
+        else { return false }
+        switch (record.state, state) {
+        case (nil, nil): return true
+        case (let a?, let b?): return constantTimeEquals(a, b)
+        default: return false
+        }
+      }
+    }
+    guard !candidates.isEmpty else {
+      if wasConsumed() { throw CallbackError(.replayed) }
+      if contents.pending.isEmpty { throw CallbackError(.notPending) }
+      throw CallbackError(.redirectMismatch, found: PendingAuthorization.describe(url))
+    }
+    if let name = parameters.firstDuplicate(among: criticalParameters) {
+      throw CallbackError(.duplicateParameter, parameter: name)
+    }
+    let index: Int
+    if let state {
+      // Compare against every candidate, so timing does not reveal which one matched.
+      var match: Int?
+      for i in candidates {
+        if let expected = contents.pending[i].state, constantTimeEquals(expected, state), match == nil { match = i }
+      }
+      guard let match else {
+        if wasConsumed() { throw CallbackError(.replayed) }
+        throw CallbackError(.stateMismatch, parameter: "state")
+      }
+      index = match
+    } else {
+      let stateless = candidates.filter { contents.pending[$0].state == nil }
+      if stateless.count > 1 { throw CallbackError(.ambiguousAuthorization) }
+      if let only = stateless.first, contents.pending[only].provider == .tid {
+        // T-ID app flow: bind only while exactly one T-ID authorization without state is pending at all.
+        let pendingTID = contents.pending.filter { $0.provider == .tid && $0.state == nil }.count
+        if pendingTID != 1 { throw CallbackError(.ambiguousAuthorization) }
+        index = only
+      } else if let only = stateless.first {
+        index = only
+      } else if candidates.count == 1 {
+        index = candidates[0]  // validate() decides (e.g. the Sber Android error grammar); else state-mismatch
+      } else {
+        if wasConsumed() { throw CallbackError(.replayed) }
+        throw CallbackError(.stateMismatch, parameter: "state", found: "none")
+      }
+    }
+    let authorization = contents.pending[index]
+    do throws(CallbackError) {
+      let callback = try authorization.validate(url, parameters: parameters, now: now)
+      Self.retire(index, &contents, limit)
+      return callback
+    } catch {
+      // Once bound by state (or as the single state-less T-ID request), the authorization is spent unless the
+      // callback failed before binding to it.
+      if error.code != .stateMismatch && error.code != .redirectMismatch {
+        Self.retire(index, &contents, limit)
+      }
+      throw error
+    }
+  }
+
+  private static func retire(_ index: Int, _ contents: inout Contents, _ limit: Int) {
+    let authorization = contents.pending.remove(at: index)
+    contents.consumed.append(
+      Consumed(provider: authorization.provider, redirectURI: authorization.redirectURI, state: authorization.state))
+    if contents.consumed.count > limit { contents.consumed.removeFirst(contents.consumed.count - limit) }
+  }
+}

@@ -1,0 +1,321 @@
+// One type over every provider's result, the `auto` detector, and the choice of parameter source.
+
+public import LinkParseCore
+
+/// What a callback amounts to, across providers.
+///
+/// ```swift
+/// try ProviderCallback(provider: .tid, parameters: FormParameters("unavailable")).outcome  // .unavailable
+/// ```
+public enum CallbackOutcome: String, Sendable, Hashable, Codable {
+  /// An authorization code (or a debug-app success).
+  case success
+  /// The user cancelled.
+  case cancelled
+  /// The provider is not available to this user (T-ID).
+  case unavailable
+  /// The provider reported an error.
+  case error
+  /// A Sber seamless-login link (inbound, before any request).
+  case seamless
+}
+
+/// A decoded callback of any provider.
+///
+/// ```swift
+/// let url = try ParsedURL("vk7915193://?code=c&device_id=d&state=s&vkconnect_auth_provider_method=external_auth")
+/// let params = ProviderDetector.callbackParameters(of: url)
+/// if let provider = ProviderDetector.detect(url: url, parameters: params) {
+///   let callback = try ProviderCallback(provider: provider, parameters: params)
+///   callback.outcome  // .success
+///   callback.code     // "c"
+/// }
+/// ```
+public enum ProviderCallback: Sendable, Hashable {
+  /// A Sber ID callback.
+  case sber(SberIDCallback)
+  /// A Sber seamless-login link.
+  case sberSeamless(SberSeamlessLogin)
+  /// A VK ID callback.
+  case vk(VKIDCallback)
+  /// A T-ID callback.
+  case tid(TIDCallback)
+  /// A Sign in with Apple callback.
+  case apple(AppleCallback)
+  /// A generic OAuth 2.0 / OIDC response.
+  case oauth2(OAuth2Callback)
+
+  /// Decodes `parameters` with `provider`'s decoder. For ``Provider/sber`` a `sberIDRedirect` key (any
+  /// case) makes it a seamless-login link, checked against `ssoPolicy`.
+  ///
+  /// ```swift
+  /// let callback = try ProviderCallback(provider: .apple, parameters: FormParameters(utf8: body))
+  /// ```
+  ///
+  /// - Throws: ``CallbackError`` from the provider's decoder.
+  public init(
+    provider: Provider, parameters: FormParameters, ssoPolicy: SberSSOTrustPolicy = .default
+  ) throws(CallbackError) {
+    switch provider {
+    case .sber:
+      if SberSeamlessLogin.isSeamlessLogin(parameters) {
+        self = .sberSeamless(try SberSeamlessLogin(parameters, policy: ssoPolicy))
+      } else {
+        self = .sber(try SberIDCallback(parameters))
+      }
+    case .vk: self = .vk(try VKIDCallback(parameters))
+    case .tid: self = .tid(try TIDCallback(parameters))
+    case .apple: self = .apple(try AppleCallback(parameters))
+    case .oauth2: self = .oauth2(try OAuth2Callback(parameters))
+    }
+  }
+
+  /// The provider.
+  ///
+  /// ```swift
+  /// ProviderCallback.tid(.cancelled).provider  // .tid
+  /// ```
+  public var provider: Provider {
+    switch self {
+    case .sber, .sberSeamless: return .sber
+    case .vk: return .vk
+    case .tid: return .tid
+    case .apple: return .apple
+    case .oauth2: return .oauth2
+    }
+  }
+
+  /// The outcome.
+  ///
+  /// ```swift
+  /// ProviderCallback.apple(.cancelled(state: nil)).outcome  // .cancelled
+  /// ```
+  public var outcome: CallbackOutcome {
+    switch self {
+    case .sber(.success), .vk(.success), .vk(.legacy), .tid(.success), .apple(.success), .oauth2(.success):
+      return .success
+    case .sber(.failure), .vk(.failure), .apple(.failure), .oauth2(.failure): return .error
+    case .sberSeamless: return .seamless
+    case .tid(.cancelled), .apple(.cancelled): return .cancelled
+    case .tid(.unavailable): return .unavailable
+    case .tid(.debugResult(let value)):
+      switch value {
+      case "success": return .success
+      default: return .error
+      }
+    }
+  }
+
+  /// The echoed `state`, if any.
+  ///
+  /// ```swift
+  /// ProviderCallback.oauth2(try OAuth2Callback(FormParameters("code=c&state=s"))).state  // "s"
+  /// ```
+  public var state: String? {
+    switch self {
+    case .sber(let c): return c.state
+    case .sberSeamless: return nil
+    case .vk(let c): return c.state
+    case .tid(let c): return c.state
+    case .apple(let c): return c.state
+    case .oauth2(let c): return c.state
+    }
+  }
+
+  /// The authorization code on success.
+  ///
+  /// ```swift
+  /// ProviderCallback.tid(try TIDCallback(FormParameters("code=c.1"))).code  // "c.1"
+  /// ```
+  public var code: String? {
+    switch self {
+    case .sber(.success(let s)): return s.code
+    case .vk(.success(let s)): return s.code
+    case .vk(.legacy(let l)): return l.code
+    case .tid(.success(let s)): return s.code
+    case .apple(.success(let s)): return s.code
+    case .oauth2(.success(let s)): return s.code
+    default: return nil
+    }
+  }
+
+  /// The provider's error, for ``CallbackOutcome/error``: its raw code and descriptions in English and
+  /// Russian.
+  ///
+  /// ```swift
+  /// ProviderCallback.vk(.failure(ProviderError(code: .accessDenied), state: nil)).providerError?.code
+  /// // "access_denied"
+  /// ```
+  public var providerError: (code: String, descriptionEN: String, descriptionRU: String)? {
+    switch self {
+    case .sber(.failure(let f)): return (f.rawCode, f.descriptionEN, f.descriptionRU)
+    case .vk(.failure(let e, _)), .apple(.failure(let e, _)), .oauth2(.failure(let e, _, _)):
+      return (e.code.rawValue, e.code.descriptionEN, e.code.descriptionRU)
+    case .tid(.debugResult(let value)) where value != "success":
+      return (
+        value, "The T-ID debug app returned result=\(value).",
+        "Отладочное приложение T-ID вернуло result=\(value)."
+      )
+    default: return nil
+    }
+  }
+
+  /// The decoded values under the provider's own parameter names, in a stable order (`code`, `state`,
+  /// `device_id`, `id_token`, `user`, `session_state`, `sso_base_url`, `token`, …). Raw JSON stays text.
+  ///
+  /// ```swift
+  /// ProviderCallback.tid(try TIDCallback(FormParameters("code=c"))).values  // [("code", "c")]
+  /// ```
+  public var values: [(name: String, value: String)] {
+    var out: [(name: String, value: String)] = []
+    func add(_ name: String, _ value: String?) { if let value { out.append((name, value)) } }
+    switch self {
+    case .sber(.success(let s)):
+      add("code", s.code)
+      add("state", s.state)
+      add("status", s.status)
+      for key in s.extras.keys.sorted() { add(key, s.extras[key]) }
+    case .sber(.failure(let f)):
+      add("state", f.state)
+      add(f.encoding == .androidApp ? "result" : "status", f.status)
+      add("error_code", f.errorCode)
+      add("error_description", f.error?.errorDescription)
+      add("error_uri", f.error?.errorURI)
+      add("encoding", f.encoding.rawValue)
+    case .sberSeamless(let s):
+      add("sso_base_url", s.baseURL)
+      add("token", s.token)
+    case .vk(.success(let s)):
+      add("code", s.code)
+      add("state", s.state)
+      add("device_id", s.deviceID)
+      add("type", s.type)
+      add("expires_in", s.expiresInRaw)
+      add("ext_id", s.extID)
+      if s.isReturnFromVKApp { add("vkconnect_auth_provider_method", "external_auth") }
+    case .vk(.legacy(let l)):
+      add("code", l.code)
+      add("state", l.state)
+      add("user_id", l.user?.id.map { String($0) })
+      add("first_name", l.user?.firstName)
+      add("last_name", l.user?.lastName)
+      add("email", l.user?.email)
+    case .vk(.failure(let e, let state)), .apple(.failure(let e, let state)):
+      add("state", state)
+      add("error_description", e.errorDescription)
+      add("error_uri", e.errorURI)
+    case .oauth2(.failure(let e, let state, let issuer)):
+      add("state", state)
+      add("iss", issuer)
+      add("error_description", e.errorDescription)
+      add("error_uri", e.errorURI)
+    case .tid(.success(let s)):
+      add("code", s.code)
+      add("state", s.state)
+      add("session_state", s.sessionState)
+    case .tid(.debugResult(let value)):
+      add("result", value)
+    case .tid(.cancelled), .tid(.unavailable):
+      break
+    case .apple(.success(let s)):
+      add("code", s.code)
+      add("state", s.state)
+      add("id_token", s.idToken)
+      add("user", s.userJSON)
+    case .apple(.cancelled(let state)):
+      add("state", state)
+    case .oauth2(.success(let s)):
+      add("code", s.code)
+      add("state", s.state)
+      add("iss", s.issuer)
+      add("session_state", s.sessionState)
+    }
+    return out
+  }
+}
+
+/// Picks the provider of a callback (`--provider auto`) and the parameters to decode.
+///
+/// Rules, first match wins:
+/// 1. scheme `vk<digits>`, or a `device_id`, `payload`, `type=code_v2` or `vkconnect_auth_provider_method`
+///    parameter → ``Provider/vk``;
+/// 2. a `sberIDRedirect` key (any case) → ``Provider/sber`` (seamless login);
+/// 3. `status=fail`, `result=FAILURE` or `error_code` → ``Provider/sber``;
+/// 4. a `cancelled` or `unavailable` flag, `auth_status_code`, or a debug-app `result`
+///    (`success|failure|cancelled|unavailable`) → ``Provider/tid``;
+/// 5. `error=user_cancelled_authorize`, `id_token` together with `user`, or scheme `signinwithapple` →
+///    ``Provider/apple``;
+/// 6. `code` or `error` → ``Provider/oauth2``;
+/// 7. otherwise `nil`: nothing to decode.
+///
+/// ```swift
+/// let url = try ParsedURL("myapp://authorized?cancelled")
+/// ProviderDetector.detect(url: url, parameters: url.queryParameters)  // .tid
+/// ```
+public enum ProviderDetector {
+
+  /// Applies the rules above.
+  ///
+  /// ```swift
+  /// let url = try ParsedURL("app://merchant_app/?result=FAILURE&error_code=5")
+  /// ProviderDetector.detect(url: url, parameters: url.queryParameters)  // .sber
+  /// ```
+  public static func detect(url: ParsedURL, parameters: FormParameters) -> Provider? {
+    if isVKScheme(url.scheme) || parameters.contains(named: "device_id") || parameters.contains(named: "payload")
+      || parameters.value(for: "type") == "code_v2" || parameters.contains(named: "vkconnect_auth_provider_method")
+    {
+      return .vk
+    }
+    if SberSeamlessLogin.isSeamlessLogin(parameters) { return .sber }
+    if parameters.value(for: "status")?.lowercased() == "fail" || parameters.value(for: "result") == "FAILURE"
+      || parameters.contains(named: "error_code")
+    {
+      return .sber
+    }
+    if parameters.contains(named: "cancelled") || parameters.contains(named: "unavailable")
+      || parameters.contains(named: "auth_status_code")
+    {
+      return .tid
+    }
+    if let result = parameters.value(for: "result"), ["success", "failure", "cancelled", "unavailable"].contains(result) {
+      return .tid
+    }
+    if parameters.value(for: "error") == "user_cancelled_authorize"
+      || (parameters.contains(named: "id_token") && parameters.contains(named: "user")) || url.scheme == "signinwithapple"
+    {
+      return .apple
+    }
+    if parameters.contains(named: "code") || parameters.contains(named: "error") { return .oauth2 }
+    return nil
+  }
+
+  /// The parameters a callback URL carries: its query, unless the query has none of the callback keys and
+  /// the fragment has some (`response_mode=fragment`).
+  ///
+  /// ```swift
+  /// let url = try ParsedURL("https://example.com/cb#state=s&code=c")
+  /// ProviderDetector.callbackParameters(of: url).value(for: "code")  // "c"
+  /// ```
+  public static func callbackParameters(of url: ParsedURL) -> FormParameters {
+    let query = url.queryParameters
+    guard url.fragment != nil, !hasCallbackKey(query) else { return query }
+    let fragment = url.fragmentParameters
+    return hasCallbackKey(fragment) ? fragment : query
+  }
+
+  static let callbackKeys = [
+    "code", "error", "state", "id_token", "cancelled", "unavailable", "auth_status_code", "result", "status",
+    "device_id", "payload",
+  ]
+
+  static func hasCallbackKey(_ parameters: FormParameters) -> Bool {
+    !parameters.isEmpty && parameters.first(named: callbackKeys).contains { $0 != nil }
+  }
+
+  /// `vk` followed by one or more ASCII digits.
+  static func isVKScheme(_ scheme: Substring) -> Bool {
+    let utf8 = scheme.utf8
+    guard utf8.count > 2, scheme.hasPrefix("vk") else { return false }
+    return utf8.dropFirst(2).allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+  }
+}

@@ -1,0 +1,156 @@
+// VK ID callbacks (providers.md §2).
+
+public import LinkParseCore
+
+/// A decoded VK ID callback (`vk<client_id>://vk.ru/blank.html?…`, or a web redirect).
+///
+/// Order (providers.md §7.3): legacy `payload` (SDK 1.x) → `error` → `code` + `state` + `device_id`.
+/// `oauth2_params` and `v` (the SDK's own redirect-URI query echoed back) are tolerated and ignored.
+///
+/// ```swift
+/// let url = try ParsedURL("vk7915193://vk.ru/blank.html?code=vk2.a.F&state=S&device_id=D&type=code_v2&expires_in=600")
+/// if case .success(let s) = try VKIDCallback(url.queryParameters) {
+///   s.deviceID   // "D"  (store it: the code cannot be exchanged without it)
+///   s.expiresIn  // 600
+/// }
+/// ```
+public enum VKIDCallback: Sendable, Hashable {
+  /// VK ID 2.x success.
+  case success(VKIDSuccess)
+  /// VK ID SDK 1.x `payload` JSON.
+  case legacy(VKIDLegacyPayload)
+  /// `error` (with `error_description` / `error_uri`), plus the echoed `state` if any.
+  case failure(ProviderError, state: String?)
+
+  /// Decodes a callback's parameters.
+  ///
+  /// ```swift
+  /// let result = try VKIDCallback(FormParameters("error=access_denied&state=s"))
+  /// ```
+  ///
+  /// - Throws: ``CallbackError`` `duplicate-parameter`, `missing-parameter` (`code`, `state` or `device_id`
+  ///   missing or empty on success), `malformed-parameter` (invalid `payload` JSON, `type` other than
+  ///   `code_v2`, `vkconnect_auth_provider_method` other than `external_auth`).
+  public init(_ parameters: FormParameters) throws(CallbackError) {
+    if let name = parameters.firstDuplicate(among: criticalParameters + ["payload"]) {
+      throw CallbackError(.duplicateParameter, parameter: name)
+    }
+    if parameters.contains(named: "payload") {
+      self = .legacy(try VKIDLegacyPayload(json: parameters.nonEmptyValue("payload") ?? ""))
+      return
+    }
+    let state = parameters.nonEmptyValue("state")
+    if let error = ProviderError(parameters) {
+      self = .failure(error, state: state)
+      return
+    }
+    guard let code = parameters.nonEmptyValue("code") else {
+      throw CallbackError(.missingParameter, parameter: "code")
+    }
+    guard let state else { throw CallbackError(.missingParameter, parameter: "state") }
+    guard let deviceID = parameters.nonEmptyValue("device_id") else {
+      throw CallbackError(.missingParameter, parameter: "device_id")
+    }
+    let type = parameters.nonEmptyValue("type")
+    if let type, type != "code_v2" {
+      throw CallbackError(.malformedParameter, parameter: "type", found: type)
+    }
+    var fromVKApp = false
+    if let method = parameters.nonEmptyValue("vkconnect_auth_provider_method") {
+      guard method == "external_auth" else {
+        throw CallbackError(.malformedParameter, parameter: "vkconnect_auth_provider_method", found: method)
+      }
+      fromVKApp = true
+    }
+    let expiresInRaw = parameters.nonEmptyValue("expires_in")
+    self = .success(
+      VKIDSuccess(
+        code: code, state: state, deviceID: deviceID, type: type, expiresIn: expiresInRaw.flatMap { Int($0) },
+        expiresInRaw: expiresInRaw, extID: parameters.nonEmptyValue("ext_id"), isReturnFromVKApp: fromVKApp))
+  }
+
+  /// The echoed `state`, if any (from the payload for ``legacy(_:)``).
+  ///
+  /// ```swift
+  /// try VKIDCallback(FormParameters("error=x&state=s")).state  // "s"
+  /// ```
+  public var state: String? {
+    switch self {
+    case .success(let s): return s.state
+    case .legacy(let l): return l.state
+    case .failure(_, let state): return state
+    }
+  }
+}
+
+/// A successful VK ID 2.x callback.
+///
+/// ```swift
+/// success.isReturnFromVKApp  // true for vkconnect_auth_provider_method=external_auth
+/// ```
+public struct VKIDSuccess: Sendable, Hashable {
+  /// The authorization code (`vk2.a.…`), exchanged together with ``deviceID`` and the PKCE verifier.
+  public var code: String
+  /// The echoed `state`.
+  public var state: String
+  /// The server's encrypted device id: required for the token exchange and later refreshes.
+  public var deviceID: String
+  /// The code type (`code_v2`), when sent.
+  public var type: String?
+  /// The code's lifetime in seconds, when sent as an integer.
+  public var expiresIn: Int?
+  /// `expires_in` as sent.
+  public var expiresInRaw: String?
+  /// The internal `ext_id`, when sent.
+  public var extID: String?
+  /// Whether the callback is a return from the VK app (`vkconnect_auth_provider_method=external_auth`).
+  public var isReturnFromVKApp: Bool
+}
+
+/// The legacy VK ID SDK 1.x `payload` JSON:
+/// `{"oauth":{"code":…,"state":…},"user":{"id":…,"first_name":…,"last_name":…,"email":…,"avatar":…}}`.
+///
+/// ```swift
+/// let payload = try VKIDLegacyPayload(json: #"{"oauth":{"code":"c1","state":"s1"},"user":{"id":1}}"#)
+/// payload.code     // "c1"
+/// payload.user?.id // 1
+/// ```
+public struct VKIDLegacyPayload: Sendable, Hashable {
+  /// The user object of the payload (snake_case keys in the JSON; every key optional).
+  public struct User: Sendable, Hashable {
+    /// `id`.
+    public var id: Int64?
+    /// `first_name`.
+    public var firstName: String?
+    /// `last_name`.
+    public var lastName: String?
+    /// `email`.
+    public var email: String?
+    /// `avatar`.
+    public var avatar: String?
+  }
+  /// `oauth.code`.
+  public var code: String
+  /// `oauth.state`.
+  public var state: String?
+  /// `user`, when present.
+  public var user: User?
+
+  /// Decodes the JSON text of `payload`.
+  ///
+  /// ```swift
+  /// try VKIDLegacyPayload(json: "")  // throws malformed-parameter (payload)
+  /// ```
+  ///
+  /// - Throws: ``CallbackError`` `malformed-parameter` for empty or invalid JSON, `missing-parameter` for a
+  ///   missing or empty `oauth.code`.
+  public init(json: String) throws(CallbackError) {
+    guard let decoded = JSONSupport.decodeVKPayload(json) else {
+      throw CallbackError(.malformedParameter, parameter: "payload")
+    }
+    guard let code = decoded.code, !code.isEmpty else { throw CallbackError(.missingParameter, parameter: "payload.oauth.code") }
+    self.code = code
+    self.state = decoded.state.flatMap { $0.isEmpty ? nil : $0 }
+    self.user = decoded.user
+  }
+}

@@ -59,7 +59,9 @@ let package = Package(
     .testTarget(name: "LinkParseCLITests", dependencies: ["LinkParseCLI", "linkparse"]),
     // Replays corpus/regressions/ through the fuzz targets' properties (FuzzSupport is a symlink to
     // Fuzz/Sources/FuzzSupport, so the properties are compiled from one source).
-    .testTarget(name: "FuzzRegressionTests", dependencies: ["LinkParseCore", "LinkParseCLI"]),
+    .testTarget(
+      name: "FuzzRegressionTests",
+      dependencies: ["LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseCLI"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -18,6 +18,8 @@ public func runFuzzer(
   case .parse: callback = { data, size in fuzzOne(.parse, data, size) }
   case .params: callback = { data, size in fuzzOne(.params, data, size) }
   case .cli: callback = { data, size in fuzzOne(.cli, data, size) }
+  case .providers: callback = { data, size in fuzzOne(.providers, data, size) }
+  case .router: callback = { data, size in fuzzOne(.router, data, size) }
   }
   return LLVMFuzzerRunDriver(&argc, &argv, callback)
 }

@@ -12,6 +12,8 @@ public enum FuzzProperty: String, CaseIterable, Sendable {
   case parse
   case params
   case cli
+  case providers
+  case router
 
   /// Runs the property on one input.
   public func check(_ bytes: UnsafeBufferPointer<UInt8>) -> [String] {
@@ -19,6 +21,8 @@ public enum FuzzProperty: String, CaseIterable, Sendable {
     case .parse: return ParseProperty.check(bytes)
     case .params: return ParamsProperty.check(bytes)
     case .cli: return CLIProperty.check(bytes)
+    case .providers: return ProvidersProperty.check(bytes)
+    case .router: return RouterProperty.check(bytes)
     }
   }
 

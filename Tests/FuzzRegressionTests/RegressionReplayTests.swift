@@ -33,7 +33,8 @@ import Testing
       replayed[property, default: 0] += 1
     }
     let summary = FuzzProperty.allCases.map { "\($0.rawValue) \(replayed[$0] ?? 0)" }.joined(separator: ", ")
-    print("RegressionReplayTests: replayed \(files.count) files from corpus/regressions (\(summary))")
+    let total = replayed.values.reduce(0, +)
+    print("RegressionReplayTests: replayed \(total) of \(files.count) files in corpus/regressions (\(summary))")
   }
 
   /// The strict JSON validator is what makes the `cli` property mean something: it must reject what is

@@ -1,0 +1,234 @@
+// LinkParse against Foundation's URLComponents, on the benchmark corpus, in one process.
+//
+//   BenchCompare [CORPUS] [--rounds N] [--detail]
+//
+// Prints one line per comparison, exactly in this form, so that scripts can read it:
+//
+//   compare=parse linkparse_ns=… foundation_ns=… speedup=…
+//   compare=params linkparse_ns=… foundation_ns=… speedup=…
+//   compare=decode linkparse_ns=… foundation_ns=… speedup=…
+//
+// ns per URL, the median over rounds (each round runs the whole corpus once; LinkParse and Foundation rounds
+// alternate, so that drift and other load touch both alike). What each side does:
+//
+// - parse:  LinkParse parses each URL and reads every component (scheme, username, password, host, port,
+//           path, query, fragment) as zero-copy views; Foundation runs `URLComponents(string:)` and reads the
+//           same components.
+// - params: LinkParse parses and iterates every query parameter, decoding each name and value (lazily, as
+//           bytes, without building a String); Foundation iterates `URLComponents.queryItems` and reads
+//           each name and value.
+// - decode: LinkParse parses, routes among 10 routes, decodes the provider's callback (from the query, or
+//           the fragment where the callback puts it) and checks it against its pending authorization
+//           (redirect, duplicates, state in constant time); Foundation only iterates `queryItems`.
+//
+// Every result is folded into a checksum that is printed, so the optimizer cannot drop the work.
+
+import Foundation
+import LinkParse
+
+// MARK: - Input
+
+var corpusPath = "corpus/callbacks.txt"
+var rounds = 15
+var detail = false
+var only: String? = nil
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+  switch argument {
+  case "--rounds": rounds = Int(arguments.popFirst() ?? "") ?? rounds
+  case "--detail": detail = true
+  case "--only": only = arguments.popFirst()
+  default: corpusPath = argument
+  }
+}
+guard let text = try? String(contentsOfFile: corpusPath, encoding: .utf8) else {
+  FileHandle.standardError.write(Data("BenchCompare: cannot read \(corpusPath); run Benchmarks/generate-corpus.py\n".utf8))
+  exit(2)
+}
+// Each URL is its own native String, as an app receives it.
+let corpus: [String] = text.split(separator: "\n").map { String($0) }
+let count = corpus.count
+
+// MARK: - Timing
+
+func now() -> UInt64 {
+  var t = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &t)
+  return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
+}
+
+func median(_ values: [Double]) -> Double {
+  let sorted = values.sorted()
+  return sorted[sorted.count / 2]
+}
+
+var checksum = 0
+
+/// Runs the two workloads alternately, `rounds` times each, and returns their median ns per URL.
+func compare(_ linkparse: () -> Int, _ foundation: () -> Int) -> (Double, Double) {
+  var a: [Double] = []
+  var b: [Double] = []
+  checksum &+= linkparse() &+ foundation()  // warm-up
+  for _ in 0..<rounds {
+    var start = now()
+    checksum &+= linkparse()
+    a.append(Double(now() - start) / Double(count))
+    start = now()
+    checksum &+= foundation()
+    b.append(Double(now() - start) / Double(count))
+  }
+  return (median(a), median(b))
+}
+
+func report(_ name: String, _ result: (Double, Double)) {
+  let (l, f) = result
+  print(String(format: "compare=%@ linkparse_ns=%.1f foundation_ns=%.1f speedup=%.2f", name, l, f, f / l))
+}
+
+// MARK: - parse
+
+@inline(never)
+func linkparseParse() -> Int {
+  var sum = 0
+  for string in corpus {
+    guard let url = try? ParsedURL(string) else { continue }
+    let r = url.utf8Ranges
+    sum &+= r.scheme.count &+ r.username.count &+ r.password.count &+ (r.host?.count ?? 0)
+    sum &+= Int(url.port ?? 0) &+ r.path.count &+ (r.query?.count ?? 0) &+ (r.fragment?.count ?? 0)
+  }
+  return sum
+}
+
+@inline(never)
+func linkparseParseSubstrings() -> Int {
+  var sum = 0
+  for string in corpus {
+    guard let url = try? ParsedURL(string) else { continue }
+    sum &+= url.scheme.utf8.count &+ url.username.utf8.count &+ url.password.utf8.count
+    sum &+= (url.host?.utf8.count ?? 0) &+ Int(url.port ?? 0) &+ url.path.utf8.count
+    sum &+= (url.query?.utf8.count ?? 0) &+ (url.fragment?.utf8.count ?? 0)
+  }
+  return sum
+}
+
+@inline(never)
+func foundationParse() -> Int {
+  var sum = 0
+  for string in corpus {
+    guard let c = URLComponents(string: string) else { continue }
+    sum &+= (c.scheme?.utf8.count ?? 0) &+ (c.user?.utf8.count ?? 0) &+ (c.password?.utf8.count ?? 0)
+    sum &+= (c.host?.utf8.count ?? 0) &+ (c.port ?? 0) &+ c.path.utf8.count
+    sum &+= (c.query?.utf8.count ?? 0) &+ (c.fragment?.utf8.count ?? 0)
+  }
+  return sum
+}
+
+// MARK: - params
+
+@inline(never)
+func linkparseParams() -> Int {
+  var sum = 0
+  for string in corpus {
+    guard let url = try? ParsedURL(string) else { continue }
+    url.queryParameters.forEachDecoded { name, value in
+      sum &+= name.count &+ (value?.count ?? 0)
+    }
+  }
+  return sum
+}
+
+@inline(never)
+func linkparseParamsStrings() -> Int {
+  var sum = 0
+  for string in corpus {
+    guard let url = try? ParsedURL(string) else { continue }
+    for parameter in url.queryParameters {
+      sum &+= parameter.name().utf8.count &+ (parameter.value()?.utf8.count ?? 0)
+    }
+  }
+  return sum
+}
+
+@inline(never)
+func foundationParams() -> Int {
+  var sum = 0
+  for string in corpus {
+    guard let c = URLComponents(string: string) else { continue }
+    for item in c.queryItems ?? [] {
+      sum &+= item.name.utf8.count &+ (item.value?.utf8.count ?? 0)
+    }
+  }
+  return sum
+}
+
+// MARK: - decode
+
+let routes: [Route] = [
+  Route("vk-app", "vk{app:[0-9]+}://vk.ru/blank.html", provider: "vk"),
+  Route("vk-web", "https://shop.example.ru/auth/vk", provider: "vk"),
+  Route("sber-app", "myapp://sberidauth", provider: "sber"),
+  Route("sber-web", "https://clientresource.ru/login/sberid/callback", provider: "sber"),
+  Route("tid-app", "myapp://authorized", provider: "tid"),
+  Route("tid-web", "https://myintegration.ru/auth/complete", provider: "tid"),
+  Route("apple-web", "https://example.com/auth/apple/callback", provider: "apple"),
+  Route("apple-app", "signinwithapple://callback", provider: "apple"),
+  Route("oauth", "https://{tenant}.example.{tld}/oauth2/callback", provider: "oauth2"),
+  Route("links", "https://links.example.ru/{kind}/{page}/{id:[0-9]+}"),
+]
+let router = try! Router(routes)
+
+/// The provider a URL's callback belongs to: its route's, or the detector's.
+func provider(of url: ParsedURL, _ match: RouteMatch?) -> Provider? {
+  if let name = match?.provider, let provider = Provider(rawValue: name) { return provider }
+  return ProviderDetector.detect(url: url, parameters: ProviderDetector.callbackParameters(of: url))
+}
+
+/// For each URL, the pending authorization an app would hold for it (made outside the timing): its provider,
+/// its redirect URI (the URL without query and fragment), and the state it was sent with.
+let pending: [PendingAuthorization?] = corpus.map { string in
+  guard let url = try? ParsedURL(string) else { return nil }
+  let match = try? router.match(url)
+  guard let provider = provider(of: url, match) else { return nil }
+  let r = url.utf8Ranges
+  let end = r.query?.lowerBound.advanced(by: -1) ?? r.fragment?.lowerBound.advanced(by: -1) ?? url.href.utf8.count
+  let redirect = String(decoding: url.href.utf8.prefix(end), as: UTF8.self)
+  guard let redirectURI = try? ParsedURL(redirect) else { return nil }
+  let state = ProviderDetector.callbackParameters(of: url).value(for: "state")
+  return PendingAuthorization(provider: provider, redirectURI: redirectURI, state: state)
+}
+
+@inline(never)
+func linkparseDecode() -> Int {
+  var sum = 0
+  for (i, string) in corpus.enumerated() {
+    guard let url = try? ParsedURL(string) else { continue }
+    let match = try? router.match(url)
+    sum &+= match?.captures.count ?? 0
+    guard let pending = pending[i] else { continue }
+    switch Result(catching: { () throws(CallbackError) -> ProviderCallback in try pending.validate(url, now: 0) }) {
+    case .success(let callback): sum &+= callback.outcome == .success ? 1 : 2
+    case .failure: sum &+= 3
+    }
+  }
+  return sum
+}
+
+// MARK: - Run
+
+print(
+  "corpus: \(corpusPath), \(count) URLs, \(corpus.reduce(0) { $0 + $1.utf8.count } / max(count, 1)) bytes per URL on average; \(rounds) rounds")
+if let only {
+  // One LinkParse workload, once, for profilers (`valgrind --tool=callgrind … --only decode`).
+  let workloads = ["parse": linkparseParse, "params": linkparseParams, "decode": linkparseDecode]
+  checksum &+= workloads[only]?() ?? 0
+  print("checksum: \(checksum)")
+  exit(0)
+}
+report("parse", compare(linkparseParse, foundationParse))
+report("params", compare(linkparseParams, foundationParams))
+report("decode", compare(linkparseDecode, foundationParams))
+if detail {
+  report("parse-substrings", compare(linkparseParseSubstrings, foundationParse))
+  report("params-strings", compare(linkparseParamsStrings, foundationParams))
+}
+print("checksum: \(checksum)")

@@ -1,0 +1,137 @@
+// Allocation-free iteration over parameters as byte views of the source, for hot paths. A
+// `FormParameters.Parameter` holds two `Substring`s, which cost a few dozen instructions each to make;
+// these views cost nothing until they are read.
+
+extension FormParameters {
+
+  /// A parameter's name or value as it appears in the source, percent-decoded on demand.
+  ///
+  /// It views the source's bytes in place and is valid only inside the closure that received it: do not
+  /// store it or let it escape. Reading ``count`` scans for escapes; iterating decodes byte by byte;
+  /// ``string`` makes a `String` (the only step that may allocate).
+  ///
+  /// ```swift
+  /// FormParameters("name=J%C3%B6rg+K").forEachDecoded { name, value in
+  ///   value?.count   // 6
+  ///   value?.string  // "Jörg K"
+  /// }
+  /// ```
+  public struct UnsafeDecodedBytes: Sequence {
+    /// The raw (still encoded) bytes.
+    public let raw: UnsafeBufferPointer<UInt8>
+    /// How `+` is read.
+    public let encoding: Encoding
+
+    @inlinable
+    public init(raw: UnsafeBufferPointer<UInt8>, encoding: Encoding) {
+      self.raw = raw
+      self.encoding = encoding
+    }
+
+    /// Whether decoding changes anything (the raw bytes contain `%`, or `+` in form encoding).
+    @inlinable
+    public var needsDecoding: Bool {
+      let form = encoding == .form
+      for b in raw where b == 0x25 || (form && b == 0x2B) { return true }
+      return false
+    }
+
+    /// The number of decoded bytes: the raw count less two for every valid `%XX` escape.
+    @inlinable
+    public var count: Int {
+      var n = raw.count
+      var i = 0
+      let end = raw.count
+      while i < end {
+        if raw[i] == 0x25 && i &+ 2 < end && isASCIIHexDigit(raw[i &+ 1]) && isASCIIHexDigit(raw[i &+ 2]) {
+          n &-= 2
+          i &+= 3
+        } else {
+          i &+= 1
+        }
+      }
+      return n
+    }
+
+    /// The decoded bytes as a `String` (UTF-8, invalid sequences replaced by U+FFFD).
+    public var string: String {
+      if !needsDecoding { return String(decoding: raw, as: UTF8.self) }
+      var bytes: [UInt8] = []
+      bytes.reserveCapacity(raw.count)
+      for b in self { bytes.append(b) }
+      return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether the decoded bytes equal `other`'s UTF-8 bytes.
+    public static func == (lhs: UnsafeDecodedBytes, rhs: some StringProtocol) -> Bool {
+      var iterator = lhs.makeIterator()
+      for b in rhs.utf8 {
+        guard iterator.next() == b else { return false }
+      }
+      return iterator.next() == nil
+    }
+
+    @inlinable
+    public func makeIterator() -> Iterator { Iterator(raw: raw, form: encoding == .form) }
+
+    /// Decodes one byte at a time.
+    public struct Iterator: IteratorProtocol {
+      @usableFromInline let raw: UnsafeBufferPointer<UInt8>
+      @usableFromInline let form: Bool
+      @usableFromInline var index = 0
+
+      @inlinable
+      init(raw: UnsafeBufferPointer<UInt8>, form: Bool) {
+        self.raw = raw
+        self.form = form
+      }
+
+      @inlinable
+      public mutating func next() -> UInt8? {
+        let end = raw.count
+        guard index < end else { return nil }
+        let b = raw[index]
+        index &+= 1
+        if b == 0x25 && index &+ 1 < end && isASCIIHexDigit(raw[index]) && isASCIIHexDigit(raw[index &+ 1]) {
+          let value = LinkParseCore.hexValue(raw[index]) &<< 4 | LinkParseCore.hexValue(raw[index &+ 1])
+          index &+= 2
+          return value
+        }
+        return form && b == 0x2B ? 0x20 : b
+      }
+    }
+  }
+
+  /// Calls `body` for each parameter in order, with its name and value (`nil` for a bare key) as views that
+  /// decode on demand — without allocating and without making substrings.
+  ///
+  /// The views are valid only inside `body`.
+  ///
+  /// ```swift
+  /// var total = 0
+  /// try ParsedURL("https://a.ru/cb?code=x%2By&state=s").queryParameters.forEachDecoded { name, value in
+  ///   total += name.count + (value?.count ?? 0)
+  /// }
+  /// ```
+  public func forEachDecoded<E: Error>(
+    encoding: Encoding = .form, _ body: (UnsafeDecodedBytes, UnsafeDecodedBytes?) throws(E) -> Void
+  ) throws(E) {
+    var source = self.source
+    let result: Result<Void, E> = source.withUTF8 { buffer in
+      Result { () throws(E) in
+        var offset = 0
+        while let pair = FormParameters.scanPair(buffer, from: offset) {
+          let name = UnsafeDecodedBytes(
+            raw: UnsafeBufferPointer(rebasing: buffer[pair.nameStart..<pair.nameEnd]), encoding: encoding)
+          let value =
+            pair.hasValue
+            ? UnsafeDecodedBytes(
+              raw: UnsafeBufferPointer(rebasing: buffer[(pair.nameEnd &+ 1)..<pair.end]), encoding: encoding) : nil
+          try body(name, value)
+          offset = pair.end
+        }
+      }
+    }
+    try result.get()
+  }
+}

@@ -49,6 +49,29 @@ enum ParamsProperty {
       }
     }
 
+    // forEachDecoded: the same pairs, as in-place views.
+    for encoding in [FormParameters.Encoding.form, .percentEncoded] {
+      var index = 0
+      params.forEachDecoded(encoding: encoding) { name, value in
+        defer { index += 1 }
+        guard index < parameters.count else { return problems.add("forEachDecoded(\(encoding)): more pairs than iteration") }
+        let p = parameters[index]
+        let expectedName = Array(p.decodedNameBytes(encoding))
+        problems.check(Array(name) == expectedName, "forEachDecoded(\(encoding)) name \(index)")
+        problems.check(name.count == expectedName.count, "forEachDecoded(\(encoding)) name count \(index)")
+        problems.check(name.string.utf8.elementsEqual(p.name(encoding).utf8), "forEachDecoded(\(encoding)) name string")
+        problems.check(name == p.name(encoding) || !isValidUTF8Array(expectedName), "forEachDecoded(\(encoding)) name ==")
+        problems.check(name.needsDecoding == p.decodedNameBytes(encoding).needsDecoding, "forEachDecoded needsDecoding")
+        let expectedValue = p.decodedValueBytes(encoding).map(Array.init)
+        problems.check(value.map(Array.init) == expectedValue, "forEachDecoded(\(encoding)) value \(index)")
+        problems.check(value?.count == expectedValue?.count, "forEachDecoded(\(encoding)) value count \(index)")
+        problems.check(
+          value?.string.utf8.elementsEqual(p.value(encoding)!.utf8) ?? (p.value(encoding) == nil),
+          "forEachDecoded(\(encoding)) value string")
+      }
+      problems.check(index == parameters.count, "forEachDecoded(\(encoding)) gave \(index) pairs, iteration \(parameters.count)")
+    }
+
     problems.check(params.count == parameters.count, "count \(params.count) but \(parameters.count) iterated")
     problems.check(params.isEmpty == parameters.isEmpty, "isEmpty disagrees with iteration")
     problems.check(params.first == parameters.first, "first disagrees with iteration")
@@ -107,6 +130,8 @@ enum ParamsProperty {
     if !problems.list.isEmpty { problems.add("input \(show(data))") }
     return problems.list
   }
+
+  static func isValidUTF8Array(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBufferPointer(isValidUTF8) }
 
   /// ASCII alphanumerics and `*-._`.
   static func isFormUnreserved(_ byte: UInt8) -> Bool {

@@ -110,6 +110,27 @@ enum ParseProperty {
       "\(label): components rebuild \(show(rebuilt)), not \(show(href))")
     problems.check(
       url.hostKind == nil ? url.host == nil : url.host != nil, "\(label): hostKind and host disagree for \(show(href))")
+    // The byte views agree with the components.
+    let bytes = url.withUnsafeUTF8 { Array($0) }
+    problems.check(bytes == Array(href.utf8), "\(label): withUnsafeUTF8 is not the href's bytes")
+    let ranges = url.utf8Ranges
+    func same(_ range: Range<Int>?, _ component: Substring?, _ name: String) {
+      guard let range else { return problems.check(component == nil, "\(label): utf8Ranges.\(name) is nil") }
+      guard range.lowerBound >= 0 && range.upperBound <= bytes.count, let component else {
+        return problems.add("\(label): utf8Ranges.\(name) \(range) for \(component.map(show) ?? "nil") in \(show(href))")
+      }
+      problems.check(
+        bytes[range].elementsEqual(component.utf8),
+        "\(label): utf8Ranges.\(name) \(range) is \(show(bytes[range])), the component \(show(component))")
+    }
+    same(ranges.scheme, url.scheme, "scheme")
+    same(ranges.username, url.username, "username")
+    same(ranges.password, url.password, "password")
+    same(ranges.host, url.host, "host")
+    same(ranges.port, url.port.map { Substring(String($0)) }, "port")
+    same(ranges.path, url.path, "path")
+    same(ranges.query, url.query, "query")
+    same(ranges.fragment, url.fragment, "fragment")
     // Parameters iterate without trouble and agree with their count.
     let query = url.queryParameters
     problems.check(query.reduce(0) { n, _ in n + 1 } == query.count, "\(label): query parameter count")

@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
     --keep) KEEP=1; shift ;;
     --list) printf '%s\n' "${ALL_TARGETS[@]}"; exit 0 ;;
     --) shift; EXTRA=("$@"); break ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done

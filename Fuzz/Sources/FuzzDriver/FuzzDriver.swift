@@ -7,19 +7,15 @@
 import CFuzzerDriver
 import FuzzSupport
 
+/// The property this process fuzzes (set once, before libFuzzer starts; libFuzzer runs inputs one at a time).
+nonisolated(unsafe) private var fuzzedProperty = FuzzProperty.parse
+
 /// Runs libFuzzer on `property` with the process's arguments.
 public func runFuzzer(
   _ property: FuzzProperty, argc: Int32, argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
 ) -> Int32 {
+  fuzzedProperty = property
   var argc = argc
   var argv = argv
-  let callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
-  switch property {
-  case .parse: callback = { data, size in fuzzOne(.parse, data, size) }
-  case .params: callback = { data, size in fuzzOne(.params, data, size) }
-  case .cli: callback = { data, size in fuzzOne(.cli, data, size) }
-  case .providers: callback = { data, size in fuzzOne(.providers, data, size) }
-  case .router: callback = { data, size in fuzzOne(.router, data, size) }
-  }
-  return LLVMFuzzerRunDriver(&argc, &argv, callback)
+  return LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzOne(fuzzedProperty, data, size) }
 }

@@ -64,16 +64,13 @@ if [ "$BUILD" = 1 ]; then
   # Product by product: a plain `swift build` would also build the parent's `linkparse` executable, whose
   # top-level code -parse-as-library rejects. After the first, each build only compiles and links one file.
   # (ld.gold's "Cannot export local symbol '__asan_…'" warnings are noise of the ASan runtime: filtered.)
-  build_log=$(mktemp "${TMPDIR:-/tmp}/linkparse-fuzz-build.XXXXXX")
   for target in "${TARGETS[@]}"; do
-    if ! swift build "${BUILD_ARGS[@]}" --product "fuzz-$target" > "$build_log" 2>&1; then
-      grep -v "Cannot export local symbol" "$build_log" >&2
-      rm -f "$build_log"
-      exit 2
-    fi
-    grep -v "Cannot export local symbol" "$build_log" | grep -E "^(Build|error|warning)" || true
+    set +e
+    swift build "${BUILD_ARGS[@]}" --product "fuzz-$target" 2>&1 | grep --line-buffered -v "Cannot export local symbol"
+    status=${PIPESTATUS[0]}
+    set -e
+    [ "$status" = 0 ] || { echo "run.sh: building fuzz-$target failed" >&2; exit 2; }
   done
-  rm -f "$build_log"
   echo "== fuzz: built in $(( $(date +%s) - build_started )) s"
 fi
 BIN_DIR=$(swift build "${BUILD_ARGS[@]}" --show-bin-path)

@@ -21,11 +21,21 @@ extension FormParameters {
     public let raw: UnsafeBufferPointer<UInt8>
     /// How `+` is read.
     public let encoding: Encoding
+    /// False when the bytes are known to contain no '%' (then ``count`` is `raw.count`).
+    @usableFromInline let mayContainEscapes: Bool
 
     @inlinable
     public init(raw: UnsafeBufferPointer<UInt8>, encoding: Encoding) {
       self.raw = raw
       self.encoding = encoding
+      self.mayContainEscapes = true
+    }
+
+    @inlinable
+    init(raw: UnsafeBufferPointer<UInt8>, encoding: Encoding, mayContainEscapes: Bool) {
+      self.raw = raw
+      self.encoding = encoding
+      self.mayContainEscapes = mayContainEscapes
     }
 
     /// Whether decoding changes anything (the raw bytes contain `%`, or `+` in form encoding).
@@ -37,18 +47,19 @@ extension FormParameters {
     }
 
     /// The number of decoded bytes: the raw count less two for every valid `%XX` escape.
-    @inlinable
     public var count: Int {
-      var n = raw.count
-      var i = 0
+      guard mayContainEscapes, let base = raw.baseAddress else { return raw.count }
       let end = raw.count
+      var n = end
+      var i = Scan.first(0x25, base, 0, end)
       while i < end {
-        if raw[i] == 0x25 && i &+ 2 < end && isASCIIHexDigit(raw[i &+ 1]) && isASCIIHexDigit(raw[i &+ 2]) {
+        if i &+ 2 < end && isASCIIHexDigit(raw[i &+ 1]) && isASCIIHexDigit(raw[i &+ 2]) {
           n &-= 2
           i &+= 3
         } else {
           i &+= 1
         }
+        i = Scan.first(0x25, base, i, end)
       }
       return n
     }
@@ -90,14 +101,7 @@ extension FormParameters {
       public mutating func next() -> UInt8? {
         let end = raw.count
         guard index < end else { return nil }
-        let b = raw[index]
-        index &+= 1
-        if b == 0x25 && index &+ 1 < end && isASCIIHexDigit(raw[index]) && isASCIIHexDigit(raw[index &+ 1]) {
-          let value = LinkParseCore.hexValue(raw[index]) &<< 4 | LinkParseCore.hexValue(raw[index &+ 1])
-          index &+= 2
-          return value
-        }
-        return form && b == 0x2B ? 0x20 : b
+        return FormParameters.decodedByte(raw, at: &index, end: end, form: form)
       }
     }
   }
@@ -113,25 +117,28 @@ extension FormParameters {
   ///   total += name.count + (value?.count ?? 0)
   /// }
   /// ```
-  public func forEachDecoded<E: Error>(
-    encoding: Encoding = .form, _ body: (UnsafeDecodedBytes, UnsafeDecodedBytes?) throws(E) -> Void
-  ) throws(E) {
+  public func forEachDecoded(
+    encoding: Encoding = .form, _ body: (UnsafeDecodedBytes, UnsafeDecodedBytes?) throws -> Void
+  ) rethrows {
+    // `rethrows` rather than typed throws: a generic error type here costs a runtime metadata lookup per
+    // call, more than the iteration itself.
     var source = self.source
-    let result: Result<Void, E> = source.withUTF8 { buffer in
-      Result { () throws(E) in
-        var offset = 0
-        while let pair = FormParameters.scanPair(buffer, from: offset) {
-          let name = UnsafeDecodedBytes(
-            raw: UnsafeBufferPointer(rebasing: buffer[pair.nameStart..<pair.nameEnd]), encoding: encoding)
-          let value =
-            pair.hasValue
-            ? UnsafeDecodedBytes(
-              raw: UnsafeBufferPointer(rebasing: buffer[(pair.nameEnd &+ 1)..<pair.end]), encoding: encoding) : nil
-          try body(name, value)
-          offset = pair.end
-        }
+    try source.withUTF8 { buffer in
+      // One wide scan for '%' over the whole source spares every view its own when there is none.
+      let escapes = buffer.baseAddress.map { Scan.first(0x25, $0, 0, buffer.count) < buffer.count } ?? false
+      var offset = 0
+      while let pair = FormParameters.scanPair(buffer, from: offset) {
+        let name = UnsafeDecodedBytes(
+          raw: UnsafeBufferPointer(rebasing: buffer[pair.nameStart..<pair.nameEnd]), encoding: encoding,
+          mayContainEscapes: escapes)
+        let value =
+          pair.hasValue
+          ? UnsafeDecodedBytes(
+            raw: UnsafeBufferPointer(rebasing: buffer[(pair.nameEnd &+ 1)..<pair.end]), encoding: encoding,
+            mayContainEscapes: escapes) : nil
+        try body(name, value)
+        offset = pair.end
       }
     }
-    try result.get()
   }
 }

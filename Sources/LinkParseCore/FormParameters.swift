@@ -657,19 +657,7 @@ extension FormParameters {
         var i = offset
         guard i < count else { return nil }
         let form = self.form
-        let byte = raw.withUTF8 { buf -> UInt8 in
-          let byte = buf[i]
-          i &+= 1
-          if byte == FormParameters.percentSign {
-            guard i &+ 1 < count else { return byte }
-            let high = FormParameters.hexValue(buf[i])
-            let low = FormParameters.hexValue(buf[i &+ 1])
-            guard high != 0xFF && low != 0xFF else { return byte }
-            i &+= 2
-            return high &<< 4 | low
-          }
-          return byte == FormParameters.plusSign && form ? FormParameters.space : byte
-        }
+        let byte = raw.withUTF8 { buf in FormParameters.decodedByte(buf, at: &i, end: count, form: form) }
         offset = i
         return byte
       }
@@ -697,24 +685,20 @@ extension FormParameters {
     var end: Int
   }
 
-  /// The next non-empty sequence at or after `start`, or `nil`.
+  /// The next non-empty sequence at or after `start`, or `nil`. Scans sixteen bytes at a time.
   @inline(__always)
   internal static func scanPair(_ buf: UnsafeBufferPointer<UInt8>, from start: Int) -> RawPair? {
     let count = buf.count
     var i = start
     while i < count && buf[i] == ampersand { i &+= 1 }
-    guard i < count else { return nil }
+    guard i < count, let base = buf.baseAddress else { return nil }
     let nameStart = i
-    var nameEnd = -1
-    while i < count {
-      let byte = buf[i]
-      if byte == ampersand { break }
-      if byte == equalsSign && nameEnd < 0 { nameEnd = i }
-      i &+= 1
+    let stop = Scan.firstOf(ampersand, equalsSign, base, i, count)
+    if stop == count || buf[stop] == ampersand {
+      return RawPair(nameStart: nameStart, nameEnd: stop, hasValue: false, end: stop)
     }
-    return nameEnd < 0
-      ? RawPair(nameStart: nameStart, nameEnd: i, hasValue: false, end: i)
-      : RawPair(nameStart: nameStart, nameEnd: nameEnd, hasValue: true, end: i)
+    let end = Scan.first(ampersand, base, stop &+ 1, count)
+    return RawPair(nameStart: nameStart, nameEnd: stop, hasValue: true, end: end)
   }
 
   /// Slices `source` at a pair's offsets. O(1) for native strings.
@@ -755,17 +739,6 @@ extension FormParameters {
     if var substring = key as? Substring { return substring.withUTF8(body) }
     var copy = String(key)
     return copy.withUTF8(body)
-  }
-
-  /// The value of an ASCII hex digit, or `0xFF`.
-  @inline(__always)
-  internal static func hexValue(_ byte: UInt8) -> UInt8 {
-    switch byte {
-    case 0x30...0x39: return byte &- 0x30
-    case 0x41...0x46: return byte &- 0x37
-    case 0x61...0x66: return byte &- 0x57
-    default: return 0xFF
-    }
   }
 
   /// Whether the serializer leaves `byte` as it is: ASCII alphanumerics and `*-._`.
@@ -816,24 +789,27 @@ extension FormParameters {
     var i = 0
     var o = 0
     while i < count {
-      var byte = buf[i]
-      i &+= 1
-      if byte == percentSign {
-        if i &+ 1 < count {
-          let high = hexValue(buf[i])
-          let low = hexValue(buf[i &+ 1])
-          if high != 0xFF && low != 0xFF {
-            byte = high &<< 4 | low
-            i &+= 2
-          }
-        }
-      } else if byte == plusSign && form {
-        byte = space
-      }
-      out[o] = byte
+      out[o] = decodedByte(buf, at: &i, end: count, form: form)
       o &+= 1
     }
     return o
+  }
+
+  /// The decoded byte at `i` — a valid `%XX` escape's value, a space for `+` in form encoding, else the
+  /// byte itself — advancing `i` past what it read (three bytes or one). `i < end`.
+  @inlinable @inline(__always)
+  internal static func decodedByte(_ buf: UnsafeBufferPointer<UInt8>, at i: inout Int, end: Int, form: Bool) -> UInt8 {
+    let byte = buf[i]
+    i &+= 1
+    if byte == 0x25 {
+      if i &+ 1 < end && isASCIIHexDigit(buf[i]) && isASCIIHexDigit(buf[i &+ 1]) {
+        let value = LinkParseCore.hexValue(buf[i]) &<< 4 | LinkParseCore.hexValue(buf[i &+ 1])
+        i &+= 2
+        return value
+      }
+      return byte
+    }
+    return form && byte == 0x2B ? 0x20 : byte
   }
 
   /// Whether `buf[start..<end]`, decoded, equals the name whose UTF-8 bytes are `key`. Allocates only when
@@ -850,20 +826,7 @@ extension FormParameters {
     var j = 0
     var equal = true
     while i < end {
-      var byte = buf[i]
-      i &+= 1
-      if byte == percentSign {
-        if i &+ 1 < end {
-          let high = hexValue(buf[i])
-          let low = hexValue(buf[i &+ 1])
-          if high != 0xFF && low != 0xFF {
-            byte = high &<< 4 | low
-            i &+= 2
-          }
-        }
-      } else if byte == plusSign && form {
-        byte = space
-      }
+      let byte = decodedByte(buf, at: &i, end: end, form: form)
       if j == keyCount || key[j] != byte {
         equal = false
         break

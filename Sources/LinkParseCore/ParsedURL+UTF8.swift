@@ -65,9 +65,8 @@ extension ParsedURL {
   /// let url = try ParsedURL("https://a.ru/cb")
   /// let first = url.withUnsafeUTF8 { $0[url.utf8Ranges.host!.lowerBound] }  // UInt8(ascii: "a")
   /// ```
-  public func withUnsafeUTF8<R, E: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
+  public func withUnsafeUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
     var storage = self.storage
-    let result: Result<R, E> = storage.withUTF8 { bytes in Result { () throws(E) -> R in try body(bytes) } }
-    return try result.get()
+    return try storage.withUTF8(body)
   }
 }

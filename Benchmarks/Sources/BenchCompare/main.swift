@@ -219,7 +219,10 @@ print(
   "corpus: \(corpusPath), \(count) URLs, \(corpus.reduce(0) { $0 + $1.utf8.count } / max(count, 1)) bytes per URL on average; \(rounds) rounds")
 if let only {
   // One LinkParse workload, once, for profilers (`valgrind --tool=callgrind … --only decode`).
-  let workloads = ["parse": linkparseParse, "params": linkparseParams, "decode": linkparseDecode]
+  let workloads = [
+    "parse": linkparseParse, "params": linkparseParams, "decode": linkparseDecode,
+    "foundation-parse": foundationParse, "foundation-params": foundationParams,
+  ]
   checksum &+= workloads[only]?() ?? 0
   print("checksum: \(checksum)")
   exit(0)

@@ -9,7 +9,8 @@
 // Every set contains the C0 controls, space, DEL and all non-ASCII bytes: a byte b is outside the visible
 // ASCII range 0x21...0x7E exactly when (b - 0x21) mod 256 >= 0x5E.
 //
-// Safety: callers pass `base` valid for `0..<end`; every load reads 16 bytes at `i` with `i + 16 <= end`.
+// Safety: callers pass `base` valid for `0..<end`; every load reads 16 bytes at `i` with `i + 16 <= end`
+// (`tabOrNewline` also reads the sixteen bytes ending at `end`, only when `end - start >= 16`).
 
 @inline(__always)
 private func load16(_ base: UnsafePointer<UInt8>, _ i: Int) -> SIMD16<UInt8> {
@@ -48,11 +49,13 @@ enum Scan {
   /// URLs, at '\''.
   @inline(__always)
   static func query(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, special: Bool) -> Int {
+    @inline(__always) func block(_ v: SIMD16<UInt8>) -> SIMD2<UInt64> {
+      let m = notVisibleASCII(v) | eq(v, 0x22) | eq(v, 0x23) | eq(v, 0x3C) | eq(v, 0x3E)
+      return special ? m | eq(v, 0x27) : m
+    }
     var i = start
     while i &+ 16 <= end {
-      let v = load16(base, i)
-      var m = notVisibleASCII(v) | eq(v, 0x22) | eq(v, 0x23) | eq(v, 0x3C) | eq(v, 0x3E)
-      if special { m = m | eq(v, 0x27) }
+      let m = block(load16(base, i))
       if !isZero(m) { return i &+ firstLane(m) }
       i &+= 16
     }
@@ -64,10 +67,12 @@ enum Scan {
   /// Stops at the fragment percent-encode set.
   @inline(__always)
   static func fragment(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+    @inline(__always) func block(_ v: SIMD16<UInt8>) -> SIMD2<UInt64> {
+      notVisibleASCII(v) | eq(v, 0x22) | eq(v, 0x3C) | eq(v, 0x3E) | eq(v, 0x60)
+    }
     var i = start
     while i &+ 16 <= end {
-      let v = load16(base, i)
-      let m = notVisibleASCII(v) | eq(v, 0x22) | eq(v, 0x3C) | eq(v, 0x3E) | eq(v, 0x60)
+      let m = block(load16(base, i))
       if !isZero(m) { return i &+ firstLane(m) }
       i &+= 16
     }
@@ -81,12 +86,14 @@ enum Scan {
   /// blocks of sixteen can run past it.
   @inline(__always)
   static func pathSegment(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, special: Bool) -> Int {
-    var i = start
-    while i &+ 16 <= end {
-      let v = load16(base, i)
+    @inline(__always) func block(_ v: SIMD16<UInt8>) -> SIMD2<UInt64> {
       var m = notVisibleASCII(v) | eq(v, 0x22) | eq(v, 0x23) | eq(v, 0x3C) | eq(v, 0x3E)
       m = m | eq(v, 0x3F) | eq(v, 0x5E) | eq(v, 0x60) | eq(v, 0x7B) | eq(v, 0x7D) | eq(v, 0x2F)
-      if special { m = m | eq(v, 0x5C) }
+      return special ? m | eq(v, 0x5C) : m
+    }
+    var i = start
+    while i &+ 16 <= end {
+      let m = block(load16(base, i))
       if !isZero(m) { return i &+ firstLane(m) }
       i &+= 16
     }
@@ -95,21 +102,59 @@ enum Scan {
     return i
   }
 
-  /// Stops at an ASCII tab or newline (0x09, 0x0A, 0x0D).
+  /// Stops at an ASCII tab or newline (0x09, 0x0A, 0x0D). One compare per block ("below 0x0E", rare in a
+  /// URL) and an exact look only at a block that has such a byte; the last partial block is read as the
+  /// sixteen bytes ending at `end` (rereading bytes already known to be clean is harmless here).
   @inline(__always)
   static func tabOrNewline(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+    @inline(__always) func exact(_ from: Int, _ to: Int) -> Int? {
+      var k = from
+      while k < to {
+        let b = base[k]
+        if b == 0x09 || b == 0x0A || b == 0x0D { return k }
+        k &+= 1
+      }
+      return nil
+    }
     var i = start
     while i &+ 16 <= end {
-      let v = load16(base, i)
-      let m = eq(v, 0x09) | eq(v, 0x0A) | eq(v, 0x0D)
+      if !isZero(words(load16(base, i) .< SIMD16(repeating: 0x0E))), let k = exact(i, i &+ 16) { return k }
+      i &+= 16
+    }
+    if i < end {
+      if end &- start >= 16 {
+        if isZero(words(load16(base, end &- 16) .< SIMD16(repeating: 0x0E))) { return end }
+      }
+      return exact(i, end) ?? end
+    }
+    return end
+  }
+
+  /// The index of the first `a` or `b` in `start..<end`, or `end`.
+  @inline(__always)
+  static func firstOf(_ a: UInt8, _ b: UInt8, _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+    @inline(__always) func block(_ v: SIMD16<UInt8>) -> SIMD2<UInt64> { eq(v, a) | eq(v, b) }
+    var i = start
+    while i &+ 16 <= end {
+      let m = block(load16(base, i))
       if !isZero(m) { return i &+ firstLane(m) }
       i &+= 16
     }
-    while i < end {
-      let b = base[i]
-      if b == 0x09 || b == 0x0A || b == 0x0D { return i }
-      i &+= 1
+    while i < end && base[i] != a && base[i] != b { i &+= 1 }
+    return i
+  }
+
+  /// The index of the first `a` in `start..<end`, or `end`.
+  @inline(__always)
+  static func first(_ a: UInt8, _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+    @inline(__always) func block(_ v: SIMD16<UInt8>) -> SIMD2<UInt64> { eq(v, a) }
+    var i = start
+    while i &+ 16 <= end {
+      let m = block(load16(base, i))
+      if !isZero(m) { return i &+ firstLane(m) }
+      i &+= 16
     }
+    while i < end && base[i] != a { i &+= 1 }
     return i
   }
 }

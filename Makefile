@@ -4,7 +4,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libicu-dev libpcre2-dev pkg-config
 CONFORMANCE_DIR ?= $(abspath ../shared/conformance)
 
-.PHONY: deps build demo test fuzz-smoke fuzz clean
+.PHONY: deps build demo test fuzz-smoke fuzz clean bench bench-compare bench-check bench-thresholds
 
 ## Install the Debian packages the build needs, if any is missing (apt-get, as root or through sudo).
 deps:
@@ -48,7 +48,45 @@ test: deps fuzz-smoke
 	  if [ -n "$$CI" ]; then echo "make: CI is set, so they are required: failing"; exit 1; fi; \
 	fi
 	LINKPARSE_CONFORMANCE_DIR="$(CONFORMANCE_DIR)" $(SWIFT) build --build-tests
-	LINKPARSE_CONFORMANCE_DIR="$(CONFORMANCE_DIR)" $(SWIFT) test --skip-build
+	@set -o pipefail; LINKPARSE_CONFORMANCE_DIR="$(CONFORMANCE_DIR)" $(SWIFT) test --skip-build 2>&1 | tee .build/test-output.txt
+	@$(MAKE) --no-print-directory bench-check
+	@# The last line repeats the test runner's count (every step above stops make on a failure).
+	@echo "$$(grep -oE 'Test run with [0-9]+ tests' .build/test-output.txt | grep -oE '[0-9]+' | tail -1) passed, 0 failed"
 
 clean:
-	rm -rf .build Fuzz/.build
+	rm -rf .build Fuzz/.build Benchmarks/.build
+
+## Benchmarks (the nested package in Benchmarks/; see the README's "Benchmarks" section).
+BENCH_CORPUS := Benchmarks/corpus/callbacks.txt
+# The malloc-count thresholds cover LinkParse's suites; Foundation's are measured, not checked.
+BENCH_CHECKED := --skip 'foundation-.*' --metric mallocCountTotal
+
+$(BENCH_CORPUS): Benchmarks/generate-corpus.py
+	python3 Benchmarks/generate-corpus.py $@
+
+## Every package-benchmark suite: wall clock and malloc counts (a few minutes on 2 cores).
+bench: deps $(BENCH_CORPUS)
+	cd Benchmarks && $(SWIFT) package benchmark --no-progress
+
+## LinkParse against URLComponents on the corpus; stdout is BenchCompare's lines only (the build goes to stderr).
+bench-compare: deps $(BENCH_CORPUS)
+	@cd Benchmarks && $(SWIFT) build -c release --product BenchCompare >&2
+	@cd Benchmarks && .build/release/BenchCompare corpus/callbacks.txt
+
+## Fails when a LinkParse suite's malloc count rises above its committed threshold (Benchmarks/Thresholds/).
+## Time is never checked. A count below its threshold passes with a reminder to lower the threshold (the
+## plugin exits 1 for both, so its verdict line tells them apart).
+bench-check: deps $(BENCH_CORPUS)
+	@set -o pipefail; cd Benchmarks && log=$$(mktemp) && status=0; \
+	$(SWIFT) package benchmark thresholds check $(BENCH_CHECKED) --no-progress 2>&1 | tee $$log || status=$$?; \
+	if [ $$status != 0 ] && grep -q "is BETTER than the defined thresholds" $$log && ! grep -q "WORSE than" $$log; then \
+	  echo "make: malloc counts are BELOW the committed thresholds: lower them with 'make bench-thresholds' and commit Benchmarks/Thresholds/"; \
+	  status=0; \
+	fi; \
+	rm -f $$log; \
+	if [ $$status != 0 ]; then echo "make: malloc counts are ABOVE the committed thresholds (Benchmarks/Thresholds/), or the check failed: failing"; fi; \
+	exit $$status
+
+## Rewrites the committed malloc-count thresholds from a fresh run; review and commit Benchmarks/Thresholds/.
+bench-thresholds: deps $(BENCH_CORPUS)
+	cd Benchmarks && $(SWIFT) package --allow-writing-to-package-directory benchmark thresholds update $(BENCH_CHECKED) --no-progress

@@ -13,11 +13,23 @@ let package = Package(
   name: "LinkParseBenchmarks",
   dependencies: [
     .package(path: ".."),
+    // package-benchmark: wall clock and malloc counts (the interposer trait supplies the malloc metrics).
+    .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
   ],
   targets: [
     .executableTarget(
       name: "BenchCompare",
       dependencies: [.product(name: "LinkParse", package: linkParse)]
+    ),
+    // The package-benchmark suites (`make bench`, `make bench-check`), in package-benchmark's layout.
+    .executableTarget(
+      name: "LinkParseBenchmarks",
+      dependencies: [
+        .product(name: "Benchmark", package: "benchmark"),
+        .product(name: "LinkParse", package: linkParse),
+      ],
+      path: "Benchmarks/LinkParseBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     ),
   ],
   // A single-threaded measuring tool: Swift 5 mode spares its globals main-actor isolation.

@@ -1,3 +1,4 @@
+import LinkParse
 import Glibc
 
 /// Writes JSON text into a reusable byte buffer and hands it to a ``ByteSink`` in large blocks.
@@ -153,43 +154,17 @@ public struct JSONWriter: ~Copyable {
   public mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
     guard let base = utf8.baseAddress else { return }
     let length = utf8.count
+    // Runs without an escapable byte are found sixteen bytes at a time and copied whole; bytes >= 0x20
+    // other than `"` and `\` (UTF-8 lead and continuation bytes included) are copied as they are.
     var runStart = 0
-    var index = 0
+    var index = Scan.jsonEscapable(base, 0, length)
     while index < length {
-      // Eight bytes at a time while none needs escaping.
-      if index &+ 8 <= length,
-        !JSONWriter.containsEscapable(UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-      {
-        index &+= 8
-        continue
-      }
-      let byte = base[index]
-      // Bytes ≥ 0x20 other than `"` and `\` are copied, UTF-8 continuation and lead bytes included.
-      if byte >= 0x20 && byte != 0x22 && byte != 0x5C {
-        index &+= 1
-        continue
-      }
       if index > runStart { raw(UnsafeBufferPointer(start: base + runStart, count: index &- runStart)) }
-      escape(byte)
-      index &+= 1
-      runStart = index
+      escape(base[index])
+      runStart = index &+ 1
+      index = Scan.jsonEscapable(base, runStart, length)
     }
     if length > runStart { raw(UnsafeBufferPointer(start: base + runStart, count: length &- runStart)) }
-  }
-
-  /// Whether any of the eight bytes in `word` is below 0x20, `"` or `\`. The bit tricks are exact for "any":
-  /// `(x - 0x01…) & ~x & 0x80…` is non-zero iff some byte of `x` is zero, and with `0x20…` iff some byte is
-  /// below 0x20 (https://graphics.stanford.edu/~seander/bithacks.html#HasLessInWord).
-  @inline(__always)
-  static func containsEscapable(_ word: UInt64) -> Bool {
-    let ones: UInt64 = 0x0101_0101_0101_0101
-    let high: UInt64 = 0x8080_8080_8080_8080
-    let quote = word ^ (ones &* 0x22)
-    let backslash = word ^ (ones &* 0x5C)
-    let control = (word &- ones &* 0x20) & ~word
-    let quotes = (quote &- ones) & ~quote
-    let backslashes = (backslash &- ones) & ~backslash
-    return (control | quotes | backslashes) & high != 0
   }
 
   /// Appends the escape sequence of `"`, `\` or a control character.

@@ -108,39 +108,49 @@ struct RecordWriter: ~Copyable {
     json.raw("{\"line\":")
     json.integer(line)
     json.raw(",\"ok\":true,\"href\":")
-    json.string(redact ? CallbackOptions.redactHref(url) : url.href)
-    json.raw(",\"scheme\":")
-    json.string(url.scheme)
-    json.raw(",\"username\":")
-    json.string(url.username)
-    json.raw(",\"password\":")
-    json.string(url.password)
-    json.raw(",\"host\":")
-    json.string(orNull: url.host)
-    json.raw(",\"port\":")
-    if let port = url.port { json.integer(Int(port)) } else { json.null() }
-    json.raw(",\"path\":")
-    json.string(url.path)
-    json.raw(",\"query\":")
-    if redact, let query = url.query { json.string(CallbackOptions.redactFormText(query)) } else { json.string(orNull: url.query) }
-    json.raw(",\"fragment\":")
-    if redact, let fragment = url.fragment {
-      json.string(CallbackOptions.redactFormText(fragment))
-    } else {
-      json.string(orNull: url.fragment)
+    if redact { json.string(CallbackOptions.redactHref(url)) }
+    // Components straight from the serialization's bytes (no Substrings), parameters as decode-on-demand views.
+    url.withUnsafeUTF8 { bytes in
+      let r = url.utf8Ranges
+      func part(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[range]) }
+      if !redact { json.quoted(bytes) }
+      json.raw(",\"scheme\":")
+      json.quoted(part(r.scheme))
+      json.raw(",\"username\":")
+      json.quoted(part(r.username))
+      json.raw(",\"password\":")
+      json.quoted(part(r.password))
+      json.raw(",\"host\":")
+      if let host = r.host { json.quoted(part(host)) } else { json.null() }
+      json.raw(",\"port\":")
+      if let port = url.port { json.integer(Int(port)) } else { json.null() }
+      json.raw(",\"path\":")
+      json.quoted(part(r.path))
+      json.raw(",\"query\":")
+      if let query = r.query {
+        if redact { json.string(CallbackOptions.redactFormText(url.query!)) } else { json.quoted(part(query)) }
+      } else {
+        json.null()
+      }
+      json.raw(",\"fragment\":")
+      if let fragment = r.fragment {
+        if redact { json.string(CallbackOptions.redactFormText(url.fragment!)) } else { json.quoted(part(fragment)) }
+      } else {
+        json.null()
+      }
     }
     json.raw(",\"params\":[")
     var first = true
-    for parameter in url.queryParameters {
+    url.queryParameters.forEachDecoded { name, value in
       json.raw(first ? "[" : ",[")
       first = false
-      formDecoded(parameter.rawName) { parameter.name() }
+      formDecoded(name)
       json.byte(UInt8(ascii: ","))
-      if let rawValue = parameter.rawValue {
-        if redact && CallbackOptions.secretNames.contains(parameter.name()) {
+      if let value {
+        if redact && CallbackOptions.secretNames.contains(where: { name == $0 }) {
           json.string(CallbackOptions.redacted)
         } else {
-          formDecoded(rawValue) { parameter.value() ?? "" }
+          formDecoded(value)
         }
       } else {
         json.raw("\"\"")
@@ -182,12 +192,10 @@ struct RecordWriter: ~Copyable {
   /// Writes a form-encoded slice decoded: as it is when it has no `%` or `+` (decoding would not change it),
   /// else through `decode`, the library's decoder. Saves a String per parameter on the common path.
   @inline(__always)
-  private mutating func formDecoded(_ raw: Substring, _ decode: () -> String) {
-    var raw = raw
-    let plain = raw.withUTF8 { bytes in
-      !bytes.contains { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }
-    }
-    if plain { json.string(raw) } else { json.string(decode()) }
+  private mutating func formDecoded(_ bytes: FormParameters.UnsafeDecodedBytes) {
+    // The raw bytes come from a serialized URL, so they are ASCII: written as they are unless they need
+    // decoding (then as a String, which also replaces invalid UTF-8 that an escape may decode to).
+    if bytes.needsDecoding { json.string(bytes.string) } else { json.quoted(bytes.raw) }
   }
 
   /// Writes a failure record.

@@ -23,25 +23,30 @@ extension FormParameters {
     public let encoding: Encoding
     /// False when the bytes are known to contain no '%' (then ``count`` is `raw.count`).
     @usableFromInline let mayContainEscapes: Bool
+    /// False when the bytes are known to contain no '+'.
+    @usableFromInline let mayContainPlus: Bool
 
     @inlinable
     public init(raw: UnsafeBufferPointer<UInt8>, encoding: Encoding) {
       self.raw = raw
       self.encoding = encoding
       self.mayContainEscapes = true
+      self.mayContainPlus = true
     }
 
     @inlinable
-    init(raw: UnsafeBufferPointer<UInt8>, encoding: Encoding, mayContainEscapes: Bool) {
+    init(raw: UnsafeBufferPointer<UInt8>, encoding: Encoding, mayContainEscapes: Bool, mayContainPlus: Bool) {
       self.raw = raw
       self.encoding = encoding
       self.mayContainEscapes = mayContainEscapes
+      self.mayContainPlus = mayContainPlus
     }
 
     /// Whether decoding changes anything (the raw bytes contain `%`, or `+` in form encoding).
     @inlinable
     public var needsDecoding: Bool {
-      let form = encoding == .form
+      let form = encoding == .form && mayContainPlus
+      if !mayContainEscapes && !form { return false }
       for b in raw where b == 0x25 || (form && b == 0x2B) { return true }
       return false
     }
@@ -124,18 +129,19 @@ extension FormParameters {
     // call, more than the iteration itself.
     var source = self.source
     try source.withUTF8 { buffer in
-      // One wide scan for '%' over the whole source spares every view its own when there is none.
+      // Wide scans for '%' and '+' over the whole source spare every view its own when there is none.
       let escapes = buffer.baseAddress.map { Scan.first(0x25, $0, 0, buffer.count) < buffer.count } ?? false
+      let plus = buffer.baseAddress.map { Scan.first(0x2B, $0, 0, buffer.count) < buffer.count } ?? false
       var offset = 0
       while let pair = FormParameters.scanPair(buffer, from: offset) {
         let name = UnsafeDecodedBytes(
           raw: UnsafeBufferPointer(rebasing: buffer[pair.nameStart..<pair.nameEnd]), encoding: encoding,
-          mayContainEscapes: escapes)
+          mayContainEscapes: escapes, mayContainPlus: plus)
         let value =
           pair.hasValue
           ? UnsafeDecodedBytes(
             raw: UnsafeBufferPointer(rebasing: buffer[(pair.nameEnd &+ 1)..<pair.end]), encoding: encoding,
-            mayContainEscapes: escapes) : nil
+            mayContainEscapes: escapes, mayContainPlus: plus) : nil
         try body(name, value)
         offset = pair.end
       }

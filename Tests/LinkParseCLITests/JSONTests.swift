@@ -1,4 +1,5 @@
 import Testing
+import LinkParse
 @testable import LinkParseCLI
 
 /// Writes with a fresh writer (tiny buffer, so flushes happen mid-string) and returns the text.
@@ -56,17 +57,20 @@ func written(capacity: Int = 16, _ body: (inout JSONWriter) -> Void) -> String {
     }
   }
 
-  /// The word-at-a-time check agrees with the byte predicate, wherever the special byte sits in the word.
-  @Test func wordCheckMatchesBytePredicate() {
+  /// The wide scan for escapable bytes agrees with the byte predicate, for every byte value at every position
+  /// of a buffer long enough to have full sixteen-byte blocks and a tail.
+  @Test func wideScanMatchesBytePredicate() {
     func needsEscape(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x22 || byte == 0x5C }
     for special in UInt8.min...UInt8.max {
-      for position in 0..<8 {
+      for position in 0..<40 {
         for filler: UInt8 in [0x20, 0x41, 0x7F, 0x80, 0xD0, 0xFF] {
-          var bytes = [UInt8](repeating: filler, count: 8)
+          var bytes = [UInt8](repeating: filler, count: 40)
           bytes[position] = special
-          let expected = bytes.contains(where: needsEscape)
-          let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
-          #expect(JSONWriter.containsEscapable(word) == expected, "\(bytes)")
+          let expected = needsEscape(special) ? position : 40
+          for start in [0, position] {
+            let found = bytes.withUnsafeBufferPointer { Scan.jsonEscapable($0.baseAddress!, start, 40) }
+            #expect(found == (start <= expected ? expected : 40), "\(bytes) from \(start)")
+          }
         }
       }
     }

@@ -215,7 +215,9 @@ func linkparseDecode() -> Int {
 
 // MARK: - Run
 
-print(
+/// Context for people goes to stderr; stdout has only the comparison lines.
+func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
+note(
   "corpus: \(corpusPath), \(count) URLs, \(corpus.reduce(0) { $0 + $1.utf8.count } / max(count, 1)) bytes per URL on average; \(rounds) rounds")
 if let only {
   // One LinkParse workload, once, for profilers (`valgrind --tool=callgrind … --only decode`).
@@ -224,7 +226,7 @@ if let only {
     "foundation-parse": foundationParse, "foundation-params": foundationParams,
   ]
   checksum &+= workloads[only]?() ?? 0
-  print("checksum: \(checksum)")
+  note("checksum: \(checksum)")
   exit(0)
 }
 report("parse", compare(linkparseParse, foundationParse))
@@ -234,4 +236,4 @@ if detail {
   report("parse-substrings", compare(linkparseParseSubstrings, foundationParse))
   report("params-strings", compare(linkparseParamsStrings, foundationParams))
 }
-print("checksum: \(checksum)")
+note("checksum: \(checksum)")

@@ -43,7 +43,7 @@ private func firstLane(_ w: SIMD2<UInt64>) -> Int {
   w[0] != 0 ? w[0].trailingZeroBitCount &>> 3 : 8 &+ (w[1].trailingZeroBitCount &>> 3)
 }
 
-enum Scan {
+package enum Scan {
 
   /// Stops at the query percent-encode set (which includes '#', the fragment's start) and, for special
   /// URLs, at '\''.
@@ -155,6 +155,25 @@ enum Scan {
       i &+= 16
     }
     while i < end && base[i] != a { i &+= 1 }
+    return i
+  }
+
+  /// Stops at the bytes a JSON string must escape: below 0x20, `"` and `\`. (Shared with the CLI's JSON
+  /// writer, hence `package`.)
+  @inline(__always)
+  package static func jsonEscapable(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+    var i = start
+    while i &+ 16 <= end {
+      let v = load16(base, i)
+      let m = words(v .< SIMD16(repeating: 0x20)) | eq(v, 0x22) | eq(v, 0x5C)
+      if !isZero(m) { return i &+ firstLane(m) }
+      i &+= 16
+    }
+    while i < end {
+      let b = base[i]
+      if b < 0x20 || b == 0x22 || b == 0x5C { return i }
+      i &+= 1
+    }
     return i
   }
 }

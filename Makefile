@@ -4,7 +4,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libicu-dev libpcre2-dev pkg-config
 CONFORMANCE_DIR ?= $(abspath ../shared/conformance)
 
-.PHONY: deps build demo test clean bench bench-compare bench-check bench-thresholds
+.PHONY: deps build demo test fuzz-smoke fuzz clean bench bench-compare bench-check bench-thresholds
 
 ## Install the Debian packages the build needs, if any is missing (apt-get, as root or through sudo).
 deps:
@@ -28,8 +28,19 @@ demo: build
 	echo "== exit status $$status (0: all parsed, 1: some records failed, as the sample intends)"; \
 	test $$status -le 1
 
-## Build and run every test. Conformance tests read $(CONFORMANCE_DIR); with CI set they are required.
-test: deps
+## Fuzz every target briefly (Fuzz/run.sh: sanitizer build, then FUZZ_SMOKE_SECONDS per target). A crash
+## is stored, minimized, in corpus/regressions/ and fails the run.
+FUZZ_SMOKE_SECONDS ?= 30
+fuzz-smoke: deps
+	Fuzz/run.sh --time $(FUZZ_SMOKE_SECONDS)
+
+## The nightly run: an hour per target.
+fuzz: deps
+	Fuzz/run.sh --time 3600
+
+## Build and run every test (after the fuzz smoke run). Conformance tests read $(CONFORMANCE_DIR); with CI
+## set they are required.
+test: deps fuzz-smoke
 	@if [ -d "$(CONFORMANCE_DIR)" ]; then \
 	  echo "make: conformance data: $(CONFORMANCE_DIR)"; \
 	else \
@@ -43,7 +54,7 @@ test: deps
 	@echo "$$(grep -oE 'Test run with [0-9]+ tests' .build/test-output.txt | grep -oE '[0-9]+' | tail -1) passed, 0 failed"
 
 clean:
-	rm -rf .build Benchmarks/.build
+	rm -rf .build Fuzz/.build Benchmarks/.build
 
 ## Benchmarks (the nested package in Benchmarks/; see the README's "Benchmarks" section).
 BENCH_CORPUS := Benchmarks/corpus/callbacks.txt

@@ -6,6 +6,8 @@ let package = Package(
   products: [
     .library(name: "LinkParse", targets: ["LinkParse"]),
     .executable(name: "linkparse", targets: ["linkparse"]),
+    // The command's logic as a library, for the fuzz targets in the nested Fuzz/ package.
+    .library(name: "LinkParseCLI", targets: ["LinkParseCLI"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -55,6 +57,11 @@ let package = Package(
     .testTarget(name: "LinkParseProvidersTests", dependencies: ["LinkParseProviders"]),
     .testTarget(name: "LinkParseTests", dependencies: ["LinkParse"]),
     .testTarget(name: "LinkParseCLITests", dependencies: ["LinkParseCLI", "linkparse"]),
+    // Replays corpus/regressions/ through the fuzz targets' properties (FuzzSupport is a symlink to
+    // Fuzz/Sources/FuzzSupport, so the properties are compiled from one source).
+    .testTarget(
+      name: "FuzzRegressionTests",
+      dependencies: ["LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseCLI"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -108,7 +108,7 @@ public struct JSONWriter: ~Copyable {
     reserve(20)
     var magnitude = value.magnitude
     var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch, filled from the end
-    let written = withUnsafeMutableBytes(of: &digits) { scratch -> Int in
+    withUnsafeMutableBytes(of: &digits) { scratch in
       var index = scratch.count
       repeat {
         index &-= 1
@@ -120,10 +120,9 @@ public struct JSONWriter: ~Copyable {
         scratch[index] = 0x2D
       }
       let length = scratch.count &- index
-      (buffer + count).update(from: scratch.baseAddress!.advanced(by: index).assumingMemoryBound(to: UInt8.self), count: length)
-      return length
+      // Through `raw`: up to 20 bytes, more than a 16-byte buffer holds (found by Fuzz/ target `cli`).
+      raw(UnsafeBufferPointer(start: scratch.baseAddress!.advanced(by: index).assumingMemoryBound(to: UInt8.self), count: length))
     }
-    count &+= written
   }
 
   /// Appends `value` as a quoted, escaped JSON string.

@@ -1,0 +1,14 @@
+// The `params` fuzz target; its property is FuzzProperty.params (Sources/FuzzSupport).
+import FuzzDriver
+import FuzzSupport
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+  fuzzOne(.params, data, size)
+}
+
+/// The entry point SwiftPM's link names `main` (see FuzzDriver.swift).
+@_cdecl("fuzz_params_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+  runFuzzer(.params, argc: argc, argv: argv)
+}

@@ -1,0 +1,14 @@
+// The `parse` fuzz target; its property is FuzzProperty.parse (Sources/FuzzSupport).
+import FuzzDriver
+import FuzzSupport
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+  fuzzOne(.parse, data, size)
+}
+
+/// The entry point SwiftPM's link names `main` (see FuzzDriver.swift).
+@_cdecl("fuzz_parse_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+  runFuzzer(.parse, argc: argc, argv: argv)
+}

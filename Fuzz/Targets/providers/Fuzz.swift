@@ -1,0 +1,14 @@
+// The `providers` fuzz target; its property is FuzzProperty.providers (Sources/FuzzSupport).
+import FuzzDriver
+import FuzzSupport
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+  fuzzOne(.providers, data, size)
+}
+
+/// The entry point SwiftPM's link names `main` (see FuzzDriver.swift).
+@_cdecl("fuzz_providers_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+  runFuzzer(.providers, argc: argc, argv: argv)
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+
+/// Replays every file in `corpus/regressions/` through the property of the fuzz target that found it.
+///
+/// A file is named `<target>-<anything>` (the run script uses `<target>-<sha1>`): `parse-…` goes through
+/// `FuzzProperty.parse`, and so on. The test passes with no files, and prints how many it replayed.
+@Suite struct RegressionReplayTests {
+  /// `corpus/regressions/`, found from this file's path (Tests/FuzzRegressionTests/ → the repository).
+  static let directory = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("corpus/regressions")
+
+  static func regressionFiles() throws -> [URL] {
+    guard FileManager.default.fileExists(atPath: directory.path) else { return [] }
+    return try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+      .filter { !$0.lastPathComponent.hasPrefix(".") && $0.pathExtension != "md" }
+      .sorted { $0.lastPathComponent < $1.lastPathComponent }
+  }
+
+  @Test func everyRegressionHolds() throws {
+    let files = try Self.regressionFiles()
+    var replayed: [FuzzProperty: Int] = [:]
+    for file in files {
+      let name = file.lastPathComponent
+      guard let property = FuzzProperty(regressionFileName: name[...]) else {
+        Issue.record("\(name): no fuzz target named by its prefix (expected one of \(FuzzProperty.allCases.map(\.rawValue)))")
+        continue
+      }
+      let bytes = [UInt8](try Data(contentsOf: file))
+      let problems = property.check(bytes)
+      #expect(problems.isEmpty, "\(name): \(problems.joined(separator: "; "))")
+      replayed[property, default: 0] += 1
+    }
+    let summary = FuzzProperty.allCases.map { "\($0.rawValue) \(replayed[$0] ?? 0)" }.joined(separator: ", ")
+    let total = replayed.values.reduce(0, +)
+    print("RegressionReplayTests: replayed \(total) of \(files.count) files in corpus/regressions (\(summary))")
+  }
+
+  /// The strict JSON validator is what makes the `cli` property mean something: it must reject what is
+  /// not JSON.
+  @Test(arguments: [
+    "{}", "[]", "0", "-0.5e+3", "\"a\\u00e9\\ud83d\\ude00\"", " {\"a\":[1,true,false,null,{}]} ", "\"\u{E9}\"",
+  ])
+  func validatorAccepts(_ text: String) throws {
+    try StrictJSON.validate(Array(text.utf8))
+  }
+
+  @Test(arguments: [
+    [UInt8]("".utf8), Array("{".utf8), Array("{\"a\"}".utf8), Array("[1,]".utf8), Array("01".utf8),
+    Array("1.".utf8), Array("\"\u{01}\"".utf8), Array("\"\\x\"".utf8), Array("\"\\ud800\"".utf8),
+    Array("\"\\udc00\"".utf8), Array("tru".utf8), Array("{} {}".utf8), [0x22, 0xFF, 0x22], [0x22, 0xC0, 0x80, 0x22],
+    [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], [0x22, 0xE2, 0x82, 0x22],
+  ])
+  func validatorRejects(_ bytes: [UInt8]) {
+    #expect(!StrictJSON.isValid(bytes), "accepted \(bytes)")
+  }
+
+  @Test func validatorLimitsNesting() {
+    let deep = { (depth: Int) in Array(repeating: UInt8(ascii: "["), count: depth) + Array(repeating: UInt8(ascii: "]"), count: depth) }
+    #expect(StrictJSON.isValid(deep(StrictJSON.maxDepth)))
+    #expect(!StrictJSON.isValid(deep(StrictJSON.maxDepth + 1)))
+  }
+}

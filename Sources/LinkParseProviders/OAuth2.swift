@@ -32,9 +32,7 @@ public enum OAuth2Callback: Sendable, Hashable {
   }
 
   init(_ fields: borrowing CallbackFields) throws(CallbackError) {
-    if let key = fields.firstDuplicate(.code, .state, .error, .iss, .deviceID) {
-      throw CallbackError(.duplicateParameter, parameter: key.name)
-    }
+    try fields.rejectDuplicates()
     let state = fields.value(.state)
     let issuer = fields.value(.iss)
     if let error = ProviderError(fields) {

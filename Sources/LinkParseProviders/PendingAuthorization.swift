@@ -153,9 +153,7 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
     guard matchesRedirect(url, ranges: ranges) else {
       throw CallbackError(.redirectMismatch, found: Self.describe(url))
     }
-    if let key = fields.firstDuplicate(.code, .state, .error, .iss, .deviceID) {
-      throw CallbackError(.duplicateParameter, parameter: key.name)
-    }
+    try fields.rejectDuplicates()
     try checkState(fields)
     try checkIssuer(fields)
     if let expiresAt, now >= expiresAt { throw CallbackError(.expired) }

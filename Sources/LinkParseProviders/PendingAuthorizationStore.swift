@@ -126,9 +126,7 @@ public final class PendingAuthorizationStore: Sendable {
       if contents.pending.isEmpty { throw CallbackError(.notPending) }
       throw CallbackError(.redirectMismatch, found: PendingAuthorization.describe(url))
     }
-    if let key = fields.firstDuplicate(.code, .state, .error, .iss, .deviceID) {
-      throw CallbackError(.duplicateParameter, parameter: key.name)
-    }
+    try fields.rejectDuplicates()
     let index: Int
     if let state {
       // Compare against every candidate, so timing does not reveal which one matched.

@@ -34,9 +34,7 @@ public enum SberIDCallback: Sendable, Hashable {
   }
 
   init(_ fields: borrowing CallbackFields) throws(CallbackError) {
-    if let key = fields.firstDuplicate(.code, .state, .error, .iss, .deviceID) {
-      throw CallbackError(.duplicateParameter, parameter: key.name)
-    }
+    try fields.rejectDuplicates()
     let state = fields.value(.state)
     let status = fields.value(.status)
     let result = fields.value(.result)

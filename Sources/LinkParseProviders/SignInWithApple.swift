@@ -45,9 +45,7 @@ public enum AppleCallback: Sendable, Hashable {
   }
 
   init(_ fields: borrowing CallbackFields) throws(CallbackError) {
-    if let key = fields.firstDuplicate(.code, .state, .error, .iss, .deviceID, .idToken, .user) {
-      throw CallbackError(.duplicateParameter, parameter: key.name)
-    }
+    try fields.rejectDuplicates(also: .idToken, .user)
     let state = fields.value(.state)
     if let error = ProviderError(fields) {
       self = error.code == .userCancelledAuthorize ? .cancelled(state: state) : .failure(error, state: state)

@@ -41,9 +41,7 @@ public enum TIDCallback: Sendable, Hashable {
   }
 
   init(_ fields: borrowing CallbackFields) throws(CallbackError) {
-    if let key = fields.firstDuplicate(.code, .state, .error, .iss, .deviceID, .authStatusCode, .result) {
-      throw CallbackError(.duplicateParameter, parameter: key.name)
-    }
+    try fields.rejectDuplicates(also: .authStatusCode, .result)
     // The outcomes signalled, in the order they are checked (at most one each), without allocating.
     var signals = Signals()
     let hasCode = fields.contains(.code)

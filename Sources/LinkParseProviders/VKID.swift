@@ -36,9 +36,7 @@ public enum VKIDCallback: Sendable, Hashable {
   }
 
   init(_ fields: borrowing CallbackFields) throws(CallbackError) {
-    if let key = fields.firstDuplicate(.code, .state, .error, .iss, .deviceID, .payload) {
-      throw CallbackError(.duplicateParameter, parameter: key.name)
-    }
+    try fields.rejectDuplicates(also: .payload)
     if fields.contains(.payload) {
       self = .legacy(try VKIDLegacyPayload(json: fields.string(.payload) ?? ""))
       return

@@ -160,7 +160,20 @@ struct CallbackFields {
 
   /// The first of `keys` whose second occurrence comes first in the source, if any occurs twice: what
   /// `FormParameters.firstDuplicate(among:)` returns.
-  func firstDuplicate(_ keys: Key...) -> Key? {
+  func firstDuplicate(_ keys: Key...) -> Key? { firstDuplicate(in: keys) }
+
+  /// Throws `duplicate-parameter` naming the first repeated parameter among the critical ones — `code`,
+  /// `state`, `error`, `iss`, `device_id` (RFC 6749 §3.1, the same list as `criticalParameters`) — and
+  /// `extra` (a decoder's own, such as Apple's `id_token`), by where the repetition occurs in the source.
+  func rejectDuplicates(also extra: Key...) throws(CallbackError) {
+    var found = firstDuplicate(.code, .state, .error, .iss, .deviceID)
+    if let other = firstDuplicate(in: extra), found.map({ self[other].secondOrdinal < self[$0].secondOrdinal }) ?? true {
+      found = other
+    }
+    if let found { throw CallbackError(.duplicateParameter, parameter: found.name) }
+  }
+
+  private func firstDuplicate(in keys: [Key]) -> Key? {
     var best: Key?
     var bestOrdinal = Int32.max
     for key in keys {

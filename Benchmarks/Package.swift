@@ -17,14 +17,17 @@ let package = Package(
     .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
   ],
   targets: [
+    // The routes and pending authorizations both measuring programs use.
+    .target(name: "BenchmarkSupport", dependencies: [.product(name: "LinkParse", package: linkParse)]),
     .executableTarget(
       name: "BenchCompare",
-      dependencies: [.product(name: "LinkParse", package: linkParse)]
+      dependencies: ["BenchmarkSupport", .product(name: "LinkParse", package: linkParse)]
     ),
     // The package-benchmark suites (`make bench`, `make bench-check`), in package-benchmark's layout.
     .executableTarget(
       name: "LinkParseBenchmarks",
       dependencies: [
+        "BenchmarkSupport",
         .product(name: "Benchmark", package: "benchmark"),
         .product(name: "LinkParse", package: linkParse),
       ],

@@ -15,6 +15,7 @@
 // Every result goes through `blackHole`, so the optimizer cannot drop the work.
 
 import Benchmark
+import BenchmarkSupport
 import Foundation
 import LinkParse
 
@@ -38,20 +39,6 @@ let corpus: [String] = {
 }()
 
 // MARK: - Routes
-
-/// Ten routes for the providers and links the corpus holds (the same table as BenchCompare's).
-let realisticRoutes: [Route] = [
-  Route("vk-app", "vk{app:[0-9]+}://vk.ru/blank.html", provider: "vk"),
-  Route("vk-web", "https://shop.example.ru/auth/vk", provider: "vk"),
-  Route("sber-app", "myapp://sberidauth", provider: "sber"),
-  Route("sber-web", "https://clientresource.ru/login/sberid/callback", provider: "sber"),
-  Route("tid-app", "myapp://authorized", provider: "tid"),
-  Route("tid-web", "https://myintegration.ru/auth/complete", provider: "tid"),
-  Route("apple-web", "https://example.com/auth/apple/callback", provider: "apple"),
-  Route("apple-app", "signinwithapple://callback", provider: "apple"),
-  Route("oauth", "https://{tenant}.example.{tld}/oauth2/callback", provider: "oauth2"),
-  Route("links", "https://links.example.ru/{kind}/{page}/{id:[0-9]+}"),
-]
 
 /// 990 generated routes of the shapes a large app or a multi-tenant server has (literal hosts, captures,
 /// constrained captures, custom schemes), none ambiguous with another, plus the ten above: 1,000 in all.
@@ -78,26 +65,6 @@ func makeRouter(_ routes: [Route]) -> Router {
 }
 
 // MARK: - Full decode
-
-/// The provider a URL's callback belongs to: its route's, or the detector's.
-func provider(of url: ParsedURL, _ match: RouteMatch?) -> Provider? {
-  if let name = match?.provider, let provider = Provider(rawValue: name) { return provider }
-  return ProviderDetector.detect(url: url, parameters: ProviderDetector.callbackParameters(of: url))
-}
-
-/// The pending authorization an app would hold for `string` (made outside the measurement): its provider, its
-/// redirect URI (the URL without query and fragment), and the state it was sent with.
-func pendingAuthorization(for string: String, router: Router) -> PendingAuthorization? {
-  guard let url = try? ParsedURL(string) else { return nil }
-  let match = try? router.match(url)
-  guard let provider = provider(of: url, match) else { return nil }
-  let r = url.utf8Ranges
-  let end = r.query?.lowerBound.advanced(by: -1) ?? r.fragment?.lowerBound.advanced(by: -1) ?? url.href.utf8.count
-  let redirect = String(decoding: url.href.utf8.prefix(end), as: UTF8.self)
-  guard let redirectURI = try? ParsedURL(redirect) else { return nil }
-  let state = ProviderDetector.callbackParameters(of: url).value(for: "state")
-  return PendingAuthorization(provider: provider, redirectURI: redirectURI, state: state)
-}
 
 /// Parse, route among the router's routes, validate against the pending authorization (redirect, duplicate
 /// critical parameters, state in constant time, issuer) and decode the provider's outcome.

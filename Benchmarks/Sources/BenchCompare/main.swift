@@ -24,6 +24,7 @@
 // Every result is folded into a checksum that is printed, so the optimizer cannot drop the work.
 
 import Foundation
+import BenchmarkSupport
 import LinkParse
 
 // MARK: - Input
@@ -163,40 +164,10 @@ func foundationParams() -> Int {
 
 // MARK: - decode
 
-let routes: [Route] = [
-  Route("vk-app", "vk{app:[0-9]+}://vk.ru/blank.html", provider: "vk"),
-  Route("vk-web", "https://shop.example.ru/auth/vk", provider: "vk"),
-  Route("sber-app", "myapp://sberidauth", provider: "sber"),
-  Route("sber-web", "https://clientresource.ru/login/sberid/callback", provider: "sber"),
-  Route("tid-app", "myapp://authorized", provider: "tid"),
-  Route("tid-web", "https://myintegration.ru/auth/complete", provider: "tid"),
-  Route("apple-web", "https://example.com/auth/apple/callback", provider: "apple"),
-  Route("apple-app", "signinwithapple://callback", provider: "apple"),
-  Route("oauth", "https://{tenant}.example.{tld}/oauth2/callback", provider: "oauth2"),
-  Route("links", "https://links.example.ru/{kind}/{page}/{id:[0-9]+}"),
-]
-let router = try! Router(routes)
+let router = try! Router(realisticRoutes)
 
-/// The provider a URL's callback belongs to: its route's, or the detector's.
-func provider(of url: ParsedURL, _ match: RouteMatch?) -> Provider? {
-  if let name = match?.provider, let provider = Provider(rawValue: name) { return provider }
-  return ProviderDetector.detect(url: url, parameters: ProviderDetector.callbackParameters(of: url))
-}
-
-/// For each URL, the pending authorization an app would hold for it (made outside the timing): its provider,
-/// its redirect URI (the URL without query and fragment), and the state it was sent with.
-let pending: [PendingAuthorization?] = corpus.map { string in
-  guard let url = try? ParsedURL(string) else { return nil }
-  let match = try? router.match(url)
-  guard let provider = provider(of: url, match) else { return nil }
-  let r = url.utf8Ranges
-  let end = r.query?.lowerBound.advanced(by: -1) ?? r.fragment?.lowerBound.advanced(by: -1) ?? url.href.utf8.count
-  let redirect = String(decoding: url.href.utf8.prefix(end), as: UTF8.self)
-  guard let redirectURI = try? ParsedURL(redirect) else { return nil }
-  let state = ProviderDetector.callbackParameters(of: url).value(for: "state")
-  return PendingAuthorization(provider: provider, redirectURI: redirectURI, state: state)
-}
-
+/// For each URL, the pending authorization an app would hold for it (made outside the timing).
+let pending: [PendingAuthorization?] = corpus.map { pendingAuthorization(for: $0, router: router) }
 @inline(never)
 func linkparseDecode() -> Int {
   var sum = 0

@@ -741,20 +741,10 @@ extension FormParameters {
     return copy.withUTF8(body)
   }
 
-  /// Whether the serializer leaves `byte` as it is: ASCII alphanumerics and `*-._`.
+  /// Whether the serializer leaves `byte` as it is: ASCII alphanumerics and `*-._` (outside the
+  /// application/x-www-form-urlencoded percent-encode set).
   @inline(__always)
-  internal static func isFormUnreserved(_ byte: UInt8) -> Bool {
-    switch byte {
-    case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2A, 0x2D, 0x2E, 0x5F: return true
-    default: return false
-    }
-  }
-
-  /// The upper-case hex digit for `nibble` (0...15).
-  @inline(__always)
-  internal static func hexDigit(_ nibble: UInt8) -> UInt8 {
-    nibble < 10 ? 0x30 &+ nibble : 0x37 &+ nibble
-  }
+  internal static func isFormUnreserved(_ byte: UInt8) -> Bool { !ByteSet.formURLEncoded.contains(byte) }
 
   internal static func containsEscapes(_ raw: Substring, encoding: Encoding) -> Bool {
     withBytes(raw) { containsEscapes($0, form: encoding == .form) }
@@ -851,8 +841,8 @@ extension FormParameters {
         out.append(plusSign)
       } else {
         out.append(percentSign)
-        out.append(hexDigit(byte &>> 4))
-        out.append(hexDigit(byte & 0x0F))
+        out.append(LinkParseCore.hexDigit(byte &>> 4))
+        out.append(LinkParseCore.hexDigit(byte & 0x0F))
       }
     }
   }
@@ -915,8 +905,8 @@ extension FormParameters {
         let length = byte < 0x80 ? 1 : validSequenceLength(buf, i)
         if length == 0 {
           out[o] = percentSign
-          out[o &+ 1] = hexDigit(byte &>> 4)
-          out[o &+ 2] = hexDigit(byte & 0x0F)
+          out[o &+ 1] = LinkParseCore.hexDigit(byte &>> 4)
+          out[o &+ 2] = LinkParseCore.hexDigit(byte & 0x0F)
           o &+= 3
           i &+= 1
         } else {

@@ -151,12 +151,12 @@ extension Router {
   /// `!'()*-._~` is escaped, so the value is one segment and decodes back unchanged.
   static func encodeComponent(_ value: String) -> [UInt8] {
     var out: [UInt8] = []
+    let component = ByteSet.component
     for b in value.utf8 {
-      let keep = (b | 0x20) &- 0x61 < 26 || b &- 0x30 < 10 || "!'()*-._~".utf8.contains(b)
-      if keep {
-        out.append(b)
+      if component.contains(b) {
+        out += [UInt8(ascii: "%"), hexDigit(b >> 4), hexDigit(b & 15)]
       } else {
-        out += [UInt8(ascii: "%"), PatternParser.hex(b >> 4), PatternParser.hex(b & 15)]
+        out.append(b)
       }
     }
     return out

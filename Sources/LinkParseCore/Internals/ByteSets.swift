@@ -5,8 +5,9 @@
 // in every percent-encode set (every non-ASCII code point is encoded), and in none of the other sets.
 // `ByteSetTests` proves each mask equal, for all 256 bytes, to a predicate written from the standard's text.
 
+/// `package`: the router percent-encodes with the same sets.
 @usableFromInline
-internal struct ByteSet: Sendable {
+package struct ByteSet: Sendable {
   @usableFromInline let low: UInt64   // bytes 0x00 ..< 0x40
   @usableFromInline let high: UInt64  // bytes 0x40 ..< 0x80
   @usableFromInline let includesNonASCII: Bool
@@ -19,7 +20,7 @@ internal struct ByteSet: Sendable {
   }
 
   @inlinable @inline(__always)
-  func contains(_ byte: UInt8) -> Bool {
+  package func contains(_ byte: UInt8) -> Bool {
     if byte < 0x40 { return (low &>> UInt64(byte)) & 1 != 0 }
     if byte < 0x80 { return (high &>> UInt64(byte &- 0x40)) & 1 != 0 }
     return includesNonASCII
@@ -46,7 +47,7 @@ extension ByteSet {
     ByteSet(low: 0x5000_008D_FFFF_FFFF, high: 0x8000_0000_0000_0000, includesNonASCII: true)
   }
   /// Query set plus `?`, `^`, backtick, `{`, `}`.
-  @inlinable static var path: ByteSet {
+  @inlinable package static var path: ByteSet {
     ByteSet(low: 0xD000_000D_FFFF_FFFF, high: 0xA800_0001_4000_0000, includesNonASCII: true)
   }
   /// Path set plus `/`, `:`, `;`, `=`, `@`, `[` to `^`, `|`.
@@ -62,11 +63,11 @@ extension ByteSet {
     ByteSet(low: 0xD000_800D_FFFF_FFFF, high: 0xA800_0001_5000_0000, includesNonASCII: true)
   }
   /// Userinfo set plus `$` to `&`, `+`, `,`.
-  @inlinable static var component: ByteSet {
+  @inlinable package static var component: ByteSet {
     ByteSet(low: 0xFC00_987D_FFFF_FFFF, high: 0xB800_0001_7800_0001, includesNonASCII: true)
   }
   /// Component set plus `!`, `'` to `)`, `~`.
-  @inlinable static var formURLEncoded: ByteSet {
+  @inlinable package static var formURLEncoded: ByteSet {
     ByteSet(low: 0xFC00_9BFF_FFFF_FFFF, high: 0xF800_0001_7800_0001, includesNonASCII: true)
   }
 
@@ -102,7 +103,7 @@ internal func isASCIIDigit(_ b: UInt8) -> Bool { b &- 0x30 < 10 }
 internal func isASCIIHexDigit(_ b: UInt8) -> Bool { isASCIIDigit(b) || (b | 0x20) &- 0x61 < 6 }
 
 @inlinable @inline(__always)
-internal func asciiLowercased(_ b: UInt8) -> UInt8 { b &- 0x41 < 26 ? b | 0x20 : b }
+package func asciiLowercased(_ b: UInt8) -> UInt8 { b &- 0x41 < 26 ? b | 0x20 : b }
 
 /// The value of an ASCII hex digit; the caller has checked `isASCIIHexDigit`.
 @inlinable @inline(__always)
@@ -110,7 +111,7 @@ internal func hexValue(_ b: UInt8) -> UInt8 { isASCIIDigit(b) ? b &- 0x30 : (b |
 
 /// Upper-case hex digit for a nibble (0...15).
 @inlinable @inline(__always)
-internal func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? nibble &+ 0x30 : nibble &+ 0x37 }
+package func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? nibble &+ 0x30 : nibble &+ 0x37 }
 
 /// Scheme code points after the first: ASCII alphanumeric, `+`, `-`, `.`.
 @inlinable @inline(__always)

@@ -81,7 +81,7 @@ struct AmbiguityCheck {
   private func overlap(_ a: ComponentPattern, _ b: ComponentPattern) -> [UInt8]? {
     if let la = a.literal, let lb = b.literal {
       if la == lb { return a.caseless ? lb : la }
-      if a.caseless || b.caseless, la.map(asciiFold) == lb.map(asciiFold) { return a.caseless ? lb : la }
+      if a.caseless || b.caseless, la.map(asciiLowercased) == lb.map(asciiLowercased) { return a.caseless ? lb : la }
       return nil
     }
     for sample in samples(a) + samples(b) where a.matches(sample) == .match && b.matches(sample) == .match {

@@ -1,5 +1,7 @@
 // Compiled components: a scheme, a host or one path segment of a pattern, and the capture stack they write.
 
+import LinkParseCore
+
 /// Priority classes, best first. A route's priority is the sequence of its components' ranks from the scheme
 /// to the end of the path (the end itself ranks as a literal), then the number of required query parameters
 /// (more wins), then declaration order.
@@ -41,15 +43,12 @@ struct CaptureStack {
   }
 }
 
-@inline(__always)
-func asciiFold(_ b: UInt8) -> UInt8 { b &- 0x41 < 26 ? b | 0x20 : b }
-
 /// FNV-1a over the bytes, optionally ASCII-case-folded. Keys the literal children of a trie node.
 @inline(__always)
 func literalHash(_ p: UnsafePointer<UInt8>, _ count: Int, folded: Bool) -> UInt64 {
   var h: UInt64 = 0xcbf2_9ce4_8422_2325
   for k in 0..<count {
-    h = (h ^ UInt64(folded ? asciiFold(p[k]) : p[k])) &* 0x100_0000_01b3
+    h = (h ^ UInt64(folded ? asciiLowercased(p[k]) : p[k])) &* 0x100_0000_01b3
   }
   return h
 }
@@ -73,7 +72,7 @@ final class ComponentPattern: Sendable {
   init(parts: [Part], caseless: Bool, wildcard: Bool, display: String) {
     // Caseless literals are stored folded, so matching folds only the URL's bytes.
     self.parts = !caseless ? parts : parts.map {
-      if case .literal(let l) = $0 { .literal(l.map(asciiFold)) } else { $0 }
+      if case .literal(let l) = $0 { .literal(l.map(asciiLowercased)) } else { $0 }
     }
     self.caseless = caseless
     self.display = display
@@ -119,7 +118,7 @@ final class ComponentPattern: Sendable {
   private func equals(_ p: UnsafePointer<UInt8>, _ literal: [UInt8]) -> Bool {
     literal.withUnsafeBufferPointer { lit in
       if caseless {
-        for k in 0..<lit.count where asciiFold(p[k]) != lit[k] { return false }
+        for k in 0..<lit.count where asciiLowercased(p[k]) != lit[k] { return false }
       } else {
         for k in 0..<lit.count where p[k] != lit[k] { return false }
       }

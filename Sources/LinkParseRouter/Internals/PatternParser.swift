@@ -10,6 +10,8 @@
 //
 // The parser works on UTF-8 bytes and reports positions as byte offsets into the pattern.
 
+import LinkParseCore
+
 /// One piece of a component: literal bytes or a capture.
 enum PartSpec: Hashable {
   case literal([UInt8])
@@ -257,19 +259,19 @@ struct PatternParser {
         if !ok || (j == start && b &- 0x30 < 10) {
           throw PatternSyntaxError(code: .unknownSyntax, position: j, message: "not a scheme character")
         }
-        literal.append(b &- 0x41 < 26 ? b | 0x20 : b)
+        literal.append(asciiLowercased(b))
       case .host:
         if b == UInt8(ascii: "@") || b >= 0x80 {
           throw PatternSyntaxError(
             code: .unknownSyntax, position: j, message: "host literals are ASCII (use Punycode) and carry no user info")
         }
-        literal.append(b &- 0x41 < 26 ? b | 0x20 : b)
+        literal.append(asciiLowercased(b))
       case .segment:
         // Written the way the URL parser serializes a path, so literals compare byte for byte.
-        if Self.inPathEncodeSet(b) {
+        if ByteSet.path.contains(b) {  // the URL Standard's path percent-encode set
           literal.append(UInt8(ascii: "%"))
-          literal.append(Self.hex(b >> 4))
-          literal.append(Self.hex(b & 15))
+          literal.append(hexDigit(b >> 4))
+          literal.append(hexDigit(b & 15))
         } else {
           literal.append(b)
         }
@@ -280,13 +282,5 @@ struct PatternParser {
     return parts
   }
 
-  /// The WHATWG path percent-encode set: C0 controls, space, `"`, `#`, `<`, `>`, `?`, `^`, backtick, `{`,
-  /// `}`, DEL and every non-ASCII byte.
-  static func inPathEncodeSet(_ b: UInt8) -> Bool {
-    b <= 0x20 || b >= 0x7F || b == UInt8(ascii: "\"") || b == UInt8(ascii: "#") || b == UInt8(ascii: "<")
-      || b == UInt8(ascii: ">") || b == UInt8(ascii: "?") || b == UInt8(ascii: "^") || b == UInt8(ascii: "`")
-      || b == UInt8(ascii: "{") || b == UInt8(ascii: "}")
-  }
 
-  static func hex(_ nibble: UInt8) -> UInt8 { nibble < 10 ? nibble + 0x30 : nibble + 0x37 }
 }

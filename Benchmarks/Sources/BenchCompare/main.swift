@@ -31,12 +31,15 @@ import LinkParse
 
 var corpusPath = "corpus/callbacks.txt"
 var rounds = 15
+var roundsGiven = false
 var detail = false
 var only: String? = nil
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
   switch argument {
-  case "--rounds": rounds = Int(arguments.popFirst() ?? "") ?? rounds
+  case "--rounds":
+    rounds = Int(arguments.popFirst() ?? "") ?? rounds
+    roundsGiven = true
   case "--detail": detail = true
   case "--only": only = arguments.popFirst()
   default: corpusPath = argument
@@ -191,12 +194,13 @@ func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").ut
 note(
   "corpus: \(corpusPath), \(count) URLs, \(corpus.reduce(0) { $0 + $1.utf8.count } / max(count, 1)) bytes per URL on average; \(rounds) rounds")
 if let only {
-  // One LinkParse workload, once, for profilers (`valgrind --tool=callgrind … --only decode`).
+  // One workload, once (or `--rounds N` times), for profilers (`valgrind --tool=callgrind … --only decode`,
+  // `perf record … --only decode --rounds 50`).
   let workloads = [
     "parse": linkparseParse, "params": linkparseParams, "decode": linkparseDecode,
     "foundation-parse": foundationParse, "foundation-params": foundationParams,
   ]
-  checksum &+= workloads[only]?() ?? 0
+  for _ in 0..<(roundsGiven ? rounds : 1) { checksum &+= workloads[only]?() ?? 0 }
   note("checksum: \(checksum)")
   exit(0)
 }

@@ -106,3 +106,37 @@ extension ParsedURL {
     return problems
   }
 }
+
+extension ParsedURL {
+
+  /// When the parser's fast path accepts `input`, whether the state machine agrees: it must parse `input` to
+  /// the same structure, with a serialization equal to `input`. Returns the disagreement, or `nil` (also when
+  /// the fast path declines, which is always allowed).
+  ///
+  /// ```swift
+  /// assert(ParsedURL.fastPathDisagreement("https://a.ru/cb?code=1") == nil)
+  /// ```
+  @_spi(Testing)
+  public static func fastPathDisagreement(_ input: String) -> String? {
+    var input = input
+    return input.withUTF8 { bytes -> String? in
+      guard let fast = URLParser.fastPath(bytes) else { return nil }
+      switch URLParser.parseWithStateMachine(bytes, base: nil) {
+      case .failure(let error):
+        return "the fast path accepted \(Array(bytes)) but the state machine failed: \(error)"
+      case .success(let output):
+        switch output.serialization {
+        case .input: break
+        case .bytes(let serialization):
+          if !serialization.elementsEqual(bytes) {
+            return "the fast path accepted \(Array(bytes)) but its serialization is \(serialization)"
+          }
+        }
+        if output.structure != fast {
+          return "the fast path's structure \(fast) differs from the state machine's \(output.structure)"
+        }
+        return nil
+      }
+    }
+  }
+}

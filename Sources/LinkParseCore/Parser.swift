@@ -108,6 +108,16 @@ enum URLParser {
           code: .inputTooLong, offset: nil,
           message: "the input is \(input.count) bytes; at most \(maximumInputLength) are accepted"))
     }
+    if base == nil, let structure = fastPath(input) {
+      return .success(ParseOutput(serialization: .input, structure: structure))
+    }
+    return parseWithStateMachine(input, base: base)
+  }
+
+  /// ``parse(validUTF8:base:)`` without the fast path (which tests compare it with).
+  static func parseWithStateMachine(_ input: UnsafeBufferPointer<UInt8>, base: ParsedURL?) -> Result<
+    ParseOutput, URLParseError
+  > {
     var trimmedStart = 0
     var trimmedEnd = input.count
     while trimmedStart < trimmedEnd && input[trimmedStart] <= 0x20 { trimmedStart &+= 1 }

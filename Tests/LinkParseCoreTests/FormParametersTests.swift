@@ -36,7 +36,7 @@ private func referenceParse(_ bytes: [UInt8], form: Bool = true) -> [(name: [UIn
 }
 
 /// A small deterministic generator (SplitMix64), so failures reproduce.
-private struct SplitMix64: RandomNumberGenerator {
+struct SplitMix64: RandomNumberGenerator {
   var state: UInt64
   mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
@@ -364,6 +364,39 @@ private func pairs(_ params: FormParameters, _ encoding: FormParameters.Encoding
           let key = String(decoding: r.name, as: UTF8.self)
           #expect(params.first(named: key, encoding: encoding)?.name(encoding) == key, "body \(body)")
         }
+      }
+    }
+  }
+
+  /// `forEachDecoded` splits in one wide pass (sixteen-byte blocks, an overlapping last block): lengths around
+  /// the block size, delimiters at every position, against the reference parser.
+  @Test func forEachDecodedMatchesTheByteBasedParser() {
+    var rng = SplitMix64(state: 0xB10C)
+    let alphabet: [UInt8] = Array("&&==%%++aF4z".utf8) + [0x00, 0x80, 0xC3, 0xA9]
+    for _ in 0..<4_000 {
+      let length = Int.random(in: 0...70, using: &rng)
+      let body = (0..<length).map { _ in alphabet.randomElement(using: &rng)! }
+      for encoding in [FormParameters.Encoding.form, .percentEncoded] {
+        let reference = referenceParse(body, form: encoding == .form)
+        var index = 0
+        FormParameters(utf8: body).forEachDecoded(encoding: encoding) { name, value in
+          defer { index += 1 }
+          guard index < reference.count else {
+            Issue.record("more pairs than the reference for \(body)")
+            return
+          }
+          #expect(Array(name) == reference[index].name, "body \(body)")
+          #expect(name.count == reference[index].name.count, "body \(body)")
+          #expect((value.map(Array.init) ?? []) == reference[index].value, "body \(body)")
+          #expect((value?.count ?? 0) == reference[index].value.count, "body \(body)")
+          // The per-view flags are exact: a view needs decoding only when its raw bytes hold '%' (or '+').
+          for view in [name] + (value.map { [$0] } ?? []) {
+            let raw = Array(view.raw)
+            let expected = raw.contains(0x25) || (encoding == .form && raw.contains(0x2B))
+            #expect(view.needsDecoding == expected, "body \(body)")
+          }
+        }
+        #expect(index == reference.count, "body \(body)")
       }
     }
   }

@@ -352,3 +352,69 @@ struct ByteSetTests {
     }
   }
 }
+
+/// The parser's fast path (canonical URLs with an authority, recognized by wide scans) against the state
+/// machine: whatever it accepts must parse to the same structure with the input as serialization.
+@Suite struct ParserFastPathTests {
+  @Test(arguments: [
+    "https://a.ru/cb?code=1&state=2",
+    "https://id.sber.ru/CSAFront/oidc/authorize.do?x=1#frag",
+    "vk7915193://vk.ru/blank.html?code=c&state=s&device_id=d",
+    "myapp://sberidauth?state=s&code=c",
+    "myapp://host",
+    "myapp://host#",
+    "myapp://host?",
+    "http://localhost:8080/cb?code=1",
+    "wss://a.b-c_d.ru:65535/x/.well-known/y?q=1#f'",
+    "ftp://a.ru:21000/",
+  ])
+  func canonicalURLsTakeTheFastPath(_ input: String) throws {
+    var bytes = input
+    let fast = bytes.withUTF8 { URLParser.fastPath($0) }
+    #expect(fast != nil, "expected the fast path to accept \(input)")
+    #expect(ParsedURL.fastPathDisagreement(input) == nil)
+    let url = try ParsedURL(input)
+    #expect(url.href == input)
+    #expect(url.sharesStorageWithInput)
+    #expect(url.checkInvariants().isEmpty)
+  }
+
+  @Test(arguments: [
+    "HTTPS://a.ru/", "https://A.ru/", "https://a.ru", "https://a.ru:443/", "https://a.ru:0443/",
+    "https://a.ru:65536/", "https://a.ru:/", "https://u@a.ru/", "https://1.2.3.4/", "https://a.0x1/",
+    "https://[::1]/", "https://xn--p1ai.рф/", "https://a.ru/./b", "https://a.ru/%2e/b", "https://a.ru/b/..",
+    "https://a.ru/a b", "https://a.ru/a\\b", "https://a.ru/?a b", "https://a.ru/#a b", " https://a.ru/",
+    "https://a.ru/\t", "file:///tmp/x", "https:a.ru/", "myapp:/x", "myapp:opaque", "myapp:///x",
+    "myapp://h\\x/", "https://a.ru/?'", "https://a.ru/x`", "https://a.ru/a^b", "http://a.ru:80/",
+  ])
+  func nonCanonicalURLsAreLeftToTheStateMachine(_ input: String) {
+    var bytes = input
+    let fast = bytes.withUTF8 { URLParser.fastPath($0) }
+    #expect(fast == nil, "expected the fast path to decline \(input)")
+  }
+
+  @Test func randomURLsAgree() {
+    var rng = SplitMix64(state: 0xFA57)
+    // Each part: canonical choices first (picked three times in four), then the ones that are not.
+    func pick(_ good: [String], _ bad: [String]) -> String {
+      Int.random(in: 0..<4, using: &rng) < 3 ? good.randomElement(using: &rng)! : bad.randomElement(using: &rng)!
+    }
+    var accepted = 0
+    for _ in 0..<20_000 {
+      var s = pick(["https", "http", "wss", "ftp", "myapp", "vk7915193", "a+b.c-d"], ["file", "Https", "x", "ws"])
+      s += pick(["://"], [":", ":/", ":///", "://u:p@", "://@"])
+      s += pick(["a.ru", "id.sber.ru", "a_b", "a.ru.", "xn--p1ai", "a..b"], ["1.2.3.4", "a.1", "0x10", "A.ru", "", "[::1]", "a%41", "a.0x"])
+      s += pick(["", ":8080", ":65535", ":1"], [":", ":0", ":080", ":65536", ":443", ":80", ":21", ":123456", ":1a"])
+      for _ in 0..<Int.random(in: 0...4, using: &rng) {
+        s += "/" + pick(["", "a", ".a", "..b", "a.b", "%41", "....", "a'b", ".well-known"], [".", "..", "%2e", "%2E%2e", "a b", "a\\b", "^", "{x}", "é"])
+      }
+      s += pick(["", "?", "?a=1&b=2", "?%zz", "?a=1/2?3"], ["?a b", "?'", "?a=\"", "?<>", "?é", "?a`b"])
+      s += pick(["", "#", "#f", "#a#b", "#a?b"], ["#a b", "#`", "#é", "#<"])
+      if let problem = ParsedURL.fastPathDisagreement(s) { Issue.record("\(s): \(problem)") }
+      var bytes = s
+      if bytes.withUTF8({ URLParser.fastPath($0) }) != nil { accepted += 1 }
+    }
+    // Not vacuous: a fair share of the mix is canonical and goes the fast way.
+    #expect(accepted > 500, "the fast path accepted \(accepted) of 20,000")
+  }
+}

@@ -12,7 +12,8 @@
 /// - parsing `href` as a `String` gives an equal URL whose storage is `href` itself, with any base;
 /// - an input that is already its own href is kept, not copied (the zero-copy fast path);
 /// - the components put back together give `href`;
-/// - query and fragment parameters iterate to their `count`.
+/// - query and fragment parameters iterate to their `count`;
+/// - whatever the parser's fast path accepts, the state machine parses to the same structure and href.
 /// For an input that fails: the error has a code, a message, and an offset inside the input.
 enum ParseProperty {
   static func check(_ data: UnsafeBufferPointer<UInt8>) -> [String] {
@@ -48,6 +49,8 @@ enum ParseProperty {
         fromSubstring.agrees(with: fromString, offsets: true),
         "ParsedURL(Substring) and ParsedURL(String) disagree: \(fromSubstring) vs \(fromString)")
     }
+
+    if let disagreement = ParsedURL.fastPathDisagreement(string) { problems.add(disagreement) }
 
     switch fromString {
     case .url(let url):

@@ -2,15 +2,15 @@
 //
 // Most of a callback URL is its path and query, and most of their bytes need nothing done to them. These
 // scans compare sixteen bytes at once (`SIMD16<UInt8>`, which LLVM lowers to SSE2 compares and a mask
-// test), and fall back to one byte at a time only for the last sixteen bytes of a range and to locate a
-// hit within its block. Each returns the index of the first byte of `start..<end` that is in its set, or
-// `end`.
+// test); the last partial block is read as the sixteen bytes that end the input, so a byte loop runs only
+// for inputs shorter than sixteen bytes. Each returns the index of the first byte of `start..<end` that is
+// in its set, or `end`.
 //
 // Every set contains the C0 controls, space, DEL and all non-ASCII bytes: a byte b is outside the visible
 // ASCII range 0x21...0x7E exactly when (b - 0x21) mod 256 >= 0x5E.
 //
-// Safety: callers pass `base` valid for `0..<end`; every load reads 16 bytes at `i` with `i + 16 <= end`
-// (`tabOrNewline` also reads the sixteen bytes ending at `end`, only when `end - start >= 16`).
+// Safety: callers pass `base` valid for `0..<end` (the whole buffer, with absolute indices: the final block
+// may start before `start`); every load reads 16 bytes at `i` with `0 <= i` and `i + 16 <= end`.
 
 @inline(__always)
 private func load16(_ base: UnsafePointer<UInt8>, _ i: Int) -> SIMD16<UInt8> {
@@ -19,19 +19,28 @@ private func load16(_ base: UnsafePointer<UInt8>, _ i: Int) -> SIMD16<UInt8> {
 
 // `any(_:)` and `.|` on `SIMDMask` go through generic lane-by-lane code in this toolchain (a profile showed
 // them three times slower than a byte loop), while the element-wise compares lower to single instructions.
-// So each comparison's mask is reinterpreted as two UInt64 words, combined with integer OR, and tested.
+// So each comparison's mask is reinterpreted as a byte vector (0x00 or 0xFF per lane) and combined with
+// integer OR on `SIMD16<UInt8>` — one `por` each; LLVM even merges pairs of compares such as '"'/'#' into one
+// masked compare. Combining them as `SIMD2<UInt64>` words instead made LLVM shuffle the halves at every
+// step (twice the instructions per block). Only the combined mask is read as two words, to test and locate.
 @inline(__always)
-private func words(_ m: SIMDMask<SIMD16<Int8>>) -> SIMD2<UInt64> { unsafeBitCast(m, to: SIMD2<UInt64>.self) }
+private func lanes(_ m: SIMDMask<SIMD16<Int8>>) -> SIMD16<UInt8> { unsafeBitCast(m, to: SIMD16<UInt8>.self) }
 
 @inline(__always)
-private func eq(_ v: SIMD16<UInt8>, _ c: UInt8) -> SIMD2<UInt64> { words(v .== SIMD16(repeating: c)) }
+private func words(_ m: SIMD16<UInt8>) -> SIMD2<UInt64> { unsafeBitCast(m, to: SIMD2<UInt64>.self) }
 
 @inline(__always)
-private func isZero(_ w: SIMD2<UInt64>) -> Bool { w[0] | w[1] == 0 }
+private func eq(_ v: SIMD16<UInt8>, _ c: UInt8) -> SIMD16<UInt8> { lanes(v .== SIMD16(repeating: c)) }
 
 @inline(__always)
-private func notVisibleASCII(_ v: SIMD16<UInt8>) -> SIMD2<UInt64> {
-  words((v &- SIMD16(repeating: 0x21)) .>= SIMD16(repeating: 0x5E))
+private func isZero(_ m: SIMD16<UInt8>) -> Bool {
+  let w = words(m)
+  return w[0] | w[1] == 0
+}
+
+@inline(__always)
+private func notVisibleASCII(_ v: SIMD16<UInt8>) -> SIMD16<UInt8> {
+  lanes((v &- SIMD16(repeating: 0x21)) .>= SIMD16(repeating: 0x5E))
 }
 
 @inline(__always)
@@ -39,8 +48,48 @@ private func notVisibleASCII(_ b: UInt8) -> Bool { b &- 0x21 >= 0x5E }
 
 /// The index of the first lane whose mask byte is set, given that one is.
 @inline(__always)
-private func firstLane(_ w: SIMD2<UInt64>) -> Int {
-  w[0] != 0 ? w[0].trailingZeroBitCount &>> 3 : 8 &+ (w[1].trailingZeroBitCount &>> 3)
+private func firstLane(_ m: SIMD16<UInt8>) -> Int {
+  let w = words(m)
+  return w[0] != 0 ? w[0].trailingZeroBitCount &>> 3 : 8 &+ (w[1].trailingZeroBitCount &>> 3)
+}
+
+/// The high bit of each of the eight bytes of `w`, gathered into one byte (byte k's bit becomes bit k): the
+/// multiplication moves bit 8k+7 to bit 56+k for every k at once, without carries between them.
+@inline(__always)
+private func gatherHighBits(_ w: UInt64) -> UInt64 {
+  ((w & 0x8080_8080_8080_8080) &* 0x0002_0408_1020_4081) &>> 56
+}
+
+/// A compare mask as sixteen bits, lane k at bit k (what SSE2's `pmovmskb` does, which Swift cannot name).
+@inline(__always)
+private func bitmask(_ m: SIMD16<UInt8>) -> UInt32 {
+  let w = words(m)
+  return UInt32(truncatingIfNeeded: gatherHighBits(w[0]) | gatherHighBits(w[1]) &<< 8)
+}
+
+/// The index of the first byte of `start..<end` that `block` flags (it maps sixteen bytes to a mask of 0x00
+/// or 0xFF lanes), or `end`. Blocks of sixteen from `start`; then, when the input has sixteen bytes, the
+/// sixteen ending at `end` with the lanes already scanned shifted out of the mask (no byte loop for the
+/// tail, which is most of a short component); only inputs shorter than sixteen bytes use `byte`.
+@inline(__always)
+private func scan(
+  _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ block: (SIMD16<UInt8>) -> SIMD16<UInt8>,
+  _ byte: (UInt8) -> Bool
+) -> Int {
+  var i = start
+  while i &+ 16 <= end {
+    let m = block(load16(base, i))
+    if !isZero(m) { return i &+ firstLane(m) }
+    i &+= 16
+  }
+  guard i < end else { return end }
+  if end >= 16 {
+    let last = end &- 16
+    let bits = bitmask(block(load16(base, last))) &>> UInt32(i &- last)
+    return bits == 0 ? end : i &+ bits.trailingZeroBitCount
+  }
+  while i < end && !byte(base[i]) { i &+= 1 }
+  return i
 }
 
 package enum Scan {
@@ -49,36 +98,19 @@ package enum Scan {
   /// URLs, at '\''.
   @inline(__always)
   static func query(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, special: Bool) -> Int {
-    @inline(__always) func block(_ v: SIMD16<UInt8>) -> SIMD2<UInt64> {
+    let set: ByteSet = special ? .specialQuery : .query
+    return scan(base, start, end, { v in
       let m = notVisibleASCII(v) | eq(v, 0x22) | eq(v, 0x23) | eq(v, 0x3C) | eq(v, 0x3E)
       return special ? m | eq(v, 0x27) : m
-    }
-    var i = start
-    while i &+ 16 <= end {
-      let m = block(load16(base, i))
-      if !isZero(m) { return i &+ firstLane(m) }
-      i &+= 16
-    }
-    let set: ByteSet = special ? .specialQuery : .query
-    while i < end && !set.contains(base[i]) { i &+= 1 }
-    return i
+    }, set.contains)
   }
 
   /// Stops at the fragment percent-encode set.
   @inline(__always)
   static func fragment(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
-    @inline(__always) func block(_ v: SIMD16<UInt8>) -> SIMD2<UInt64> {
+    scan(base, start, end, { v in
       notVisibleASCII(v) | eq(v, 0x22) | eq(v, 0x3C) | eq(v, 0x3E) | eq(v, 0x60)
-    }
-    var i = start
-    while i &+ 16 <= end {
-      let m = block(load16(base, i))
-      if !isZero(m) { return i &+ firstLane(m) }
-      i &+= 16
-    }
-    let set = ByteSet.fragment
-    while i < end && !set.contains(base[i]) { i &+= 1 }
-    return i
+    }, ByteSet.fragment.contains)
   }
 
   /// Stops at the path percent-encode set (which includes '?' and '#'), at '/', and for special URLs at '\'.
@@ -86,20 +118,23 @@ package enum Scan {
   /// blocks of sixteen can run past it.
   @inline(__always)
   static func pathSegment(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, special: Bool) -> Int {
-    @inline(__always) func block(_ v: SIMD16<UInt8>) -> SIMD2<UInt64> {
+    let set: ByteSet = special ? .specialPathSegmentEnd : .pathSegmentEnd
+    return scan(base, start, end, { v in
       var m = notVisibleASCII(v) | eq(v, 0x22) | eq(v, 0x23) | eq(v, 0x3C) | eq(v, 0x3E)
       m = m | eq(v, 0x3F) | eq(v, 0x5E) | eq(v, 0x60) | eq(v, 0x7B) | eq(v, 0x7D) | eq(v, 0x2F)
       return special ? m | eq(v, 0x5C) : m
-    }
-    var i = start
-    while i &+ 16 <= end {
-      let m = block(load16(base, i))
-      if !isZero(m) { return i &+ firstLane(m) }
-      i &+= 16
-    }
-    let set: ByteSet = special ? .specialPathSegmentEnd : .pathSegmentEnd
-    while i < end && !set.contains(base[i]) { i &+= 1 }
-    return i
+    }, set.contains)
+  }
+
+  /// Stops at the first byte that is not a lower-case ASCII letter, a digit, '.', '-' or '_' (the bytes of a
+  /// host the fast path accepts as canonical). `end` is the input's end: the host ends at such a byte anyway.
+  @inline(__always)
+  static func simpleHost(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+    scan(base, start, end, { v in
+      let letter = lanes((v &- SIMD16(repeating: 0x61)) .< SIMD16(repeating: 26))
+      let digit = lanes((v &- SIMD16(repeating: 0x30)) .< SIMD16(repeating: 10))
+      return ~(letter | digit | eq(v, 0x2E) | eq(v, 0x2D) | eq(v, 0x5F))
+    }, { b in !(b &- 0x61 < 26 || b &- 0x30 < 10 || b == 0x2E || b == 0x2D || b == 0x5F) })
   }
 
   /// Stops at an ASCII tab or newline (0x09, 0x0A, 0x0D). One compare per block ("below 0x0E", rare in a
@@ -118,12 +153,12 @@ package enum Scan {
     }
     var i = start
     while i &+ 16 <= end {
-      if !isZero(words(load16(base, i) .< SIMD16(repeating: 0x0E))), let k = exact(i, i &+ 16) { return k }
+      if !isZero(lanes(load16(base, i) .< SIMD16(repeating: 0x0E))), let k = exact(i, i &+ 16) { return k }
       i &+= 16
     }
     if i < end {
       if end &- start >= 16 {
-        if isZero(words(load16(base, end &- 16) .< SIMD16(repeating: 0x0E))) { return end }
+        if isZero(lanes(load16(base, end &- 16) .< SIMD16(repeating: 0x0E))) { return end }
       }
       return exact(i, end) ?? end
     }
@@ -133,47 +168,63 @@ package enum Scan {
   /// The index of the first `a` or `b` in `start..<end`, or `end`.
   @inline(__always)
   static func firstOf(_ a: UInt8, _ b: UInt8, _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
-    @inline(__always) func block(_ v: SIMD16<UInt8>) -> SIMD2<UInt64> { eq(v, a) | eq(v, b) }
-    var i = start
-    while i &+ 16 <= end {
-      let m = block(load16(base, i))
-      if !isZero(m) { return i &+ firstLane(m) }
-      i &+= 16
-    }
-    while i < end && base[i] != a && base[i] != b { i &+= 1 }
-    return i
+    scan(base, start, end, { v in eq(v, a) | eq(v, b) }, { $0 == a || $0 == b })
   }
 
   /// The index of the first `a` in `start..<end`, or `end`.
   @inline(__always)
   static func first(_ a: UInt8, _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
-    @inline(__always) func block(_ v: SIMD16<UInt8>) -> SIMD2<UInt64> { eq(v, a) }
-    var i = start
+    scan(base, start, end, { v in eq(v, a) }, { $0 == a })
+  }
+
+  /// Calls `body` with the index of every byte of `0..<end` equal to `a`, `b`, `c` or `d`, in order: one pass
+  /// that classifies sixteen bytes at a time into a bit mask and visits only its set bits. A pass of this kind
+  /// splits a form body into its pairs at one visit per delimiter, where one scan per delimiter would restart
+  /// (and finish byte by byte) for each short name and value.
+  ///
+  /// The last partial block is read as the sixteen bytes ending at `end`, with the lanes already visited
+  /// shifted out; inputs shorter than sixteen bytes are visited byte by byte.
+  @inline(__always)
+  package static func forEachOf(
+    _ a: UInt8, _ b: UInt8, _ c: UInt8, _ d: UInt8, _ base: UnsafePointer<UInt8>, _ end: Int,
+    _ body: (Int) throws -> Void
+  ) rethrows {
+    @inline(__always) func block(_ i: Int) -> UInt32 {
+      let v = load16(base, i)
+      return bitmask(eq(v, a) | eq(v, b) | eq(v, c) | eq(v, d))
+    }
+    var i = 0
     while i &+ 16 <= end {
-      let m = block(load16(base, i))
-      if !isZero(m) { return i &+ firstLane(m) }
+      var m = block(i)
+      while m != 0 {
+        try body(i &+ m.trailingZeroBitCount)
+        m &= m &- 1
+      }
       i &+= 16
     }
-    while i < end && base[i] != a { i &+= 1 }
-    return i
+    guard i < end else { return }
+    if end >= 16 {
+      let last = end &- 16
+      var m = block(last) &>> UInt32(i &- last)
+      while m != 0 {
+        try body(i &+ m.trailingZeroBitCount)
+        m &= m &- 1
+      }
+      return
+    }
+    while i < end {
+      let x = base[i]
+      if x == a || x == b || x == c || x == d { try body(i) }
+      i &+= 1
+    }
   }
 
   /// Stops at the bytes a JSON string must escape: below 0x20, `"` and `\`. (Shared with the CLI's JSON
   /// writer, hence `package`.)
   @inline(__always)
   package static func jsonEscapable(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
-    var i = start
-    while i &+ 16 <= end {
-      let v = load16(base, i)
-      let m = words(v .< SIMD16(repeating: 0x20)) | eq(v, 0x22) | eq(v, 0x5C)
-      if !isZero(m) { return i &+ firstLane(m) }
-      i &+= 16
-    }
-    while i < end {
-      let b = base[i]
-      if b < 0x20 || b == 0x22 || b == 0x5C { return i }
-      i &+= 1
-    }
-    return i
+    scan(base, start, end, { v in lanes(v .< SIMD16(repeating: 0x20)) | eq(v, 0x22) | eq(v, 0x5C) }, {
+      $0 < 0x20 || $0 == 0x22 || $0 == 0x5C
+    })
   }
 }

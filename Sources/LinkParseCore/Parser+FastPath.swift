@@ -1,0 +1,109 @@
+// The fast path: recognizes, in a handful of wide scans, an input that is already the canonical
+// serialization of a URL with an authority, and returns its structure without running the state machine.
+//
+// Nearly every callback URL has this shape: `scheme://host[:port]/path?query#fragment`, lower-case scheme
+// and host, nothing to percent-encode, no dot segments. For such an input the basic URL parser's output is
+// the input itself, so all that is left to compute is where the components are. The state machine
+// (`URLStateMachine`) spends most of its time proving exactly that byte by byte: trimming, a scan for tabs
+// and newlines, a writer that checks each byte it "writes" against the input, per-segment bookkeeping.
+//
+// The fast path accepts only what it can prove canonical and answers `nil` for everything else — any byte
+// it does not expect, upper case, userinfo, IPv4/IPv6 or non-ASCII hosts, a port with a leading zero or the
+// default value, a segment that might be a dot segment, `file:`, a base URL — and the state machine then
+// parses the input as before. It is conservative by construction: every check errs towards `nil`. Tests
+// and the `parse` fuzz target check that whenever it answers, the state machine produces the same
+// structure and a serialization equal to the input (`fastPathAgreesWithTheStateMachine`).
+//
+// Why each accepted input is canonical (the URL Standard's basic URL parser, no base, no state override):
+// - No leading/trailing C0 control or space, no tab or newline: the scheme must start with a lower-case
+//   letter, and every other byte accepted below is visible ASCII (the path, query and fragment scans stop
+//   at C0 controls, space, DEL and non-ASCII; hosts and ports accept only letters, digits and `._-`).
+// - Scheme: lower-case letters, digits, `+-.`, then `:` — unchanged by lower-casing.
+// - Authority `//host[:port]`: no `@` (no credentials). A special URL's host of lower-case letters, digits
+//   and `._-` whose last label is not a number is its own "domain to ASCII" (ASCII lower-casing) and not an
+//   IPv4 address; an opaque host of those bytes needs no percent-encoding. A port of 1–5 digits without a
+//   leading zero, at most 65535 and not the scheme's default, serializes as written.
+// - Path: special URLs need it to start with '/' (an empty one becomes "/"); segments contain nothing of
+//   the path percent-encode set (nor `\` in special URLs), and none that starts with `.` or `%` and is at
+//   most six bytes long (the longest dot segment is `%2e%2e`) is accepted, so no segment is removed.
+// - Query and fragment: nothing of their percent-encode sets (the special-query set for special URLs).
+
+extension URLParser {
+
+  /// The structure of `input` when it is a canonical URL with an authority (see above), else `nil`.
+  @inline(__always)
+  static func fastPath(_ input: UnsafeBufferPointer<UInt8>) -> URLStructure? {
+    guard let base = input.baseAddress else { return nil }
+    let end = input.count
+    // Scheme: a lower-case letter, then scheme bytes other than upper case, up to ':'.
+    guard end > 0, base[0] &- 0x61 < 26 else { return nil }
+    var q = 1
+    while q < end {
+      let b = base[q]
+      if b &- 0x61 < 26 || b &- 0x30 < 10 || b == UInt8(ascii: "+") || b == UInt8(ascii: "-")
+        || b == UInt8(ascii: ".")
+      {
+        q &+= 1
+        continue
+      }
+      break
+    }
+    guard q &+ 3 <= end, base[q] == UInt8(ascii: ":"), base[q &+ 1] == UInt8(ascii: "/"),
+      base[q &+ 2] == UInt8(ascii: "/")
+    else { return nil }
+    let scheme = SchemeKind(UnsafeBufferPointer(start: base, count: q))
+    if scheme == .file { return nil }
+    let special = scheme.isSpecial
+
+    // Host: lower-case letters, digits, '.', '-', '_'; then ':' (a port) or the authority's end.
+    let hostStart = q &+ 3
+    let hostEnd = Scan.simpleHost(base, hostStart, end)
+    guard hostEnd > hostStart else { return nil }
+    if special && endsInNumber(UnsafeBufferPointer(start: base + hostStart, count: hostEnd &- hostStart)) {
+      return nil
+    }
+    var url = URLStructure()
+    url.schemeEnd = UInt32(truncatingIfNeeded: q)
+    url.usernameEnd = UInt32(truncatingIfNeeded: hostStart)
+    url.hostStart = UInt32(truncatingIfNeeded: hostStart)
+    url.hostEnd = UInt32(truncatingIfNeeded: hostEnd)
+    url.hostKind = special ? .domain : .opaque
+    url.isSpecial = special
+    var p = hostEnd
+    if p < end && base[p] == UInt8(ascii: ":") {
+      p &+= 1
+      let digitsStart = p
+      var value: UInt32 = 0
+      while p < end && base[p] &- 0x30 < 10 && p &- digitsStart < 5 {
+        value = value &* 10 &+ UInt32(base[p] &- 0x30)
+        p &+= 1
+      }
+      guard p > digitsStart, base[digitsStart] != UInt8(ascii: "0"), value <= 65535, value != scheme.defaultPort
+      else { return nil }
+      url.port = value
+    }
+
+    // Path: segments after '/', each free of bytes that need encoding and not possibly a dot segment.
+    url.pathStart = UInt32(truncatingIfNeeded: p)
+    if special && (p == end || base[p] != UInt8(ascii: "/")) { return nil }
+    while p < end && base[p] == UInt8(ascii: "/") {
+      let segmentStart = p &+ 1
+      p = Scan.pathSegment(base, segmentStart, end, special: special)
+      if p > segmentStart && p &- segmentStart <= 6
+        && (base[segmentStart] == UInt8(ascii: ".") || base[segmentStart] == UInt8(ascii: "%"))
+      {
+        return nil
+      }
+    }
+    // Anything but the query, the fragment or the end ends the path here: the state machine decides.
+    if p < end && base[p] == UInt8(ascii: "?") {
+      url.queryStart = UInt32(truncatingIfNeeded: p)
+      p = Scan.query(base, p &+ 1, end, special: special)
+    }
+    if p < end && base[p] == UInt8(ascii: "#") {
+      url.fragmentStart = UInt32(truncatingIfNeeded: p)
+      p = Scan.fragment(base, p &+ 1, end)
+    }
+    return p == end ? url : nil
+  }
+}

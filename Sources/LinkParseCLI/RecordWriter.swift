@@ -194,8 +194,15 @@ struct RecordWriter: ~Copyable {
   @inline(__always)
   private mutating func formDecoded(_ bytes: FormParameters.UnsafeDecodedBytes) {
     // The raw bytes come from a serialized URL, so they are ASCII: written as they are unless they need
-    // decoding (then as a String, which also replaces invalid UTF-8 that an escape may decode to).
-    if bytes.needsDecoding { json.string(bytes.string) } else { json.quoted(bytes.raw) }
+    // decoding. Decoded bytes are written straight from a temporary buffer when they are valid UTF-8, and
+    // through a String (which replaces invalid sequences with U+FFFD) only when an escape made them invalid.
+    bytes.withDecodedBytes { decoded in
+      if isValidUTF8(decoded) {
+        json.quoted(decoded)
+      } else {
+        json.string(String(decoding: decoded, as: UTF8.self))
+      }
+    }
   }
 
   /// Writes a failure record.

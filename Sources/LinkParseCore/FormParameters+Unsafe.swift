@@ -78,6 +78,23 @@ extension FormParameters {
       return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Calls `body` with the decoded bytes: the raw bytes themselves when decoding changes nothing, else a
+    /// temporary buffer (on the stack when small) — without making a `String`. The bytes may be invalid UTF-8
+    /// (an escape can decode to anything). Valid only inside `body`.
+    ///
+    /// ```swift
+    /// FormParameters("q=a%20b").forEachDecoded { _, value in
+    ///   value?.withDecodedBytes { Array($0) }  // [0x61, 0x20, 0x62]
+    /// }
+    /// ```
+    public func withDecodedBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+      guard needsDecoding else { return try body(raw) }
+      return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: raw.count) { out in
+        let n = FormParameters.decode(raw, into: out, form: encoding == .form)
+        return try body(UnsafeBufferPointer(rebasing: out[..<n]))
+      }
+    }
+
     /// Whether the decoded bytes equal `other`'s UTF-8 bytes.
     public static func == (lhs: UnsafeDecodedBytes, rhs: some StringProtocol) -> Bool {
       var iterator = lhs.makeIterator()

@@ -76,6 +76,29 @@ func written(capacity: Int = 16, _ body: (inout JSONWriter) -> Void) -> String {
     }
   }
 
+  /// `quoted` copies a string and then checks the copy in whole blocks, reading past its end into the
+  /// buffer: what earlier output left there (escapable bytes) must not matter, and an escapable byte at any
+  /// position of the string must be found.
+  @Test func quotedChecksOnlyTheStringsOwnBytes() {
+    for length in 0..<40 {
+      let clean = String(repeating: "a", count: length)
+      // Fill the buffer with quotes, flush, then write the clean string where the quotes were.
+      let text = written(capacity: 256) { json in
+        [UInt8](repeating: 0x22, count: 200).withUnsafeBufferPointer { json.raw($0) }
+        json.flush()
+        json.string(clean)
+      }
+      #expect(text == String(repeating: "\"", count: 200) + "\"" + clean + "\"")
+      for position in 0..<length {
+        var bytes = Array(clean.utf8)
+        bytes[position] = 0x5C
+        let expected = "\"" + String(repeating: "a", count: position) + "\\\\"
+          + String(repeating: "a", count: length - position - 1) + "\""
+        #expect(written(capacity: 256) { json in bytes.withUnsafeBufferPointer { json.quoted($0) } } == expected)
+      }
+    }
+  }
+
   @Test(arguments: [0, 7, -7, 65535, 1_000_000, Int.max, Int.min])
   func integers(value: Int) {
     #expect(written { $0.integer(value) } == String(value))

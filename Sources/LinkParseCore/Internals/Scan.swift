@@ -12,8 +12,8 @@
 // Safety: callers pass `base` valid for `0..<end` (the whole buffer, with absolute indices: the final block
 // may start before `start`); every load reads 16 bytes at `i` with `0 <= i` and `i + 16 <= end`.
 
-@inline(__always)
-private func load16(_ base: UnsafePointer<UInt8>, _ i: Int) -> SIMD16<UInt8> {
+@inlinable @inline(__always)
+internal func load16(_ base: UnsafePointer<UInt8>, _ i: Int) -> SIMD16<UInt8> {
   UnsafeRawPointer(base + i).loadUnaligned(as: SIMD16<UInt8>.self)
 }
 
@@ -23,46 +23,46 @@ private func load16(_ base: UnsafePointer<UInt8>, _ i: Int) -> SIMD16<UInt8> {
 // integer OR on `SIMD16<UInt8>` — one `por` each; LLVM even merges pairs of compares such as '"'/'#' into one
 // masked compare. Combining them as `SIMD2<UInt64>` words instead made LLVM shuffle the halves at every
 // step (twice the instructions per block). Only the combined mask is read as two words, to test and locate.
-@inline(__always)
-private func lanes(_ m: SIMDMask<SIMD16<Int8>>) -> SIMD16<UInt8> { unsafeBitCast(m, to: SIMD16<UInt8>.self) }
+@inlinable @inline(__always)
+internal func lanes(_ m: SIMDMask<SIMD16<Int8>>) -> SIMD16<UInt8> { unsafeBitCast(m, to: SIMD16<UInt8>.self) }
 
-@inline(__always)
-private func words(_ m: SIMD16<UInt8>) -> SIMD2<UInt64> { unsafeBitCast(m, to: SIMD2<UInt64>.self) }
+@inlinable @inline(__always)
+internal func words(_ m: SIMD16<UInt8>) -> SIMD2<UInt64> { unsafeBitCast(m, to: SIMD2<UInt64>.self) }
 
-@inline(__always)
-private func eq(_ v: SIMD16<UInt8>, _ c: UInt8) -> SIMD16<UInt8> { lanes(v .== SIMD16(repeating: c)) }
+@inlinable @inline(__always)
+internal func eq(_ v: SIMD16<UInt8>, _ c: UInt8) -> SIMD16<UInt8> { lanes(v .== SIMD16(repeating: c)) }
 
-@inline(__always)
-private func isZero(_ m: SIMD16<UInt8>) -> Bool {
+@inlinable @inline(__always)
+internal func isZero(_ m: SIMD16<UInt8>) -> Bool {
   let w = words(m)
   return w[0] | w[1] == 0
 }
 
-@inline(__always)
-private func notVisibleASCII(_ v: SIMD16<UInt8>) -> SIMD16<UInt8> {
+@inlinable @inline(__always)
+internal func notVisibleASCII(_ v: SIMD16<UInt8>) -> SIMD16<UInt8> {
   lanes((v &- SIMD16(repeating: 0x21)) .>= SIMD16(repeating: 0x5E))
 }
 
-@inline(__always)
-private func notVisibleASCII(_ b: UInt8) -> Bool { b &- 0x21 >= 0x5E }
+@inlinable @inline(__always)
+internal func notVisibleASCII(_ b: UInt8) -> Bool { b &- 0x21 >= 0x5E }
 
 /// The index of the first lane whose mask byte is set, given that one is.
-@inline(__always)
-private func firstLane(_ m: SIMD16<UInt8>) -> Int {
+@inlinable @inline(__always)
+internal func firstLane(_ m: SIMD16<UInt8>) -> Int {
   let w = words(m)
   return w[0] != 0 ? w[0].trailingZeroBitCount &>> 3 : 8 &+ (w[1].trailingZeroBitCount &>> 3)
 }
 
 /// The high bit of each of the eight bytes of `w`, gathered into one byte (byte k's bit becomes bit k): the
 /// multiplication moves bit 8k+7 to bit 56+k for every k at once, without carries between them.
-@inline(__always)
-private func gatherHighBits(_ w: UInt64) -> UInt64 {
+@inlinable @inline(__always)
+internal func gatherHighBits(_ w: UInt64) -> UInt64 {
   ((w & 0x8080_8080_8080_8080) &* 0x0002_0408_1020_4081) &>> 56
 }
 
 /// A compare mask as sixteen bits, lane k at bit k (what SSE2's `pmovmskb` does, which Swift cannot name).
-@inline(__always)
-private func bitmask(_ m: SIMD16<UInt8>) -> UInt32 {
+@inlinable @inline(__always)
+internal func bitmask(_ m: SIMD16<UInt8>) -> UInt32 {
   let w = words(m)
   return UInt32(truncatingIfNeeded: gatherHighBits(w[0]) | gatherHighBits(w[1]) &<< 8)
 }
@@ -217,6 +217,23 @@ package enum Scan {
       if x == a || x == b || x == c || x == d { try body(i) }
       i &+= 1
     }
+  }
+
+  /// Whether any of the `count` bytes at `start` must be escaped in a JSON string (below 0x20, `"`, `\`).
+  /// Reads whole blocks of sixteen: the caller guarantees that the fifteen bytes after `start + count` are
+  /// readable (the CLI's JSON writer checks a string after copying it into its own buffer, which keeps that
+  /// slack); lanes past `count` are masked out.
+  @inlinable @inline(__always)
+  package static func hasJSONEscapable(_ start: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+    var i = 0
+    while i < count {
+      let v = load16(start, i)
+      var bits = bitmask(lanes(v .< SIMD16(repeating: 0x20)) | eq(v, 0x22) | eq(v, 0x5C))
+      if count &- i < 16 { bits &= (1 &<< UInt32(count &- i)) &- 1 }
+      if bits != 0 { return true }
+      i &+= 16
+    }
+    return false
   }
 
   /// Stops at the bytes a JSON string must escape: below 0x20, `"` and `\`. (Shared with the CLI's JSON

@@ -196,6 +196,7 @@ struct RecordWriter: ~Copyable {
     // The raw bytes come from a serialized URL, so they are ASCII: written as they are unless they need
     // decoding. Decoded bytes are written straight from a temporary buffer when they are valid UTF-8, and
     // through a String (which replaces invalid sequences with U+FFFD) only when an escape made them invalid.
+    guard bytes.needsDecoding else { return json.quoted(bytes.raw) }
     bytes.withDecodedBytes { decoded in
       if isValidUTF8(decoded) {
         json.quoted(decoded)

@@ -52,8 +52,13 @@ extension FormParameters {
     }
 
     /// The number of decoded bytes: the raw count less two for every valid `%XX` escape.
-    public var count: Int {
-      guard mayContainEscapes, let base = raw.baseAddress else { return raw.count }
+    @inlinable
+    public var count: Int { mayContainEscapes ? countingEscapes : raw.count }
+
+    /// ``count`` when the bytes may contain escapes.
+    @usableFromInline
+    var countingEscapes: Int {
+      guard let base = raw.baseAddress else { return raw.count }
       let end = raw.count
       var n = end
       var i = Scan.first(0x25, base, 0, end)
@@ -87,6 +92,7 @@ extension FormParameters {
     ///   value?.withDecodedBytes { Array($0) }  // [0x61, 0x20, 0x62]
     /// }
     /// ```
+    @inlinable  // specialized in the caller: unspecialized, the generic result costs runtime metadata lookups
     public func withDecodedBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
       guard needsDecoding else { return try body(raw) }
       return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: raw.count) { out in

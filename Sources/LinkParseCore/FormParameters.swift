@@ -772,6 +772,7 @@ extension FormParameters {
   }
 
   /// Decodes `buf` into `out` (at least `buf.count` bytes), returning the number of bytes written.
+  @usableFromInline
   internal static func decode(
     _ buf: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>, form: Bool
   ) -> Int {

@@ -201,11 +201,13 @@ enum URLParser {
     return i
   }
 
-  /// Whether `bytes` is well-formed UTF-8 (ASCII is checked eight bytes at a time).
+  /// Whether `bytes` is well-formed UTF-8 (an ASCII prefix is skipped sixteen bytes at a time, later ASCII
+  /// eight at a time).
   static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    var i = 0
     let n = bytes.count
-    guard let p = UnsafeRawPointer(bytes.baseAddress) else { return true }
+    guard let base = bytes.baseAddress else { return true }
+    var i = Scan.nonASCII(base, 0, n)
+    let p = UnsafeRawPointer(base)
     while i < n {
       if i &+ 8 <= n {
         let word = p.loadUnaligned(fromByteOffset: i, as: UInt64.self)

@@ -137,6 +137,12 @@ package enum Scan {
     }, { b in !(b &- 0x61 < 26 || b &- 0x30 < 10 || b == 0x2E || b == 0x2D || b == 0x5F) })
   }
 
+  /// Stops at the first byte that is not ASCII (0x80 and above).
+  @inline(__always)
+  static func nonASCII(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+    scan(base, start, end, { v in lanes(v .>= SIMD16(repeating: 0x80)) }, { $0 >= 0x80 })
+  }
+
   /// Stops at an ASCII tab or newline (0x09, 0x0A, 0x0D). One compare per block ("below 0x0E", rare in a
   /// URL) and an exact look only at a block that has such a byte; the last partial block is read as the
   /// sixteen bytes ending at `end` (rereading bytes already known to be clean is harmless here).
@@ -225,15 +231,17 @@ package enum Scan {
   /// slack); lanes past `count` are masked out.
   @inlinable @inline(__always)
   package static func hasJSONEscapable(_ start: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-    var i = 0
-    while i < count {
+    @inline(__always) func block(_ i: Int) -> SIMD16<UInt8> {
       let v = load16(start, i)
-      var bits = bitmask(lanes(v .< SIMD16(repeating: 0x20)) | eq(v, 0x22) | eq(v, 0x5C))
-      if count &- i < 16 { bits &= (1 &<< UInt32(count &- i)) &- 1 }
-      if bits != 0 { return true }
+      return lanes(v .< SIMD16(repeating: 0x20)) | eq(v, 0x22) | eq(v, 0x5C)
+    }
+    var i = 0
+    while i &+ 16 <= count {
+      if !isZero(block(i)) { return true }
       i &+= 16
     }
-    return false
+    guard i < count else { return false }
+    return bitmask(block(i)) & ((1 &<< UInt32(count &- i)) &- 1) != 0
   }
 
   /// Stops at the bytes a JSON string must escape: below 0x20, `"` and `\`. (Shared with the CLI's JSON

@@ -31,18 +31,18 @@ public enum OAuth2Callback: Sendable, Hashable {
     try self.init(CallbackFields(parameters))
   }
 
-  init(_ fields: borrowing CallbackFields) throws(CallbackError) {
+  init(_ fields: consuming CallbackFields) throws(CallbackError) {
     try fields.rejectDuplicates()
-    let state = fields.value(.state)
-    let issuer = fields.value(.iss)
     if let error = ProviderError(fields) {
-      self = .failure(error, state: state, issuer: issuer)
+      self = .failure(error, state: fields.value(.state), issuer: fields.value(.iss))
       return
     }
-    guard let code = fields.value(.code) else {
-      throw CallbackError(.missingParameter, parameter: "code")
-    }
-    self = .success(OAuth2Success(code: code, state: state, issuer: issuer, sessionState: fields.value(.sessionState)))
+    let code = fields.span(.code)
+    guard !code.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
+    self = .success(
+      OAuth2Success(
+        text: fields.callbackText,
+        spans: .init(code: code, state: fields.span(.state), issuer: fields.span(.iss), sessionState: fields.span(.sessionState))))
   }
 
   /// The echoed `state`, if any.
@@ -60,16 +60,73 @@ public enum OAuth2Callback: Sendable, Hashable {
 
 /// A successful OAuth 2.0 / OIDC authorization response.
 ///
+/// The values are read from the callback's text when accessed (see ``VKIDSuccess``).
+///
 /// ```swift
 /// success.code  // exchange it with the PKCE verifier
+/// OAuth2Success(code: "c", state: "s", issuer: nil, sessionState: nil)  // made from values
 /// ```
 public struct OAuth2Success: Sendable, Hashable {
+  /// Where each value lies in ``text``.
+  struct Spans {
+    var code, state, issuer, sessionState: ValueSpan
+  }
+  private var text: CallbackText
+  private var spans: Spans
+
+  init(text: CallbackText, spans: Spans) {
+    self.text = text
+    self.spans = spans
+  }
+
+  /// Creates a success from its values.
+  ///
+  /// ```swift
+  /// OAuth2Success(code: "c", issuer: "https://as.example").issuer  // "https://as.example"
+  /// ```
+  public init(code: Substring, state: Substring? = nil, issuer: Substring? = nil, sessionState: Substring? = nil) {
+    let (text, s) = CallbackText.joining([code, state, issuer, sessionState])
+    self.init(text: text, spans: Spans(code: s[0], state: s[1], issuer: s[2], sessionState: s[3]))
+  }
+
+  /// Every value that lives in ``text``; setting it stores them in a text of their own.
+  private var values: (code: Substring, state: Substring?, issuer: Substring?, sessionState: Substring?) {
+    get { (code, state, issuer, sessionState) }
+    set {
+      self = OAuth2Success(
+        code: newValue.code, state: newValue.state, issuer: newValue.issuer, sessionState: newValue.sessionState)
+    }
+  }
+
   /// `code`.
-  public var code: Substring
+  public var code: Substring {
+    get { text.value(spans.code) ?? "" }
+    set { values.code = newValue }
+  }
   /// `state`.
-  public var state: Substring?
+  public var state: Substring? {
+    get { text.value(spans.state) }
+    set { values.state = newValue }
+  }
   /// `iss` (RFC 9207).
-  public var issuer: Substring?
+  public var issuer: Substring? {
+    get { text.value(spans.issuer) }
+    set { values.issuer = newValue }
+  }
   /// `session_state` (OIDC Session Management).
-  public var sessionState: Substring?
+  public var sessionState: Substring? {
+    get { text.value(spans.sessionState) }
+    set { values.sessionState = newValue }
+  }
+
+  public static func == (lhs: OAuth2Success, rhs: OAuth2Success) -> Bool {
+    lhs.code == rhs.code && lhs.state == rhs.state && lhs.issuer == rhs.issuer && lhs.sessionState == rhs.sessionState
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(code)
+    hasher.combine(state)
+    hasher.combine(issuer)
+    hasher.combine(sessionState)
+  }
 }

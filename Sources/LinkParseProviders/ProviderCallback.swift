@@ -69,8 +69,8 @@ public enum ProviderCallback: Sendable, Hashable {
     }
   }
 
-  /// Decodes already scanned parameters (not a seamless-login link).
-  init(provider: Provider, fields: borrowing CallbackFields) throws(CallbackError) {
+  /// Decodes already scanned parameters (not a seamless-login link). The result keeps `fields`' text.
+  init(provider: Provider, fields: consuming CallbackFields) throws(CallbackError) {
     switch provider {
     case .sber: self = .sber(try SberIDCallback(fields))
     case .vk: self = .vk(try VKIDCallback(fields))
@@ -322,24 +322,30 @@ public enum ProviderDetector {
   ]
 
   static func hasCallbackKey(_ parameters: FormParameters) -> Bool {
-    !parameters.isEmpty && hasCallbackKey(CallbackFields(parameters))
+    guard !parameters.isEmpty else { return false }
+    let fields = CallbackFields(parameters)
+    return hasCallbackKey { fields.contains($0) }
   }
 
-  /// Whether `fields` hold one of ``callbackKeys``.
-  static func hasCallbackKey(_ fields: borrowing CallbackFields) -> Bool {
-    fields.contains(.code) || fields.contains(.error) || fields.contains(.state) || fields.contains(.idToken)
-      || fields.contains(.cancelled) || fields.contains(.unavailable) || fields.contains(.authStatusCode)
-      || fields.contains(.result) || fields.contains(.status) || fields.contains(.deviceID)
-      || fields.contains(.payload)
+  /// Whether a scan holds one of ``callbackKeys``.
+  @inline(__always)
+  static func hasCallbackKey(_ contains: (CallbackFields.Key) -> Bool) -> Bool {
+    contains(.code) || contains(.error) || contains(.state) || contains(.idToken) || contains(.cancelled)
+      || contains(.unavailable) || contains(.authStatusCode) || contains(.result) || contains(.status)
+      || contains(.deviceID) || contains(.payload)
   }
 
-  /// ``callbackParameters(of:)``, scanned.
+  /// ``callbackParameters(of:)``, scanned; the fields' text is the URL's serialization.
   @inline(__always)
   static func callbackFields(of url: ParsedURL, ranges: ParsedURL.UTF8Ranges) -> CallbackFields {
-    let query = CallbackFields(url: url, range: ranges.query)
-    guard ranges.fragment != nil, !hasCallbackKey(query) else { return query }
-    let fragment = CallbackFields(url: url, range: ranges.fragment)
-    return hasCallbackKey(fragment) ? fragment : query
+    let href = url.href
+    let scan = withUTF8Bytes(href) { bytes -> CallbackFields.Scan in
+      let query = CallbackFields.Scan(bytes, ranges.query ?? 0..<0)
+      guard let fragmentRange = ranges.fragment, !hasCallbackKey({ query.contains($0) }) else { return query }
+      let fragment = CallbackFields.Scan(bytes, fragmentRange)
+      return hasCallbackKey { fragment.contains($0) } ? fragment : query
+    }
+    return CallbackFields(text: href, isASCII: true, scan: scan)
   }
 
   /// `vk` followed by one or more ASCII digits.

@@ -33,42 +33,66 @@ public enum SberIDCallback: Sendable, Hashable {
     try self.init(CallbackFields(parameters))
   }
 
-  init(_ fields: borrowing CallbackFields) throws(CallbackError) {
+  init(_ fields: consuming CallbackFields) throws(CallbackError) {
     try fields.rejectDuplicates()
-    let state = fields.value(.state)
-    let status = fields.value(.status)
-    let result = fields.value(.result)
-    let errorCode = fields.value(.errorCode)
+    let state = fields.span(.state)
+    let status = fields.span(.status)
+    let result = fields.span(.result)
+    let errorCode = fields.span(.errorCode)
     if let error = ProviderError(fields) {
       let encoding: SberIDFailure.Encoding =
-        status != nil ? .iOSApp : (result != nil || errorCode != nil ? .androidApp : .web)
-      self = .failure(SberIDFailure(encoding: encoding, error: error, errorCode: errorCode, status: status ?? result, state: state))
+        !status.isAbsent ? .iOSApp : (!result.isAbsent || !errorCode.isAbsent ? .androidApp : .web)
+      self = .failure(
+        SberIDFailure(
+          text: fields.callbackText, encoding: encoding, error: error,
+          spans: .init(errorCode: errorCode, status: status.isAbsent ? result : status, state: state)))
       return
     }
-    if result.map(Self.isFailureResult) == true || errorCode != nil {
-      self = .failure(SberIDFailure(encoding: .androidApp, error: nil, errorCode: errorCode, status: result, state: state))
+    if (!result.isAbsent && fields.withDecodedValue(.result) { Self.isFailureResult(bytes: $0) }) || !errorCode.isAbsent {
+      self = .failure(
+        SberIDFailure(
+          text: fields.callbackText, encoding: .androidApp, error: nil,
+          spans: .init(errorCode: errorCode, status: result, state: state)))
       return
     }
-    if let status, Self.isFailStatus(status) {
-      self = .failure(SberIDFailure(encoding: .iOSApp, error: nil, errorCode: nil, status: status, state: state))
+    if !status.isAbsent && fields.withDecodedValue(.status) { Self.isFailStatus(bytes: $0) } {
+      self = .failure(
+        SberIDFailure(
+          text: fields.callbackText, encoding: .iOSApp, error: nil,
+          spans: .init(errorCode: .absent, status: status, state: state)))
       return
     }
-    guard let code = fields.value(.code) else {
-      throw CallbackError(.missingParameter, parameter: "code")
-    }
-    self = .success(SberIDSuccess(code: code, state: state, status: status, parameters: FormParameters(fields.source)))
+    let code = fields.span(.code)
+    guard !code.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
+    self = .success(
+      SberIDSuccess(
+        text: fields.callbackText, spans: .init(code: code, state: state, status: status, parameters: fields.sourceSpan)))
   }
 
   /// `result.uppercased() == "FAILURE"`, without allocating for ASCII values.
   static func isFailureResult(_ result: Substring) -> Bool {
-    guard result.utf8.allSatisfy({ $0 < 0x80 }) else { return result.uppercased() == "FAILURE" }
-    return result.utf8.count == 7 && zip(result.utf8, "FAILURE".utf8).allSatisfy { a, b in a & 0xDF == b }
+    var result = result
+    return result.withUTF8 { isFailureResult(bytes: $0) }
+  }
+
+  /// ``isFailureResult(_:)`` over a value's UTF-8 bytes.
+  static func isFailureResult(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard bytes.allSatisfy({ $0 < 0x80 }) else {
+      return String(decoding: bytes, as: UTF8.self).uppercased() == "FAILURE"
+    }
+    return bytes.count == 7 && zip(bytes, "FAILURE".utf8).allSatisfy { a, b in a & 0xDF == b }
   }
 
   /// `status.lowercased() == "fail"`, without allocating for ASCII values.
   static func isFailStatus(_ status: Substring) -> Bool {
-    guard status.utf8.allSatisfy({ $0 < 0x80 }) else { return status.lowercased() == "fail" }
-    return status.utf8.count == 4 && zip(status.utf8, "fail".utf8).allSatisfy { a, b in a | 0x20 == b }
+    var status = status
+    return status.withUTF8 { isFailStatus(bytes: $0) }
+  }
+
+  /// ``isFailStatus(_:)`` over a value's UTF-8 bytes.
+  static func isFailStatus(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard bytes.allSatisfy({ $0 < 0x80 }) else { return String(decoding: bytes, as: UTF8.self).lowercased() == "fail" }
+    return bytes.count == 4 && zip(bytes, "fail".utf8).allSatisfy { a, b in a | 0x20 == b }
   }
 
   /// The echoed `state`, if any.
@@ -86,33 +110,62 @@ public enum SberIDCallback: Sendable, Hashable {
 
 /// A successful Sber ID callback.
 ///
+/// The values are read from the callback's text when accessed (see ``VKIDSuccess``).
+///
 /// ```swift
 /// if case .success(let s) = try SberIDCallback(FormParameters("code=c&state=s&option1=promo")) {
 ///   s.extras["option1"]  // "promo"
 /// }
 /// ```
 public struct SberIDSuccess: Sendable, Hashable {
-  /// The authorization code, exchanged on the backend at `/token.do` with the PKCE verifier.
-  public var code: Substring
-  /// The echoed `state`.
-  public var state: Substring?
-  /// The iOS app flow's `status` flag (`success`), if sent.
-  public var status: Substring?
-  /// The callback's parameters, read for ``extras`` on access.
-  let parameters: FormParameters
+  /// Where each value lies in ``text``; `parameters` is the callback's whole parameter text (for ``extras``).
+  struct Spans {
+    var code, state, status, parameters: ValueSpan
+  }
+  private var text: CallbackText
+  private var spans: Spans
 
-  init(code: Substring, state: Substring?, status: Substring?, parameters: FormParameters) {
-    self.code = code
-    self.state = state
-    self.status = status
-    self.parameters = parameters
+  init(text: CallbackText, spans: Spans) {
+    self.text = text
+    self.spans = spans
+  }
+
+  /// A success with these values, whose extras are read from `parameters` (raw, still form-encoded).
+  init(code: Substring, state: Substring?, status: Substring?, parameters: Substring) {
+    let (text, s) = CallbackText.joining([code, state, status, parameters])
+    self.init(text: text, spans: Spans(code: s[0], state: s[1], status: s[2], parameters: s[3]))
+  }
+
+  /// Every value that lives in ``text``; setting it stores them in a text of their own.
+  private var values: (code: Substring, state: Substring?, status: Substring?) {
+    get { (code, state, status) }
+    set {
+      self = SberIDSuccess(
+        code: newValue.code, state: newValue.state, status: newValue.status, parameters: text.raw(spans.parameters) ?? "")
+    }
+  }
+
+  /// The authorization code, exchanged on the backend at `/token.do` with the PKCE verifier.
+  public var code: Substring {
+    get { text.value(spans.code) ?? "" }
+    set { values.code = newValue }
+  }
+  /// The echoed `state`.
+  public var state: Substring? {
+    get { text.value(spans.state) }
+    set { values.state = newValue }
+  }
+  /// The iOS app flow's `status` flag (`success`), if sent.
+  public var status: Substring? {
+    get { text.value(spans.status) }
+    set { values.status = newValue }
   }
 
   /// Partner pass-through parameters (`utm_*`, `option1`…`option3`), first occurrence of each; collected
   /// from the callback's parameters when read.
   public var extras: [String: String] {
     var extras: [String: String] = [:]
-    for parameter in parameters {
+    for parameter in FormParameters(text.raw(spans.parameters) ?? "") {
       let name = parameter.name()
       if name.hasPrefix("utm_") || name == "option1" || name == "option2" || name == "option3" {
         extras[name] = extras[name] ?? parameter.value() ?? ""
@@ -151,16 +204,75 @@ public struct SberIDFailure: Sendable, Hashable {
     /// Web (`authorize.do`): `error=…&state=…`.
     case web
   }
+  /// Where each value lies in ``text``.
+  struct Spans {
+    var errorCode, status, state: ValueSpan
+  }
+  private var text: CallbackText
+  private var spans: Spans
+
   /// The encoding.
   public var encoding: Encoding
   /// The server's `error` (typed when it is a known OAuth code), when sent.
   public var error: ProviderError?
+
+  init(text: CallbackText, encoding: Encoding, error: ProviderError?, spans: Spans) {
+    self.text = text
+    self.encoding = encoding
+    self.error = error
+    self.spans = spans
+  }
+
+  /// Creates a failure from its values.
+  ///
+  /// ```swift
+  /// SberIDFailure(encoding: .androidApp, errorCode: "5", status: "FAILURE").rawCode  // "error_code=5"
+  /// ```
+  public init(
+    encoding: Encoding, error: ProviderError? = nil, errorCode: Substring? = nil, status: Substring? = nil,
+    state: Substring? = nil
+  ) {
+    let (text, s) = CallbackText.joining([errorCode, status, state])
+    self.init(text: text, encoding: encoding, error: error, spans: Spans(errorCode: s[0], status: s[1], state: s[2]))
+  }
+
+  /// Every value that lives in ``text``; setting it stores them in a text of their own.
+  private var values: (errorCode: Substring?, status: Substring?, state: Substring?) {
+    get { (errorCode, status, state) }
+    set {
+      self = SberIDFailure(
+        encoding: encoding, error: error, errorCode: newValue.errorCode, status: newValue.status, state: newValue.state)
+    }
+  }
+
   /// The Android app's numeric `error_code` (always `5` in the vendor material), when sent.
-  public var errorCode: Substring?
+  public var errorCode: Substring? {
+    get { text.value(spans.errorCode) }
+    set { values.errorCode = newValue }
+  }
   /// The raw status flag (`status=fail` or `result=FAILURE`), when sent.
-  public var status: Substring?
+  public var status: Substring? {
+    get { text.value(spans.status) }
+    set { values.status = newValue }
+  }
   /// The echoed `state`, if any.
-  public var state: Substring?
+  public var state: Substring? {
+    get { text.value(spans.state) }
+    set { values.state = newValue }
+  }
+
+  public static func == (lhs: SberIDFailure, rhs: SberIDFailure) -> Bool {
+    lhs.encoding == rhs.encoding && lhs.error == rhs.error && lhs.errorCode == rhs.errorCode
+      && lhs.status == rhs.status && lhs.state == rhs.state
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(encoding)
+    hasher.combine(error)
+    hasher.combine(errorCode)
+    hasher.combine(status)
+    hasher.combine(state)
+  }
 
   /// The value reported as the error's code: the raw `error`, else `error_code=N`, else the status flag.
   ///

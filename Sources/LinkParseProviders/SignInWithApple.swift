@@ -44,30 +44,30 @@ public enum AppleCallback: Sendable, Hashable {
     try self.init(CallbackFields(parameters))
   }
 
-  init(_ fields: borrowing CallbackFields) throws(CallbackError) {
+  init(_ fields: consuming CallbackFields) throws(CallbackError) {
     try fields.rejectDuplicates(also: .idToken, .user)
-    let state = fields.value(.state)
     if let error = ProviderError(fields) {
+      let state = fields.value(.state)
       self = error.code == .userCancelledAuthorize ? .cancelled(state: state) : .failure(error, state: state)
       return
     }
-    guard let code = fields.value(.code) else {
-      throw CallbackError(.missingParameter, parameter: "code")
-    }
+    let code = fields.span(.code)
+    guard !code.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
     // `id_token` and `user` are checked here (a malformed one is rejected now) but decoded when read.
-    let idToken = fields.value(.idToken)
-    if let idToken, !UnverifiedAppleIDTokenClaims.isDecodable(jwt: idToken) {
+    let idToken = fields.span(.idToken)
+    if !idToken.isAbsent && !fields.withDecodedValue(.idToken, UnverifiedAppleIDTokenClaims.isDecodable(jwt:)) {
       throw CallbackError(.malformedParameter, parameter: "id_token")
     }
-    var rawUser: Substring?
-    if fields.isNonEmpty(.user) {
+    let user = fields.span(.user)
+    if !user.isAbsent {
       let valid = fields.withDecodedValue(.user) { JSONShape.isCertainlyValid($0, as: .appleUser) }
       guard valid || fields.string(.user).flatMap(JSONSupport.decodeAppleUser) != nil else {
         throw CallbackError(.malformedParameter, parameter: "user")
       }
-      rawUser = fields.rawValue(.user)
     }
-    self = .success(AppleSuccess(code: code, state: state, idToken: idToken, rawUser: rawUser))
+    self = .success(
+      AppleSuccess(
+        text: fields.callbackText, spans: .init(code: code, state: fields.span(.state), idToken: idToken, rawUser: user)))
   }
 
   /// The echoed `state`, if any.
@@ -86,25 +86,54 @@ public enum AppleCallback: Sendable, Hashable {
 
 /// A successful Sign in with Apple callback.
 ///
+/// The values are read from the callback's text when accessed (see ``VKIDSuccess``).
+///
 /// ```swift
 /// success.user?.email          // unsigned: do not trust it; use the verified id_token's email claim
 /// success.idTokenClaims?.nonce // compare after verifying the signature on your backend
 /// ```
 public struct AppleSuccess: Sendable, Hashable {
-  /// The authorization code (single-use, valid 5 minutes).
-  public var code: Substring
-  /// The echoed `state`.
-  public var state: Substring?
-  /// The raw `id_token` JWT, when `response_type` included `id_token`.
-  public var idToken: Substring?
-  /// `user` as sent (still form-encoded), checked to be a JSON object when the callback was decoded.
-  let rawUser: Substring?
+  /// Where each value lies in ``text``; `rawUser` is `user` as sent (still form-encoded).
+  struct Spans {
+    var code, state, idToken, rawUser: ValueSpan
+  }
+  private var text: CallbackText
+  private var spans: Spans
 
+  init(text: CallbackText, spans: Spans) {
+    self.text = text
+    self.spans = spans
+  }
+
+  /// A success with these values; `rawUser` is `user` as sent (still form-encoded).
   init(code: Substring, state: Substring?, idToken: Substring?, rawUser: Substring?) {
-    self.code = code
-    self.state = state
-    self.idToken = idToken
-    self.rawUser = rawUser
+    let (text, s) = CallbackText.joining([code, state, idToken, rawUser])
+    self.init(text: text, spans: Spans(code: s[0], state: s[1], idToken: s[2], rawUser: s[3]))
+  }
+
+  /// Every value that lives in ``text``; setting it stores them in a text of their own.
+  private var values: (code: Substring, state: Substring?, idToken: Substring?) {
+    get { (code, state, idToken) }
+    set {
+      self = AppleSuccess(
+        code: newValue.code, state: newValue.state, idToken: newValue.idToken, rawUser: text.raw(spans.rawUser))
+    }
+  }
+
+  /// The authorization code (single-use, valid 5 minutes).
+  public var code: Substring {
+    get { text.value(spans.code) ?? "" }
+    set { values.code = newValue }
+  }
+  /// The echoed `state`.
+  public var state: Substring? {
+    get { text.value(spans.state) }
+    set { values.state = newValue }
+  }
+  /// The raw `id_token` JWT, when `response_type` included `id_token`.
+  public var idToken: Substring? {
+    get { text.value(spans.idToken) }
+    set { values.idToken = newValue }
   }
 
   /// The `id_token` claims, decoded (on each read) but **not verified**.
@@ -113,7 +142,7 @@ public struct AppleSuccess: Sendable, Hashable {
   }
 
   /// The raw `user` JSON text (sent only on the first authorization: persist it), form-decoded on each read.
-  public var userJSON: String? { rawUser.map { FormParameters.decode($0) } }
+  public var userJSON: String? { text.raw(spans.rawUser).map { FormParameters.decode($0) } }
 
   /// `user`, decoded on each read. Unsigned: never trust its `email` over the verified `id_token`.
   public var user: AppleUser? { userJSON.flatMap(JSONSupport.decodeAppleUser) }
@@ -218,7 +247,12 @@ public struct UnverifiedAppleIDTokenClaims: Sendable, Hashable, Codable {
   /// well-formed (no allocation for payloads up to a few kilobytes).
   static func isDecodable(jwt: Substring) -> Bool {
     var token = jwt
-    let certain = token.withUTF8 { bytes -> Bool in
+    return token.withUTF8 { isDecodable(jwt: $0) }
+  }
+
+  /// ``isDecodable(jwt:)-(Substring)`` over the token's UTF-8 bytes.
+  static func isDecodable(jwt bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    func certain() -> Bool {
       // Exactly two dots.
       guard let base = bytes.baseAddress else { return false }
       func dot(after start: Int) -> Int? {
@@ -233,7 +267,7 @@ public struct UnverifiedAppleIDTokenClaims: Sendable, Hashable, Codable {
         return JSONShape.isCertainlyValid(UnsafeBufferPointer(rebasing: out[..<n]), as: .claims)
       }
     }
-    return certain || UnverifiedAppleIDTokenClaims(jwt: String(jwt)) != nil
+    return certain() || UnverifiedAppleIDTokenClaims(jwt: String(decoding: bytes, as: UTF8.self)) != nil
   }
 
   init(

@@ -40,7 +40,7 @@ public enum TIDCallback: Sendable, Hashable {
     try self.init(CallbackFields(parameters))
   }
 
-  init(_ fields: borrowing CallbackFields) throws(CallbackError) {
+  init(_ fields: consuming CallbackFields) throws(CallbackError) {
     try fields.rejectDuplicates(also: .authStatusCode, .result)
     // The outcomes signalled, in the order they are checked (at most one each), without allocating.
     var signals = Signals()
@@ -89,10 +89,12 @@ public enum TIDCallback: Sendable, Hashable {
         self = .debugResult(debugValue)
         return
       }
-      guard let code = fields.value(.code) else {
-        throw CallbackError(.missingParameter, parameter: "code")
-      }
-      self = .success(TIDSuccess(code: code, state: fields.value(.state), sessionState: fields.value(.sessionState)))
+      let code = fields.span(.code)
+      guard !code.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
+      self = .success(
+        TIDSuccess(
+          text: fields.callbackText,
+          spans: .init(code: code, state: fields.span(.state), sessionState: fields.span(.sessionState))))
     }
   }
 
@@ -138,14 +140,64 @@ public enum TIDCallback: Sendable, Hashable {
 
 /// A successful T-ID callback.
 ///
+/// The values are read from the callback's text when accessed (see ``VKIDSuccess``).
+///
 /// ```swift
 /// success.sessionState  // the web flow's technical session_state, when sent
+/// TIDSuccess(code: "c.9fQ")  // made from values
 /// ```
 public struct TIDSuccess: Sendable, Hashable {
+  /// Where each value lies in ``text``.
+  struct Spans {
+    var code, state, sessionState: ValueSpan
+  }
+  private var text: CallbackText
+  private var spans: Spans
+
+  init(text: CallbackText, spans: Spans) {
+    self.text = text
+    self.spans = spans
+  }
+
+  /// Creates a success from its values.
+  ///
+  /// ```swift
+  /// TIDSuccess(code: "c.1", state: "ABC").state  // "ABC"
+  /// ```
+  public init(code: Substring, state: Substring? = nil, sessionState: Substring? = nil) {
+    let (text, s) = CallbackText.joining([code, state, sessionState])
+    self.init(text: text, spans: Spans(code: s[0], state: s[1], sessionState: s[2]))
+  }
+
+  /// Every value that lives in ``text``; setting it stores them in a text of their own.
+  private var values: (code: Substring, state: Substring?, sessionState: Substring?) {
+    get { (code, state, sessionState) }
+    set { self = TIDSuccess(code: newValue.code, state: newValue.state, sessionState: newValue.sessionState) }
+  }
+
   /// The authorization code, exchanged at `https://id.tbank.ru/auth/token` with the PKCE verifier.
-  public var code: Substring
+  public var code: Substring {
+    get { text.value(spans.code) ?? "" }
+    set { values.code = newValue }
+  }
   /// The web flow's `state`.
-  public var state: Substring?
+  public var state: Substring? {
+    get { text.value(spans.state) }
+    set { values.state = newValue }
+  }
   /// The web flow's `session_state`.
-  public var sessionState: Substring?
+  public var sessionState: Substring? {
+    get { text.value(spans.sessionState) }
+    set { values.sessionState = newValue }
+  }
+
+  public static func == (lhs: TIDSuccess, rhs: TIDSuccess) -> Bool {
+    lhs.code == rhs.code && lhs.state == rhs.state && lhs.sessionState == rhs.sessionState
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(code)
+    hasher.combine(state)
+    hasher.combine(sessionState)
+  }
 }

@@ -35,40 +35,40 @@ public enum VKIDCallback: Sendable, Hashable {
     try self.init(CallbackFields(parameters))
   }
 
-  init(_ fields: borrowing CallbackFields) throws(CallbackError) {
+  init(_ fields: consuming CallbackFields) throws(CallbackError) {
     try fields.rejectDuplicates(also: .payload)
     if fields.contains(.payload) {
       self = .legacy(try VKIDLegacyPayload(json: fields.string(.payload) ?? ""))
       return
     }
-    let state = fields.value(.state)
     if let error = ProviderError(fields) {
-      self = .failure(error, state: state)
+      self = .failure(error, state: fields.value(.state))
       return
     }
-    guard let code = fields.value(.code) else {
-      throw CallbackError(.missingParameter, parameter: "code")
-    }
-    guard let state else { throw CallbackError(.missingParameter, parameter: "state") }
-    guard let deviceID = fields.value(.deviceID) else {
-      throw CallbackError(.missingParameter, parameter: "device_id")
-    }
-    let type = fields.value(.type)
-    if let type, type != "code_v2" {
-      throw CallbackError(.malformedParameter, parameter: "type", found: String(type))
+    let code = fields.span(.code)
+    guard !code.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
+    let state = fields.span(.state)
+    guard !state.isAbsent else { throw CallbackError(.missingParameter, parameter: "state") }
+    let deviceID = fields.span(.deviceID)
+    guard !deviceID.isAbsent else { throw CallbackError(.missingParameter, parameter: "device_id") }
+    let type = fields.span(.type)
+    if !type.isAbsent && !fields.value(.type, equals: "code_v2") {
+      throw CallbackError(.malformedParameter, parameter: "type", found: fields.string(.type))
     }
     var fromVKApp = false
-    if let method = fields.value(.vkMethod) {
-      guard method == "external_auth" else {
-        throw CallbackError(.malformedParameter, parameter: "vkconnect_auth_provider_method", found: String(method))
+    if !fields.span(.vkMethod).isAbsent {
+      guard fields.value(.vkMethod, equals: "external_auth") else {
+        throw CallbackError(.malformedParameter, parameter: "vkconnect_auth_provider_method", found: fields.string(.vkMethod))
       }
       fromVKApp = true
     }
-    let expiresInRaw = fields.value(.expiresIn)
+    let expiresInRaw = fields.span(.expiresIn)
+    let expiresIn = expiresInRaw.isAbsent ? nil : fields.withDecodedValue(.expiresIn) { parseDecimalInt($0) }
     self = .success(
       VKIDSuccess(
-        code: code, state: state, deviceID: deviceID, type: type, expiresIn: expiresInRaw.flatMap { Int($0) },
-        expiresInRaw: expiresInRaw, extID: fields.value(.extID), isReturnFromVKApp: fromVKApp))
+        text: fields.callbackText,
+        spans: .init(code: code, state: state, deviceID: deviceID, type: type, expiresInRaw: expiresInRaw, extID: fields.span(.extID)),
+        expiresIn: expiresIn, isReturnFromVKApp: fromVKApp))
   }
 
   /// The echoed `state`, if any (from the payload for ``legacy(_:)``).
@@ -87,26 +87,107 @@ public enum VKIDCallback: Sendable, Hashable {
 
 /// A successful VK ID 2.x callback.
 ///
+/// The values are read from the callback's text when accessed (``code``, ``state`` and the others are
+/// slices of the URL or body they came from, or decoded copies when they were percent-encoded), so decoding
+/// allocates nothing; setting one stores the values in a text of their own.
+///
 /// ```swift
 /// success.isReturnFromVKApp  // true for vkconnect_auth_provider_method=external_auth
+/// let made = VKIDSuccess(code: "vk2.a.c", state: "s", deviceID: "d", expiresIn: 600, expiresInRaw: "600")
 /// ```
 public struct VKIDSuccess: Sendable, Hashable {
-  /// The authorization code (`vk2.a.…`), exchanged together with ``deviceID`` and the PKCE verifier.
-  public var code: Substring
-  /// The echoed `state`.
-  public var state: Substring
-  /// The server's encrypted device id: required for the token exchange and later refreshes.
-  public var deviceID: Substring
-  /// The code type (`code_v2`), when sent.
-  public var type: Substring?
+  /// Where each value lies in ``text``.
+  struct Spans {
+    var code, state, deviceID, type, expiresInRaw, extID: ValueSpan
+  }
+  private var text: CallbackText
+  private var spans: Spans
   /// The code's lifetime in seconds, when sent as an integer.
   public var expiresIn: Int?
-  /// `expires_in` as sent.
-  public var expiresInRaw: Substring?
-  /// The internal `ext_id`, when sent.
-  public var extID: Substring?
   /// Whether the callback is a return from the VK app (`vkconnect_auth_provider_method=external_auth`).
   public var isReturnFromVKApp: Bool
+
+  init(text: CallbackText, spans: Spans, expiresIn: Int?, isReturnFromVKApp: Bool) {
+    self.text = text
+    self.spans = spans
+    self.expiresIn = expiresIn
+    self.isReturnFromVKApp = isReturnFromVKApp
+  }
+
+  /// Creates a success from its values.
+  ///
+  /// ```swift
+  /// VKIDSuccess(code: "vk2.a.c", state: "s", deviceID: "d").type  // nil
+  /// ```
+  public init(
+    code: Substring, state: Substring, deviceID: Substring, type: Substring? = nil, expiresIn: Int? = nil,
+    expiresInRaw: Substring? = nil, extID: Substring? = nil, isReturnFromVKApp: Bool = false
+  ) {
+    let (text, s) = CallbackText.joining([code, state, deviceID, type, expiresInRaw, extID])
+    self.init(
+      text: text,
+      spans: Spans(code: s[0], state: s[1], deviceID: s[2], type: s[3], expiresInRaw: s[4], extID: s[5]),
+      expiresIn: expiresIn, isReturnFromVKApp: isReturnFromVKApp)
+  }
+
+  /// Every value that lives in ``text``; setting it stores them in a text of their own.
+  private var values: (code: Substring, state: Substring, deviceID: Substring, type: Substring?, expiresInRaw: Substring?, extID: Substring?) {
+    get { (code, state, deviceID, type, expiresInRaw, extID) }
+    set {
+      self = VKIDSuccess(
+        code: newValue.code, state: newValue.state, deviceID: newValue.deviceID, type: newValue.type,
+        expiresIn: expiresIn, expiresInRaw: newValue.expiresInRaw, extID: newValue.extID,
+        isReturnFromVKApp: isReturnFromVKApp)
+    }
+  }
+
+  /// The authorization code (`vk2.a.…`), exchanged together with ``deviceID`` and the PKCE verifier.
+  public var code: Substring {
+    get { text.value(spans.code) ?? "" }
+    set { values.code = newValue }
+  }
+  /// The echoed `state`.
+  public var state: Substring {
+    get { text.value(spans.state) ?? "" }
+    set { values.state = newValue }
+  }
+  /// The server's encrypted device id: required for the token exchange and later refreshes.
+  public var deviceID: Substring {
+    get { text.value(spans.deviceID) ?? "" }
+    set { values.deviceID = newValue }
+  }
+  /// The code type (`code_v2`), when sent.
+  public var type: Substring? {
+    get { text.value(spans.type) }
+    set { values.type = newValue }
+  }
+  /// `expires_in` as sent.
+  public var expiresInRaw: Substring? {
+    get { text.value(spans.expiresInRaw) }
+    set { values.expiresInRaw = newValue }
+  }
+  /// The internal `ext_id`, when sent.
+  public var extID: Substring? {
+    get { text.value(spans.extID) }
+    set { values.extID = newValue }
+  }
+
+  public static func == (lhs: VKIDSuccess, rhs: VKIDSuccess) -> Bool {
+    lhs.code == rhs.code && lhs.state == rhs.state && lhs.deviceID == rhs.deviceID && lhs.type == rhs.type
+      && lhs.expiresIn == rhs.expiresIn && lhs.expiresInRaw == rhs.expiresInRaw && lhs.extID == rhs.extID
+      && lhs.isReturnFromVKApp == rhs.isReturnFromVKApp
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(code)
+    hasher.combine(state)
+    hasher.combine(deviceID)
+    hasher.combine(type)
+    hasher.combine(expiresIn)
+    hasher.combine(expiresInRaw)
+    hasher.combine(extID)
+    hasher.combine(isReturnFromVKApp)
+  }
 }
 
 /// The legacy VK ID SDK 1.x `payload` JSON:

@@ -1,21 +1,21 @@
 // One pass over a callback's parameters that records everything the decoders and the pending-authorization
-// checks read: for each known name, the first occurrence's raw value (as byte offsets into the source), how
-// often the name occurs and where its second occurrence is (duplicate detection in source order), and
-// whether the value needs percent-decoding. Names are matched by their decoded bytes (form encoding, as
-// `FormParameters.Parameter.hasName` does) against a fixed table; names without `%`/`+` are compared raw.
-// Nothing is allocated: the slots live in a fixed-size tuple and values are sliced from the source on use.
+// checks read: for each known name, the first occurrence's raw value (as UTF-8 offsets into the text the
+// parameters are part of), how often the name occurs and where its second occurrence is (duplicate
+// detection in source order), and whether the value needs percent-decoding. Names are matched by their
+// decoded bytes (form encoding, as `FormParameters.Parameter.hasName` does) against a fixed table; names
+// without `%`/`+` are compared raw.
+//
+// Nothing is allocated and nothing is retained: the slots live in a fixed-size tuple, the scan runs over the
+// text's bytes in place, sixteen bytes at a time, and values are read from those bytes (or sliced from the
+// text) only when asked for.
 
 import LinkParseCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The parameters of one callback, scanned once.
+///
+/// Holds the text the parameters are part of (a URL's serialization, or a form source's base string) and,
+/// for each ``Key``, where its value lies in that text. Pass it `borrowing` (or `consuming`, to hand the
+/// text on to a result): a copy costs a retain of the text.
 struct CallbackFields {
 
   /// The names the decoders and checks read.
@@ -53,10 +53,10 @@ struct CallbackFields {
 
   /// What was found for one key.
   struct Slot {
-    /// Start and end (UTF-8 offsets into the source) of the first occurrence's raw value; empty for a bare
+    /// Start and end (UTF-8 offsets into the text) of the first occurrence's raw value; empty for a bare
     /// name.
-    var start: Int32 = 0
-    var end: Int32 = 0
+    var start: UInt32 = 0
+    var end: UInt32 = 0
     /// Occurrences, saturating.
     var count: UInt16 = 0
     /// Whether the first occurrence has a `=`.
@@ -64,7 +64,12 @@ struct CallbackFields {
     /// Whether the first occurrence's raw value contains `%` or `+`.
     var needsDecoding = false
     /// Ordinal (among all parameters) of the second occurrence, when there is one.
-    var secondOrdinal: Int32 = .max
+    var secondOrdinal: UInt32 = .max
+
+    /// The first occurrence's value as a span: absent unless it is non-empty (RFC 6749 §3.1).
+    var span: ValueSpan {
+      count > 0 && hasValue && end > start ? ValueSpan(start, end, needsDecoding: needsDecoding) : .absent
+    }
   }
 
   fileprivate typealias Slots = (
@@ -72,61 +77,84 @@ struct CallbackFields {
     Slot, Slot, Slot
   )
 
-  /// The string the parameters are read from; values are slices of it.
-  private let base: String
-  /// Where the parameters start in `base` (UTF-8 offset); slot offsets are relative to it.
-  private let offset: Int
-  /// Whether `base` is known to be ASCII (a URL's serialization), so that UTF-16 offsets equal UTF-8 ones
-  /// and slices can use the UTF-16 view's scalar-aligned indices (cheaper than the UTF-8 view's).
-  private let asciiBase: Bool
-  private var slots: Slots
+  /// What one scan found: plain values, no references.
+  struct Scan {
+    fileprivate var slots: Slots = (
+      Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(),
+      Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot()
+    )
+    /// Whether some name is `sberIDRedirect` in any ASCII letter case (decoded).
+    var hasSberIDRedirect = false
+    /// Where the parameters lie in the text (UTF-8 offsets).
+    var start: UInt32 = 0
+    var end: UInt32 = 0
+
+    init() {}
+
+    /// Scans the parameters at `range` of `bytes` (the whole text). Offsets are limited to 31 bits (see
+    /// ``ValueSpan``): parameters past the first 2 GiB of a text are not read.
+    init(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+      let end = min(range.upperBound, ValueSpan.maxOffset)
+      let start = min(range.lowerBound, end)
+      self.start = UInt32(truncatingIfNeeded: start)
+      self.end = UInt32(truncatingIfNeeded: end)
+      guard let base = bytes.baseAddress, start < end else { return }
+      var seamless = false
+      withUnsafeMutableBytes(of: &slots) { raw in
+        // A homogeneous tuple is laid out as an array.
+        CallbackFields.scan(base, start, end, raw.baseAddress!.assumingMemoryBound(to: Slot.self), &seamless)
+      }
+      hasSberIDRedirect = seamless
+    }
+
+    /// Whether `key` occurs (with or without a value).
+    func contains(_ key: Key) -> Bool { CallbackFields.slot(slots, key).count > 0 }
+  }
+
+  /// The text the parameters are part of; slot offsets are its UTF-8 offsets.
+  let text: String
+  /// Whether ``text`` is known to be ASCII (a URL's serialization): values are then sliced through its UTF-16
+  /// view, whose indices are known to be scalar-aligned (cheaper than the UTF-8 view's).
+  let isASCII: Bool
+  private let scan: Scan
+
   /// Whether some name is `sberIDRedirect` in any ASCII letter case (decoded).
-  private(set) var hasSberIDRedirect = false
+  var hasSberIDRedirect: Bool { scan.hasSberIDRedirect }
+
+  /// Fields already scanned from `text`.
+  init(text: String, isASCII: Bool, scan: Scan) {
+    self.text = text
+    self.isASCII = isASCII
+    self.scan = scan
+  }
 
   /// Scans `parameters` once.
   init(_ parameters: FormParameters) {
-    self.init(source: parameters.source)
-  }
-
-  /// Scans `source` once.
-  @inline(__always)
-  init(source: Substring) {
-    // The scan fills a local value (a closure capturing `self` would copy the whole struct in and out).
-    var scanner = Scanner()
-    var bytes = source
-    bytes.withUTF8 { scanner.scan($0) }
-    base = source.base
-    offset = source.base.utf8.distance(from: source.base.startIndex, to: source.startIndex)
-    asciiBase = false
-    slots = scanner.slots
-    hasSberIDRedirect = scanner.hasSberIDRedirect
-  }
-
-  /// Scans the bytes `range` of a URL's serialization (its query or fragment) once.
-  @inline(__always)
-  init(url: ParsedURL, range: Range<Int>?) {
-    var scanner = Scanner()
-    var href = url.href
-    let range = range ?? 0..<0
-    href.withUTF8 { scanner.scan(UnsafeBufferPointer(rebasing: $0[range])) }
-    base = href
-    offset = range.lowerBound
-    asciiBase = true  // a serialization is always ASCII
-    slots = scanner.slots
-    hasSberIDRedirect = scanner.hasSberIDRedirect
-  }
-
-  /// The parameters' source.
-  var source: Substring {
+    let source = parameters.source
+    let base = source.base
     let utf8 = base.utf8
-    let lower = utf8.index(utf8.startIndex, offsetBy: offset)
-    return base[lower...]
+    let start = utf8.distance(from: utf8.startIndex, to: source.startIndex)
+    let range = start..<(start &+ source.utf8.count)
+    self.init(text: base, isASCII: false, scan: withUTF8Bytes(base) { Scan($0, range) })
   }
+
+  /// The parameters' text (a slice of ``text``).
+  var source: Substring { slice(Int(scan.start), Int(scan.end)) }
+
+  /// The parameters' region of ``text``, as a span (present even when empty).
+  var sourceSpan: ValueSpan { ValueSpan(scan.start, scan.end, needsDecoding: false) }
+
+  /// A value holder for a result: ``text`` and the values' spans, read from it on access.
+  var callbackText: CallbackText { CallbackText(text, isASCII: isASCII) }
+
+  /// Calls `body` with the UTF-8 bytes of ``text``, in place.
+  @inline(__always)
+  func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R { withUTF8Bytes(text, body) }
 
   // A switch rather than pointer arithmetic: with a constant key (every call site but the scan) it folds to
   // a field access.
   @inline(__always)
-  subscript(key: Key) -> Slot { CallbackFields.slot(slots, key) }
+  subscript(key: Key) -> Slot { CallbackFields.slot(scan.slots, key) }
 
   @inline(__always)
   fileprivate static func slot(_ slots: Slots, _ key: Key) -> Slot {
@@ -165,17 +193,30 @@ struct CallbackFields {
   /// Throws `duplicate-parameter` naming the first repeated parameter among the critical ones — `code`,
   /// `state`, `error`, `iss`, `device_id` (RFC 6749 §3.1, the same list as `criticalParameters`) — and
   /// `extra` (a decoder's own, such as Apple's `id_token`), by where the repetition occurs in the source.
-  func rejectDuplicates(also extra: Key...) throws(CallbackError) {
-    var found = firstDuplicate(.code, .state, .error, .iss, .deviceID)
-    if let other = firstDuplicate(in: extra), found.map({ self[other].secondOrdinal < self[$0].secondOrdinal }) ?? true {
-      found = other
+  func rejectDuplicates(also extra: Key? = nil, _ extra2: Key? = nil) throws(CallbackError) {
+    // Unrolled over the fixed list (a variadic array would be allocated on every call).
+    var found: Key?
+    var foundOrdinal = UInt32.max
+    @inline(__always) func consider(_ key: Key) {
+      let slot = self[key]
+      if slot.count > 1 && slot.secondOrdinal < foundOrdinal {
+        found = key
+        foundOrdinal = slot.secondOrdinal
+      }
     }
+    consider(.code)
+    consider(.state)
+    consider(.error)
+    consider(.iss)
+    consider(.deviceID)
+    if let extra { consider(extra) }
+    if let extra2 { consider(extra2) }
     if let found { throw CallbackError(.duplicateParameter, parameter: found.name) }
   }
 
   private func firstDuplicate(in keys: [Key]) -> Key? {
     var best: Key?
-    var bestOrdinal = Int32.max
+    var bestOrdinal = UInt32.max
     for key in keys {
       let slot = self[key]
       if slot.count > 1 && slot.secondOrdinal < bestOrdinal {
@@ -186,21 +227,19 @@ struct CallbackFields {
     return best
   }
 
+  /// The first occurrence's non-empty value as a span (absent when it is absent, bare or empty).
+  func span(_ key: Key) -> ValueSpan { self[key].span }
+
   /// The first occurrence's raw value (`nil` when absent or bare).
   func rawValue(_ key: Key) -> Substring? {
     let slot = self[key]
     guard slot.count > 0, slot.hasValue else { return nil }
-    return slice(slot)
+    return slice(Int(slot.start), Int(slot.end))
   }
 
   /// The first occurrence's decoded value, or `nil` when it is absent, bare or empty (RFC 6749 §3.1). A
-  /// slice of the source when nothing needs decoding; otherwise a decoded copy.
-  func value(_ key: Key) -> Substring? {
-    let slot = self[key]
-    guard slot.count > 0, slot.hasValue, slot.end > slot.start else { return nil }
-    let raw = slice(slot)
-    return slot.needsDecoding ? Substring(FormParameters.decode(raw)) : raw
-  }
+  /// slice of the text when nothing needs decoding; otherwise a decoded copy.
+  func value(_ key: Key) -> Substring? { callbackText.value(span(key)) }
 
   /// Whether the first occurrence has a non-empty value.
   func isNonEmpty(_ key: Key) -> Bool {
@@ -212,7 +251,7 @@ struct CallbackFields {
   func string(_ key: Key) -> String? {
     let slot = self[key]
     guard slot.count > 0, slot.hasValue, slot.end > slot.start else { return nil }
-    return FormParameters.decode(slice(slot))
+    return FormParameters.decode(slice(Int(slot.start), Int(slot.end)))
   }
 
   /// Whether the first occurrence's decoded value (bare counts as `""`) equals `literal`, without
@@ -239,153 +278,89 @@ struct CallbackFields {
     rawValue(key).map { FormParameters.decode($0) }
   }
 
-  /// Calls `body` with the decoded bytes of the first occurrence's value (empty for a bare name).
+  /// Calls `body` with the decoded bytes of the first occurrence's value (empty for a bare name or an absent
+  /// key).
   func withDecodedValue<R>(_ key: Key, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
     withDecodedValue(self[key], body)
   }
 
   @inline(__always)
   private func withDecodedValue<R>(_ slot: Slot, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-    Self.withDecodedValue(base, offset, slot, body)
-  }
-
-  /// Static: a method would copy `self` first.
-  private static func withDecodedValue<R>(
-    _ base: String, _ offset: Int, _ slot: Slot, _ body: (UnsafeBufferPointer<UInt8>) -> R
-  ) -> R {
-    var bytes = base
-    return bytes.withUTF8 { buf in
-      let raw = UnsafeBufferPointer(rebasing: buf[(offset &+ Int(slot.start))..<(offset &+ Int(slot.end))])
-      guard slot.needsDecoding else { return body(raw) }
-      return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(raw.count, 1)) { out in
-        var o = 0
-        for byte in FormParameters.UnsafeDecodedBytes(raw: raw, encoding: .form) {
-          out[o] = byte
-          o &+= 1
-        }
-        return body(UnsafeBufferPointer(rebasing: out[..<o]))
-      }
+    withBytes { buf in
+      let raw = UnsafeBufferPointer(rebasing: buf[Int(slot.start)..<Int(slot.end)])
+      return slot.needsDecoding ? withFormDecoded(raw, body) : body(raw)
     }
   }
 
   @inline(__always)
-  private func slice(_ slot: Slot) -> Substring {
-    Self.slice(base, offset &+ Int(slot.start), Int(slot.end &- slot.start), ascii: asciiBase)
-  }
-
-  /// `base`'s bytes `start..<start + length` (static: a method would copy `self` first).
-  private static func slice(_ base: String, _ start: Int, _ length: Int, ascii asciiBase: Bool) -> Substring {
-    if asciiBase {
-      // As `ParsedURL` slices its components: see ``asciiBase``.
-      let utf16 = base.utf16
-      let lower = utf16.index(utf16.startIndex, offsetBy: start)
-      let upper = utf16.index(lower, offsetBy: length)
-      return base[lower..<upper]
-    }
-    let utf8 = base.utf8
-    let lower = utf8.index(utf8.startIndex, offsetBy: start)
-    let upper = utf8.index(lower, offsetBy: length)
-    return base[lower..<upper]
+  private func slice(_ start: Int, _ end: Int) -> Substring {
+    CallbackText.slice(text, start, end, ascii: isASCII)
   }
 
   // MARK: Scanning
 
-  /// The scan's state: the slots being filled.
-  private struct Scanner {
-    var slots: Slots = (
-      Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(),
-      Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot()
-    )
-    var hasSberIDRedirect = false
-
-
-    mutating func scan(_ buf: UnsafeBufferPointer<UInt8>) {
-      var seamless = false
-      withUnsafeMutableBytes(of: &slots) { raw in
-        // A homogeneous tuple is laid out as an array.
-        Self.scan(buf, raw.baseAddress!.assumingMemoryBound(to: Slot.self), &seamless)
+  /// Scans the parameters in `start..<end` of `base`, filling `slots` (indexed by ``Key/rawValue``).
+  ///
+  /// Safety: `base` is valid for `0..<end`; block loads read sixteen bytes at `i` only when `i + 16 <= end`,
+  /// or the sixteen bytes ending at `end` only when `end >= 16` (see ``Delimiters``).
+  private static func scan(
+    _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ slots: UnsafeMutablePointer<Slot>,
+    _ seamless: inout Bool
+  ) {
+    var i = start
+    var ordinal: UInt32 = 0
+    while i < end {
+      // One `name[=value]` sequence; empty ones are skipped.
+      let name = Delimiters.find(base, from: i, to: end, equals: true, escapes: true)
+      let hasValue = name.index < end && base[name.index] == 0x3D
+      if name.index == i && !hasValue {
+        i &+= 1
+        continue
       }
-      hasSberIDRedirect = seamless
-    }
-
-    private static func scan(
-      _ buf: UnsafeBufferPointer<UInt8>, _ slots: UnsafeMutablePointer<Slot>, _ seamless: inout Bool
-    ) {
-      guard let base = buf.baseAddress else { return }
-      let count = buf.count
-      var i = 0
-      var ordinal: Int32 = 0
-      while i < count {
-        // One `name[=value]` sequence, found with memchr; empty ones are skipped.
-        let end = memchr(base + i, 0x26, count &- i).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base } ?? count
-        if end == i {
-          i &+= 1
-          continue
+      let nameBytes = UnsafeBufferPointer(start: base + i, count: name.index &- i)
+      let key: Key?
+      if name.escaped {
+        key = withFormDecoded(nameBytes) { decoded in
+          if isSeamlessKey(decoded) { seamless = true }
+          return lookup(decoded)
         }
-        let equals = memchr(base + i, 0x3D, end &- i).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base }
-        let nameEnd = equals ?? end
-        let name = UnsafeBufferPointer(start: base + i, count: nameEnd &- i)
-        var nameEscaped = false
-        for b in name where b == 0x25 || b == 0x2B {
-          nameEscaped = true
-          break
-        }
-        let key: Key?
-        if nameEscaped {
-          key = CallbackFields.withDecodedName(name) { decoded in
-            if isSeamlessKey(decoded) { seamless = true }
-            return CallbackFields.lookup(decoded)
-          }
-        } else {
-          if name.count == 14 && isSeamlessKey(name) { seamless = true }
-          key = CallbackFields.lookup(name)
-        }
-        if let key {
-          let slot = slots + key.rawValue
-          if slot.pointee.count == 0 {
-            let valueStart = equals.map { $0 &+ 1 } ?? end
-            slot.pointee.start = Int32(truncatingIfNeeded: valueStart)
-            slot.pointee.end = Int32(truncatingIfNeeded: end)
-            slot.pointee.hasValue = equals != nil
-            let length = end &- valueStart
-            slot.pointee.needsDecoding =
-              length > 0 && (memchr(base + valueStart, 0x25, length) != nil || memchr(base + valueStart, 0x2B, length) != nil)
-          } else if slot.pointee.count == 1 {
-            slot.pointee.secondOrdinal = ordinal
-          }
-          if slot.pointee.count < .max { slot.pointee.count &+= 1 }
-        }
-        ordinal &+= 1
-        i = end &+ 1
+      } else {
+        if nameBytes.count == 14 && isSeamlessKey(nameBytes) { seamless = true }
+        key = lookup(nameBytes)
       }
-    }
-
-    /// Whether `name` is `sberIDRedirect` in any ASCII letter case.
-    private static func isSeamlessKey(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-      guard name.count == 14 else { return false }
-      let expected: StaticString = "sberidredirect"
-      let e = expected.utf8Start
-      for j in 0..<14 {
-        var b = name[j]
-        if b >= 0x41 && b <= 0x5A { b |= 0x20 }
-        if b != e[j] { return false }
+      let valueStart = hasValue ? name.index &+ 1 : name.index
+      let value =
+        hasValue
+        ? Delimiters.find(base, from: valueStart, to: end, equals: false, escapes: key != nil)
+        : (index: name.index, escaped: false)
+      if let key {
+        let slot = slots + key.rawValue
+        if slot.pointee.count == 0 {
+          slot.pointee.start = UInt32(truncatingIfNeeded: valueStart)
+          slot.pointee.end = UInt32(truncatingIfNeeded: value.index)
+          slot.pointee.hasValue = hasValue
+          slot.pointee.needsDecoding = value.escaped
+        } else if slot.pointee.count == 1 {
+          slot.pointee.secondOrdinal = ordinal
+        }
+        if slot.pointee.count < .max { slot.pointee.count &+= 1 }
       }
-      return true
+      ordinal &+= 1
+      i = value.index &+ 1
     }
   }
 
-  /// Decodes an escaped name (form encoding) and calls `body` with the decoded bytes.
-  fileprivate static func withDecodedName<R>(
-    _ name: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R
-  ) -> R {
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(name.count, 1)) { out in
-      var o = 0
-      for byte in FormParameters.UnsafeDecodedBytes(raw: name, encoding: .form) {
-        out[o] = byte
-        o &+= 1
-      }
-      return body(UnsafeBufferPointer(rebasing: out[..<o]))
+  /// Whether `name` is `sberIDRedirect` in any ASCII letter case.
+  private static func isSeamlessKey(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard name.count == 14 else { return false }
+    let expected: StaticString = "sberidredirect"
+    let e = expected.utf8Start
+    for j in 0..<14 {
+      var b = name[j]
+      if b >= 0x41 && b <= 0x5A { b |= 0x20 }
+      if b != e[j] { return false }
     }
+    return true
   }
 
   @inline(__always)
@@ -396,7 +371,7 @@ struct CallbackFields {
   }
 
   /// The key whose name is exactly `name`.
-  fileprivate static func lookup(_ name: UnsafeBufferPointer<UInt8>) -> Key? {
+  private static func lookup(_ name: UnsafeBufferPointer<UInt8>) -> Key? {
     switch name.count {
     case 3: return equals(name, "iss") ? .iss : nil
     case 4:
@@ -431,5 +406,92 @@ struct CallbackFields {
     case 30: return equals(name, "vkconnect_auth_provider_method") ? .vkMethod : nil
     default: return nil
     }
+  }
+}
+
+/// Calls `body` with `raw` form-decoded (`+` to space, `%XX` escapes) into a temporary buffer.
+func withFormDecoded<R>(_ raw: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+  withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(raw.count, 1)) { out in
+    var o = 0
+    for byte in FormParameters.UnsafeDecodedBytes(raw: raw, encoding: .form) {
+      out[o] = byte
+      o &+= 1
+    }
+    return body(UnsafeBufferPointer(rebasing: out[..<o]))
+  }
+}
+
+/// Finding the end of a name or value sixteen bytes at a time.
+///
+/// `SIMD16<UInt8>` compares lower to single SSE2/NEON instructions; each comparison's mask is reinterpreted
+/// as two `UInt64` words and combined with integer operations (the generic `SIMDMask` reductions are slow in
+/// this toolchain, as `LinkParseCore`'s scanner notes).
+enum Delimiters {
+  @inline(__always)
+  private static func load16(_ base: UnsafePointer<UInt8>, _ i: Int) -> SIMD16<UInt8> {
+    UnsafeRawPointer(base + i).loadUnaligned(as: SIMD16<UInt8>.self)
+  }
+
+  @inline(__always)
+  private static func eq(_ v: SIMD16<UInt8>, _ c: UInt8) -> SIMD2<UInt64> {
+    unsafeBitCast(v .== SIMD16(repeating: c), to: SIMD2<UInt64>.self)
+  }
+
+  /// The lanes (one byte of `0xFF` each, lane 0 lowest) of a block that end a name or value, and those that
+  /// hold an escape.
+  @inline(__always)
+  private static func classify(_ v: SIMD16<UInt8>, equals: Bool, escapes: Bool) -> (stop: SIMD2<UInt64>, escape: SIMD2<UInt64>) {
+    var stop = eq(v, 0x26)  // &
+    if equals { stop = stop | eq(v, 0x3D) }  // =
+    let escape = escapes ? eq(v, 0x25) | eq(v, 0x2B) : SIMD2<UInt64>()  // % +
+    return (stop, escape)
+  }
+
+  /// The first lane set in `w`, or 16.
+  @inline(__always)
+  private static func firstLane(_ w: SIMD2<UInt64>) -> Int {
+    w[0] != 0 ? w[0].trailingZeroBitCount &>> 3 : (w[1] != 0 ? 8 &+ (w[1].trailingZeroBitCount &>> 3) : 16)
+  }
+
+  /// The index of the first `&` (and, when `equals`, `=`) in `from..<end`, or `end`; and, when `escapes`,
+  /// whether a `%` or `+` comes before it.
+  ///
+  /// Safety: `base` is valid for `0..<end`. Whole blocks are read at `i` with `i + 16 <= end`; the last
+  /// partial block is read as the sixteen bytes ending at `end` (when `end >= 16`), its lanes before `i`
+  /// ignored.
+  @inline(__always)
+  static func find(
+    _ base: UnsafePointer<UInt8>, from: Int, to end: Int, equals: Bool, escapes: Bool
+  ) -> (index: Int, escaped: Bool) {
+    var i = from
+    var escaped = false
+    while i &+ 16 <= end {
+      let (stop, escape) = classify(load16(base, i), equals: equals, escapes: escapes)
+      let lane = firstLane(stop)
+      if escapes && firstLane(escape) < lane { escaped = true }
+      if lane < 16 { return (i &+ lane, escaped) }
+      i &+= 16
+    }
+    guard i < end else { return (end, escaped) }
+    if end >= 16 {
+      // The block ending at `end`; its first `skip` lanes were read already (or precede `from`).
+      let skip = i &- (end &- 16)
+      var (stop, escape) = classify(load16(base, end &- 16), equals: equals, escapes: escapes)
+      let keep: SIMD2<UInt64> =
+        skip < 8
+        ? SIMD2(~0 &<< UInt64(skip &* 8), ~0) : SIMD2(0, ~0 &<< UInt64((skip &- 8) &* 8))
+      stop = stop & keep
+      escape = escape & keep
+      let lane = firstLane(stop)
+      if escapes && firstLane(escape) < lane { escaped = true }
+      return (lane < 16 ? end &- 16 &+ lane : end, escaped)
+    }
+    while i < end {
+      let b = base[i]
+      if b == 0x26 || (equals && b == 0x3D) { return (i, escaped) }
+      if escapes && (b == 0x25 || b == 0x2B) { escaped = true }
+      i &+= 1
+    }
+    return (end, escaped)
   }
 }

@@ -195,3 +195,32 @@ enum Base64URL {
     return out
   }
 }
+
+/// `Int(text)` over UTF-8 bytes: an optional `+` or `-`, then one or more ASCII digits; `nil` for anything
+/// else or on overflow.
+///
+/// ```swift
+/// "600".utf8.withContiguousStorageIfAvailable(parseDecimalInt)  // 600
+/// ```
+func parseDecimalInt(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+  var i = 0
+  var negative = false
+  if let first = bytes.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
+    negative = first == UInt8(ascii: "-")
+    i = 1
+  }
+  guard i < bytes.count else { return nil }
+  var value = 0
+  while i < bytes.count {
+    let digit = bytes[i] &- 0x30
+    guard digit < 10 else { return nil }
+    // Accumulated with the sign, so that Int.min is reached without overflowing.
+    let (shifted, o1) = value.multipliedReportingOverflow(by: 10)
+    let (next, o2) =
+      negative ? shifted.subtractingReportingOverflow(Int(digit)) : shifted.addingReportingOverflow(Int(digit))
+    guard !o1 && !o2 else { return nil }
+    value = next
+    i &+= 1
+  }
+  return value
+}

@@ -1,0 +1,121 @@
+// How decoded results hold their values: the text they were decoded from (kept once, a reference to the
+// URL's or body's own storage) and, for each value, a span of it. `Substring`s and decoded `String`s are made
+// when a value is read, so decoding a callback allocates nothing and retains its text once.
+
+import LinkParseCore
+
+/// Where a value lies in a ``CallbackText``: its raw bytes' UTF-8 offsets, and whether they need form-decoding
+/// (they contain `%` or `+`). Eight bytes; ``absent`` for a value that was not sent.
+///
+/// ```swift
+/// // text "code=a%2Fb&state=s":  code → ValueSpan(5, 10, needsDecoding: true)
+/// ```
+struct ValueSpan: Hashable, Sendable {
+  /// Offsets are below 2³¹ (texts larger than 2 GiB are read only up to there).
+  static let maxOffset = Int(Int32.max)
+
+  /// The first byte, or `UInt32.max` when absent.
+  private let start: UInt32
+  /// The end (exclusive) in the low 31 bits; bit 31 set when the raw bytes need form-decoding.
+  private let endAndFlag: UInt32
+
+  /// No value.
+  static let absent = ValueSpan(start: .max, endAndFlag: 0)
+
+  private init(start: UInt32, endAndFlag: UInt32) {
+    self.start = start
+    self.endAndFlag = endAndFlag
+  }
+
+  /// The bytes `start..<end` (both at most ``maxOffset``).
+  init(_ start: UInt32, _ end: UInt32, needsDecoding: Bool) {
+    self.start = start
+    self.endAndFlag = end | (needsDecoding ? 0x8000_0000 : 0)
+  }
+
+  var isAbsent: Bool { start == .max }
+  var lowerBound: Int { Int(start) }
+  var upperBound: Int { Int(endAndFlag & 0x7FFF_FFFF) }
+  var needsDecoding: Bool { endAndFlag & 0x8000_0000 != 0 }
+}
+
+/// The text a decoded result's values are read from: a URL's serialization or a form source's base string,
+/// shared (not copied) with it.
+///
+/// ```swift
+/// let text = CallbackText("code=a%2Fb", isASCII: true)
+/// text.value(ValueSpan(5, 10, needsDecoding: true))  // "a/b"
+/// ```
+struct CallbackText: Sendable {
+  /// The text.
+  let string: String
+  /// Whether ``string`` is known to be ASCII: slices then go through the UTF-16 view (see ``slice(_:_:_:ascii:)``).
+  let isASCII: Bool
+
+  init(_ string: String, isASCII: Bool) {
+    self.string = string
+    self.isASCII = isASCII
+  }
+
+  /// The raw (still form-encoded) bytes of `span`, or `nil` when it is absent.
+  func raw(_ span: ValueSpan) -> Substring? {
+    span.isAbsent ? nil : Self.slice(string, span.lowerBound, span.upperBound, ascii: isASCII)
+  }
+
+  /// The decoded value of `span`, or `nil` when it is absent: a slice of the text when nothing needs
+  /// decoding, a decoded copy otherwise.
+  func value(_ span: ValueSpan) -> Substring? {
+    guard let raw = raw(span) else { return nil }
+    return span.needsDecoding ? Substring(FormParameters.decode(raw)) : raw
+  }
+
+  /// `string`'s bytes `start..<end`, which lie on scalar boundaries (they are next to ASCII delimiters).
+  ///
+  /// When `string` is ASCII its UTF-16 offsets equal its UTF-8 ones, and the UTF-16 view's ASCII fast path
+  /// makes indices already known to be scalar-aligned (as `ParsedURL` slices its components).
+  static func slice(_ string: String, _ start: Int, _ end: Int, ascii: Bool) -> Substring {
+    if ascii {
+      let utf16 = string.utf16
+      let lower = utf16.index(utf16.startIndex, offsetBy: start)
+      let upper = utf16.index(lower, offsetBy: end &- start)
+      return string[lower..<upper]
+    }
+    let utf8 = string.utf8
+    let lower = utf8.index(utf8.startIndex, offsetBy: start)
+    let upper = utf8.index(lower, offsetBy: end &- start)
+    return string[lower..<upper]
+  }
+
+  /// A text holding `values` one after another (already decoded: none needs decoding again), and the span of
+  /// each. For results made from values rather than decoded (their public initializers and setters).
+  ///
+  /// ```swift
+  /// let (text, spans) = CallbackText.joining(["c", nil, "s"])  // text "cs"; spans 0..<1, absent, 1..<2
+  /// ```
+  static func joining(_ values: [Substring?]) -> (CallbackText, [ValueSpan]) {
+    var string = ""
+    var spans: [ValueSpan] = []
+    spans.reserveCapacity(values.count)
+    var ascii = true
+    for value in values {
+      guard let value else {
+        spans.append(.absent)
+        continue
+      }
+      let start = string.utf8.count
+      string += value
+      ascii = ascii && value.utf8.allSatisfy { $0 < 0x80 }
+      spans.append(ValueSpan(UInt32(start), UInt32(string.utf8.count), needsDecoding: false))
+    }
+    return (CallbackText(string, isASCII: ascii), spans)
+  }
+}
+
+/// Calls `body` with the UTF-8 bytes of `string` in place, without retaining it (a copy only for a string
+/// that is not stored as contiguous UTF-8, such as a bridged one).
+@inline(__always)
+func withUTF8Bytes<R>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+  if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
+  var copy = string
+  return copy.withUTF8(body)
+}

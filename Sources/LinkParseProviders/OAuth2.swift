@@ -28,10 +28,11 @@ public enum OAuth2Callback: Sendable, Hashable {
   /// - Throws: ``CallbackError`` `duplicate-parameter` (RFC 6749 §3.1), `missing-parameter` (neither an
   ///   error nor a non-empty `code`).
   public init(_ parameters: FormParameters) throws(CallbackError) {
-    try self.init(CallbackFields(parameters))
+    var fields = CallbackFields(parameters)
+    try self.init(&fields)
   }
 
-  init(_ fields: consuming CallbackFields) throws(CallbackError) {
+  init(_ fields: inout CallbackFields) throws(CallbackError) {
     try fields.rejectDuplicates()
     if let error = ProviderError(fields) {
       self = .failure(error, state: fields.value(.state), issuer: fields.value(.iss))
@@ -39,10 +40,9 @@ public enum OAuth2Callback: Sendable, Hashable {
     }
     let code = fields.span(.code)
     guard !code.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
-    self = .success(
-      OAuth2Success(
-        text: fields.callbackText,
-        spans: .init(code: code, state: fields.span(.state), issuer: fields.span(.iss), sessionState: fields.span(.sessionState))))
+    let spans = OAuth2Success.Spans(
+      code: code, state: fields.span(.state), issuer: fields.span(.iss), sessionState: fields.span(.sessionState))
+    self = .success(OAuth2Success(text: fields.takeText(), spans: spans))
   }
 
   /// The echoed `state`, if any.

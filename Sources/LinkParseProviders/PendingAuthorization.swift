@@ -219,15 +219,16 @@ public struct PendingAuthorization: Sendable {
     let ranges = url.utf8Ranges
     if let parameters {
       let matches = withUTF8Bytes(url.href) { matchesRedirect(url, ranges: ranges, bytes: $0) }
-      return try validate(url, CallbackFields(parameters), redirectMatches: matches, now: now)
+      var fields = CallbackFields(parameters)
+      return try validate(url, &fields, redirectMatches: matches, now: now)
     }
-    let fields = ProviderDetector.callbackFields(of: url, ranges: ranges)
+    var fields = ProviderDetector.callbackFields(of: url, ranges: ranges)
     let matches = fields.withBytes { matchesRedirect(url, ranges: ranges, bytes: $0) }
-    return try validate(url, fields, redirectMatches: matches, now: now)
+    return try validate(url, &fields, redirectMatches: matches, now: now)
   }
 
   private func validate(
-    _ url: ParsedURL, _ fields: consuming CallbackFields, redirectMatches: Bool, now: Int64
+    _ url: ParsedURL, _ fields: inout CallbackFields, redirectMatches: Bool, now: Int64
   ) throws(CallbackError) -> ProviderCallback {
     guard redirectMatches else { throw CallbackError(.redirectMismatch, found: Self.describe(url)) }
     try fields.rejectDuplicates()
@@ -238,7 +239,7 @@ public struct PendingAuthorization: Sendable {
       // A seamless-login link is inbound, not a callback to this request.
       throw CallbackError(.unrecognizedCallback, parameter: "sberIDRedirect")
     }
-    return try ProviderCallback(provider: box.provider, fields: fields)
+    return try ProviderCallback(provider: box.provider, fields: &fields)
   }
 
   /// `state`, compared in constant time over the decoded bytes, without allocating.

@@ -61,22 +61,23 @@ public enum ProviderCallback: Sendable, Hashable {
   public init(
     provider: Provider, parameters: FormParameters, ssoPolicy: SberSSOTrustPolicy = .default
   ) throws(CallbackError) {
-    let fields = CallbackFields(parameters)
+    var fields = CallbackFields(parameters)
     if provider == .sber && fields.hasSberIDRedirect {
       self = .sberSeamless(try SberSeamlessLogin(parameters, policy: ssoPolicy))
     } else {
-      try self.init(provider: provider, fields: fields)
+      try self.init(provider: provider, fields: &fields)
     }
   }
 
-  /// Decodes already scanned parameters (not a seamless-login link). The result keeps `fields`' text.
-  init(provider: Provider, fields: consuming CallbackFields) throws(CallbackError) {
+  /// Decodes already scanned parameters (not a seamless-login link). A successful result takes `fields`'
+  /// text (see ``CallbackFields/takeText()``).
+  init(provider: Provider, fields: inout CallbackFields) throws(CallbackError) {
     switch provider {
-    case .sber: self = .sber(try SberIDCallback(fields))
-    case .vk: self = .vk(try VKIDCallback(fields))
-    case .tid: self = .tid(try TIDCallback(fields))
-    case .apple: self = .apple(try AppleCallback(fields))
-    case .oauth2: self = .oauth2(try OAuth2Callback(fields))
+    case .sber: self = .sber(try SberIDCallback(&fields))
+    case .vk: self = .vk(try VKIDCallback(&fields))
+    case .tid: self = .tid(try TIDCallback(&fields))
+    case .apple: self = .apple(try AppleCallback(&fields))
+    case .oauth2: self = .oauth2(try OAuth2Callback(&fields))
     }
   }
 
@@ -322,30 +323,13 @@ public enum ProviderDetector {
   ]
 
   static func hasCallbackKey(_ parameters: FormParameters) -> Bool {
-    guard !parameters.isEmpty else { return false }
-    let fields = CallbackFields(parameters)
-    return hasCallbackKey { fields.contains($0) }
-  }
-
-  /// Whether a scan holds one of ``callbackKeys``.
-  @inline(__always)
-  static func hasCallbackKey(_ contains: (CallbackFields.Key) -> Bool) -> Bool {
-    contains(.code) || contains(.error) || contains(.state) || contains(.idToken) || contains(.cancelled)
-      || contains(.unavailable) || contains(.authStatusCode) || contains(.result) || contains(.status)
-      || contains(.deviceID) || contains(.payload)
+    !parameters.isEmpty && CallbackFields(parameters).hasCallbackKey
   }
 
   /// ``callbackParameters(of:)``, scanned; the fields' text is the URL's serialization.
   @inline(__always)
   static func callbackFields(of url: ParsedURL, ranges: ParsedURL.UTF8Ranges) -> CallbackFields {
-    let href = url.href
-    let scan = withUTF8Bytes(href) { bytes -> CallbackFields.Scan in
-      let query = CallbackFields.Scan(bytes, ranges.query ?? 0..<0)
-      guard let fragmentRange = ranges.fragment, !hasCallbackKey({ query.contains($0) }) else { return query }
-      let fragment = CallbackFields.Scan(bytes, fragmentRange)
-      return hasCallbackKey { fragment.contains($0) } ? fragment : query
-    }
-    return CallbackFields(text: href, isASCII: true, scan: scan)
+    CallbackFields(url: url.href, query: ranges.query, fragment: ranges.fragment)
   }
 
   /// `vk` followed by one or more ASCII digits.

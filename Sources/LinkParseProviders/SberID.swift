@@ -30,10 +30,11 @@ public enum SberIDCallback: Sendable, Hashable {
   /// - Throws: ``CallbackError`` `duplicate-parameter` for a repeated `code`/`state`/`error`,
   ///   `missing-parameter` when there is neither an error nor a non-empty `code`.
   public init(_ parameters: FormParameters) throws(CallbackError) {
-    try self.init(CallbackFields(parameters))
+    var fields = CallbackFields(parameters)
+    try self.init(&fields)
   }
 
-  init(_ fields: consuming CallbackFields) throws(CallbackError) {
+  init(_ fields: inout CallbackFields) throws(CallbackError) {
     try fields.rejectDuplicates()
     let state = fields.span(.state)
     let status = fields.span(.status)
@@ -44,29 +45,29 @@ public enum SberIDCallback: Sendable, Hashable {
         !status.isAbsent ? .iOSApp : (!result.isAbsent || !errorCode.isAbsent ? .androidApp : .web)
       self = .failure(
         SberIDFailure(
-          text: fields.callbackText, encoding: encoding, error: error,
+          text: fields.takeText(), encoding: encoding, error: error,
           spans: .init(errorCode: errorCode, status: status.isAbsent ? result : status, state: state)))
       return
     }
-    if (!result.isAbsent && fields.withDecodedValue(.result) { Self.isFailureResult(bytes: $0) }) || !errorCode.isAbsent {
+    let failureResult = !result.isAbsent && fields.withDecodedValue(.result, Self.isFailureResult(bytes:))
+    if failureResult || !errorCode.isAbsent {
       self = .failure(
         SberIDFailure(
-          text: fields.callbackText, encoding: .androidApp, error: nil,
+          text: fields.takeText(), encoding: .androidApp, error: nil,
           spans: .init(errorCode: errorCode, status: result, state: state)))
       return
     }
-    if !status.isAbsent && fields.withDecodedValue(.status) { Self.isFailStatus(bytes: $0) } {
+    if !status.isAbsent && fields.withDecodedValue(.status, Self.isFailStatus(bytes:)) {
       self = .failure(
         SberIDFailure(
-          text: fields.callbackText, encoding: .iOSApp, error: nil,
+          text: fields.takeText(), encoding: .iOSApp, error: nil,
           spans: .init(errorCode: .absent, status: status, state: state)))
       return
     }
     let code = fields.span(.code)
     guard !code.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
-    self = .success(
-      SberIDSuccess(
-        text: fields.callbackText, spans: .init(code: code, state: state, status: status, parameters: fields.sourceSpan)))
+    let spans = SberIDSuccess.Spans(code: code, state: state, status: status, parameters: fields.sourceSpan)
+    self = .success(SberIDSuccess(text: fields.takeText(), spans: spans))
   }
 
   /// `result.uppercased() == "FAILURE"`, without allocating for ASCII values.

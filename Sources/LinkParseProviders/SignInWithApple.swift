@@ -41,10 +41,11 @@ public enum AppleCallback: Sendable, Hashable {
   ///   (no error and no non-empty `code`), `malformed-parameter` (an `id_token` that is not a JWT with a
   ///   JSON payload, or a `user` that is not a JSON object).
   public init(_ parameters: FormParameters) throws(CallbackError) {
-    try self.init(CallbackFields(parameters))
+    var fields = CallbackFields(parameters)
+    try self.init(&fields)
   }
 
-  init(_ fields: consuming CallbackFields) throws(CallbackError) {
+  init(_ fields: inout CallbackFields) throws(CallbackError) {
     try fields.rejectDuplicates(also: .idToken, .user)
     if let error = ProviderError(fields) {
       let state = fields.value(.state)
@@ -65,9 +66,8 @@ public enum AppleCallback: Sendable, Hashable {
         throw CallbackError(.malformedParameter, parameter: "user")
       }
     }
-    self = .success(
-      AppleSuccess(
-        text: fields.callbackText, spans: .init(code: code, state: fields.span(.state), idToken: idToken, rawUser: user)))
+    let spans = AppleSuccess.Spans(code: code, state: fields.span(.state), idToken: idToken, rawUser: user)
+    self = .success(AppleSuccess(text: fields.takeText(), spans: spans))
   }
 
   /// The echoed `state`, if any.

@@ -37,10 +37,11 @@ public enum TIDCallback: Sendable, Hashable {
   ///   `code=`, or `auth_status_code=success` without a code), `malformed-parameter` (unknown
   ///   `auth_status_code` or `result` value), `unrecognized-callback` (no outcome at all).
   public init(_ parameters: FormParameters) throws(CallbackError) {
-    try self.init(CallbackFields(parameters))
+    var fields = CallbackFields(parameters)
+    try self.init(&fields)
   }
 
-  init(_ fields: consuming CallbackFields) throws(CallbackError) {
+  init(_ fields: inout CallbackFields) throws(CallbackError) {
     try fields.rejectDuplicates(also: .authStatusCode, .result)
     // The outcomes signalled, in the order they are checked (at most one each), without allocating.
     var signals = Signals()
@@ -91,10 +92,8 @@ public enum TIDCallback: Sendable, Hashable {
       }
       let code = fields.span(.code)
       guard !code.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
-      self = .success(
-        TIDSuccess(
-          text: fields.callbackText,
-          spans: .init(code: code, state: fields.span(.state), sessionState: fields.span(.sessionState))))
+      let spans = TIDSuccess.Spans(code: code, state: fields.span(.state), sessionState: fields.span(.sessionState))
+      self = .success(TIDSuccess(text: fields.takeText(), spans: spans))
     }
   }
 

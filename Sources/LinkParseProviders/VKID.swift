@@ -32,10 +32,11 @@ public enum VKIDCallback: Sendable, Hashable {
   ///   missing or empty on success), `malformed-parameter` (invalid `payload` JSON, `type` other than
   ///   `code_v2`, `vkconnect_auth_provider_method` other than `external_auth`).
   public init(_ parameters: FormParameters) throws(CallbackError) {
-    try self.init(CallbackFields(parameters))
+    var fields = CallbackFields(parameters)
+    try self.init(&fields)
   }
 
-  init(_ fields: consuming CallbackFields) throws(CallbackError) {
+  init(_ fields: inout CallbackFields) throws(CallbackError) {
     try fields.rejectDuplicates(also: .payload)
     if fields.contains(.payload) {
       self = .legacy(try VKIDLegacyPayload(json: fields.string(.payload) ?? ""))
@@ -64,11 +65,9 @@ public enum VKIDCallback: Sendable, Hashable {
     }
     let expiresInRaw = fields.span(.expiresIn)
     let expiresIn = expiresInRaw.isAbsent ? nil : fields.withDecodedValue(.expiresIn) { parseDecimalInt($0) }
-    self = .success(
-      VKIDSuccess(
-        text: fields.callbackText,
-        spans: .init(code: code, state: state, deviceID: deviceID, type: type, expiresInRaw: expiresInRaw, extID: fields.span(.extID)),
-        expiresIn: expiresIn, isReturnFromVKApp: fromVKApp))
+    let spans = VKIDSuccess.Spans(
+      code: code, state: state, deviceID: deviceID, type: type, expiresInRaw: expiresInRaw, extID: fields.span(.extID))
+    self = .success(VKIDSuccess(text: fields.takeText(), spans: spans, expiresIn: expiresIn, isReturnFromVKApp: fromVKApp))
   }
 
   /// The echoed `state`, if any (from the payload for ``legacy(_:)``).

@@ -14,8 +14,8 @@ import LinkParseCore
 /// The parameters of one callback, scanned once.
 ///
 /// Holds the text the parameters are part of (a URL's serialization, or a form source's base string) and,
-/// for each ``Key``, where its value lies in that text. Pass it `borrowing` (or `consuming`, to hand the
-/// text on to a result): a copy costs a retain of the text.
+/// for each ``Key``, where its value lies in that text. Pass it `borrowing`, or `inout` to a decoder (which
+/// hands the text on to its result with ``takeText()``): a copy costs a retain of the text.
 struct CallbackFields {
 
   /// The names the decoders and checks read.
@@ -77,7 +77,8 @@ struct CallbackFields {
     Slot, Slot, Slot
   )
 
-  /// What one scan found: plain values, no references.
+  /// What one scan found: plain values, no references. About 350 bytes: it is filled in place and read
+  /// slot by slot, never copied whole on the hot path.
   struct Scan {
     fileprivate var slots: Slots = (
       Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(),
@@ -89,11 +90,9 @@ struct CallbackFields {
     var start: UInt32 = 0
     var end: UInt32 = 0
 
-    init() {}
-
     /// Scans the parameters at `range` of `bytes` (the whole text). Offsets are limited to 31 bits (see
     /// ``ValueSpan``): parameters past the first 2 GiB of a text are not read.
-    init(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+    mutating func fill(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
       let end = min(range.upperBound, ValueSpan.maxOffset)
       let start = min(range.lowerBound, end)
       self.start = UInt32(truncatingIfNeeded: start)
@@ -107,35 +106,84 @@ struct CallbackFields {
       hasSberIDRedirect = seamless
     }
 
+    /// The slot of `key`. A switch rather than pointer arithmetic: with a constant key (every call site but
+    /// the scan) it folds to a field access.
+    @inline(__always)
+    func slot(_ key: Key) -> Slot {
+      switch key {
+      case .code: return slots.0
+      case .state: return slots.1
+      case .error: return slots.2
+      case .errorDescription: return slots.3
+      case .errorURI: return slots.4
+      case .iss: return slots.5
+      case .sessionState: return slots.6
+      case .deviceID: return slots.7
+      case .type: return slots.8
+      case .expiresIn: return slots.9
+      case .extID: return slots.10
+      case .vkMethod: return slots.11
+      case .payload: return slots.12
+      case .status: return slots.13
+      case .result: return slots.14
+      case .errorCode: return slots.15
+      case .cancelled: return slots.16
+      case .unavailable: return slots.17
+      case .authStatusCode: return slots.18
+      case .idToken: return slots.19
+      case .user: return slots.20
+      }
+    }
+
     /// Whether `key` occurs (with or without a value).
-    func contains(_ key: Key) -> Bool { CallbackFields.slot(slots, key).count > 0 }
+    func contains(_ key: Key) -> Bool { slot(key).count > 0 }
+
+    /// Whether one of the keys that make a callback (``ProviderDetector/callbackKeys``) occurs.
+    var hasCallbackKey: Bool {
+      contains(.code) || contains(.error) || contains(.state) || contains(.idToken) || contains(.cancelled)
+        || contains(.unavailable) || contains(.authStatusCode) || contains(.result) || contains(.status)
+        || contains(.deviceID) || contains(.payload)
+    }
   }
 
   /// The text the parameters are part of; slot offsets are its UTF-8 offsets.
-  let text: String
+  private(set) var text: String
   /// Whether ``text`` is known to be ASCII (a URL's serialization): values are then sliced through its UTF-16
   /// view, whose indices are known to be scalar-aligned (cheaper than the UTF-8 view's).
   let isASCII: Bool
-  private let scan: Scan
+  private var scan = Scan()
 
   /// Whether some name is `sberIDRedirect` in any ASCII letter case (decoded).
   var hasSberIDRedirect: Bool { scan.hasSberIDRedirect }
 
-  /// Fields already scanned from `text`.
-  init(text: String, isASCII: Bool, scan: Scan) {
-    self.text = text
-    self.isASCII = isASCII
-    self.scan = scan
-  }
-
   /// Scans `parameters` once.
   init(_ parameters: FormParameters) {
     let source = parameters.source
-    let base = source.base
-    let utf8 = base.utf8
+    let text = source.base
+    let utf8 = text.utf8
     let start = utf8.distance(from: utf8.startIndex, to: source.startIndex)
     let range = start..<(start &+ source.utf8.count)
-    self.init(text: base, isASCII: false, scan: withUTF8Bytes(base) { Scan($0, range) })
+    // `text` is stored after the scan, which reads it: its last use, so it is moved rather than retained.
+    self.text = ""
+    self.isASCII = false
+    withUTF8Bytes(text) { scan.fill($0, range) }
+    self.text = text
+  }
+
+  /// Scans a URL's callback parameters, `text` its serialization: the query, unless it has none of the
+  /// callback keys and the fragment has some (``ProviderDetector/callbackParameters(of:)``).
+  init(url text: String, query: Range<Int>?, fragment: Range<Int>?) {
+    // `text` is stored after the scan, which reads it: its last use, so it is moved rather than retained.
+    self.text = ""
+    self.isASCII = true  // a serialization is always ASCII
+    withUTF8Bytes(text) { bytes in
+      scan.fill(bytes, query ?? 0..<0)
+      guard let fragment, !scan.hasCallbackKey else { return }
+      var inFragment = Scan()
+      inFragment.fill(bytes, fragment)
+      if inFragment.hasCallbackKey { scan = inFragment }
+    }
+    self.text = text
   }
 
   /// The parameters' text (a slice of ``text``).
@@ -144,47 +192,26 @@ struct CallbackFields {
   /// The parameters' region of ``text``, as a span (present even when empty).
   var sourceSpan: ValueSpan { ValueSpan(scan.start, scan.end, needsDecoding: false) }
 
-  /// A value holder for a result: ``text`` and the values' spans, read from it on access.
-  var callbackText: CallbackText { CallbackText(text, isASCII: isASCII) }
+  /// ``text``, for a result that reads its values from it: moved out of these fields (which are left with an
+  /// empty text and must not be read again), so that the result holds the reference the fields held.
+  mutating func takeText() -> CallbackText {
+    var taken = ""
+    swap(&taken, &text)
+    return CallbackText(taken, isASCII: isASCII)
+  }
 
   /// Calls `body` with the UTF-8 bytes of ``text``, in place.
   @inline(__always)
   func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R { withUTF8Bytes(text, body) }
 
-  // A switch rather than pointer arithmetic: with a constant key (every call site but the scan) it folds to
-  // a field access.
   @inline(__always)
-  subscript(key: Key) -> Slot { CallbackFields.slot(scan.slots, key) }
-
-  @inline(__always)
-  fileprivate static func slot(_ slots: Slots, _ key: Key) -> Slot {
-    switch key {
-    case .code: return slots.0
-    case .state: return slots.1
-    case .error: return slots.2
-    case .errorDescription: return slots.3
-    case .errorURI: return slots.4
-    case .iss: return slots.5
-    case .sessionState: return slots.6
-    case .deviceID: return slots.7
-    case .type: return slots.8
-    case .expiresIn: return slots.9
-    case .extID: return slots.10
-    case .vkMethod: return slots.11
-    case .payload: return slots.12
-    case .status: return slots.13
-    case .result: return slots.14
-    case .errorCode: return slots.15
-    case .cancelled: return slots.16
-    case .unavailable: return slots.17
-    case .authStatusCode: return slots.18
-    case .idToken: return slots.19
-    case .user: return slots.20
-    }
-  }
+  subscript(key: Key) -> Slot { scan.slot(key) }
 
   /// Whether `key` occurs (with or without a value).
   func contains(_ key: Key) -> Bool { self[key].count > 0 }
+
+  /// Whether one of the keys that make a callback (``ProviderDetector/callbackKeys``) occurs.
+  var hasCallbackKey: Bool { scan.hasCallbackKey }
 
   /// The first of `keys` whose second occurrence comes first in the source, if any occurs twice: what
   /// `FormParameters.firstDuplicate(among:)` returns.
@@ -239,7 +266,7 @@ struct CallbackFields {
 
   /// The first occurrence's decoded value, or `nil` when it is absent, bare or empty (RFC 6749 §3.1). A
   /// slice of the text when nothing needs decoding; otherwise a decoded copy.
-  func value(_ key: Key) -> Substring? { callbackText.value(span(key)) }
+  func value(_ key: Key) -> Substring? { CallbackText.value(span(key), in: text, ascii: isASCII) }
 
   /// Whether the first occurrence has a non-empty value.
   func isNonEmpty(_ key: Key) -> Bool {
@@ -329,10 +356,11 @@ struct CallbackFields {
         key = lookup(nameBytes)
       }
       let valueStart = hasValue ? name.index &+ 1 : name.index
+      // Only a known key's value is checked for escapes; the flags are constants, so each call folds.
       let value =
-        hasValue
-        ? Delimiters.find(base, from: valueStart, to: end, equals: false, escapes: key != nil)
-        : (index: name.index, escaped: false)
+        !hasValue ? (index: name.index, escaped: false)
+        : key != nil ? Delimiters.find(base, from: valueStart, to: end, equals: false, escapes: true)
+        : Delimiters.find(base, from: valueStart, to: end, equals: false, escapes: false)
       if let key {
         let slot = slots + key.rawValue
         if slot.pointee.count == 0 {
@@ -423,38 +451,49 @@ func withFormDecoded<R>(_ raw: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBuffer
 
 /// Finding the end of a name or value sixteen bytes at a time.
 ///
-/// `SIMD16<UInt8>` compares lower to single SSE2/NEON instructions; each comparison's mask is reinterpreted
-/// as two `UInt64` words and combined with integer operations (the generic `SIMDMask` reductions are slow in
-/// this toolchain, as `LinkParseCore`'s scanner notes).
+/// In this toolchain the `SIMD16<UInt8>` comparisons (`.==`, `.<`) and `pointwiseMin` go through generic
+/// lane-by-lane code, while `^`, `&+`, `&` and `|` lower to single SSE2/NEON instructions. So a lane is
+/// matched arithmetically: with `x = v ^ c` (zero exactly where `v == c`), the high bit of `(x &+ 0x7F) | x`
+/// is clear exactly where `x` is zero (for `x` in 1...0x7F the sum reaches 0x80; for `x` ≥ 0x80 the `| x`
+/// sets it). The block's 128 bits are then read as two `UInt64` words, whose set high bits (one per lane,
+/// lane 0 lowest) `trailingZeroBitCount` finds.
 enum Delimiters {
+  private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
   @inline(__always)
   private static func load16(_ base: UnsafePointer<UInt8>, _ i: Int) -> SIMD16<UInt8> {
     UnsafeRawPointer(base + i).loadUnaligned(as: SIMD16<UInt8>.self)
   }
 
+  /// High bit set in every lane that is not `c` (the other bits are noise).
   @inline(__always)
-  private static func eq(_ v: SIMD16<UInt8>, _ c: UInt8) -> SIMD2<UInt64> {
-    unsafeBitCast(v .== SIMD16(repeating: c), to: SIMD2<UInt64>.self)
+  private static func notEqual(_ v: SIMD16<UInt8>, _ c: UInt8) -> SIMD16<UInt8> {
+    let x = v ^ SIMD16(repeating: c)
+    return (x &+ SIMD16(repeating: 0x7F)) | x
   }
 
-  /// The lanes (one byte of `0xFF` each, lane 0 lowest) of a block that end a name or value, and those that
-  /// hold an escape.
+  /// The lanes of a block (high bit of each byte, lane 0 lowest; two words) that end a name or value, and
+  /// those that hold an escape.
   @inline(__always)
-  private static func classify(_ v: SIMD16<UInt8>, equals: Bool, escapes: Bool) -> (stop: SIMD2<UInt64>, escape: SIMD2<UInt64>) {
-    var stop = eq(v, 0x26)  // &
-    if equals { stop = stop | eq(v, 0x3D) }  // =
-    let escape = escapes ? eq(v, 0x25) | eq(v, 0x2B) : SIMD2<UInt64>()  // % +
-    return (stop, escape)
+  private static func classify(
+    _ v: SIMD16<UInt8>, equals: Bool, escapes: Bool
+  ) -> (stop0: UInt64, stop1: UInt64, escape0: UInt64, escape1: UInt64) {
+    var notStop = notEqual(v, 0x26)  // &
+    if equals { notStop = notStop & notEqual(v, 0x3D) }  // =
+    let s = unsafeBitCast(notStop, to: SIMD2<UInt64>.self)
+    guard escapes else { return (~s[0] & highBits, ~s[1] & highBits, 0, 0) }
+    let e = unsafeBitCast(notEqual(v, 0x25) & notEqual(v, 0x2B), to: SIMD2<UInt64>.self)  // % +
+    return (~s[0] & highBits, ~s[1] & highBits, ~e[0] & highBits, ~e[1] & highBits)
   }
 
-  /// The first lane set in `w`, or 16.
+  /// The first lane set in the two words, or 16.
   @inline(__always)
-  private static func firstLane(_ w: SIMD2<UInt64>) -> Int {
-    w[0] != 0 ? w[0].trailingZeroBitCount &>> 3 : (w[1] != 0 ? 8 &+ (w[1].trailingZeroBitCount &>> 3) : 16)
+  private static func firstLane(_ w0: UInt64, _ w1: UInt64) -> Int {
+    w0 != 0 ? w0.trailingZeroBitCount &>> 3 : (w1 != 0 ? 8 &+ (w1.trailingZeroBitCount &>> 3) : 16)
   }
 
   /// The index of the first `&` (and, when `equals`, `=`) in `from..<end`, or `end`; and, when `escapes`,
-  /// whether a `%` or `+` comes before it.
+  /// whether a `%` or `+` comes before it. Call it with constant flags: it is meant to be inlined and folded.
   ///
   /// Safety: `base` is valid for `0..<end`. Whole blocks are read at `i` with `i + 16 <= end`; the last
   /// partial block is read as the sixteen bytes ending at `end` (when `end >= 16`), its lanes before `i`
@@ -466,24 +505,23 @@ enum Delimiters {
     var i = from
     var escaped = false
     while i &+ 16 <= end {
-      let (stop, escape) = classify(load16(base, i), equals: equals, escapes: escapes)
-      let lane = firstLane(stop)
-      if escapes && firstLane(escape) < lane { escaped = true }
+      let m = classify(load16(base, i), equals: equals, escapes: escapes)
+      let lane = firstLane(m.stop0, m.stop1)
+      if escapes && firstLane(m.escape0, m.escape1) < lane { escaped = true }
       if lane < 16 { return (i &+ lane, escaped) }
       i &+= 16
     }
     guard i < end else { return (end, escaped) }
     if end >= 16 {
-      // The block ending at `end`; its first `skip` lanes were read already (or precede `from`).
+      // The block ending at `end`; its first `skip` lanes (1...15) were read already or precede `from`.
       let skip = i &- (end &- 16)
-      var (stop, escape) = classify(load16(base, end &- 16), equals: equals, escapes: escapes)
-      let keep: SIMD2<UInt64> =
-        skip < 8
-        ? SIMD2(~0 &<< UInt64(skip &* 8), ~0) : SIMD2(0, ~0 &<< UInt64((skip &- 8) &* 8))
-      stop = stop & keep
-      escape = escape & keep
-      let lane = firstLane(stop)
-      if escapes && firstLane(escape) < lane { escaped = true }
+      var m = classify(load16(base, end &- 16), equals: equals, escapes: escapes)
+      let keep0: UInt64 = skip < 8 ? ~0 &<< UInt64(skip &* 8) : 0
+      let keep1: UInt64 = skip < 8 ? ~0 : ~0 &<< UInt64((skip &- 8) &* 8)
+      m.stop0 &= keep0
+      m.stop1 &= keep1
+      let lane = firstLane(m.stop0, m.stop1)
+      if escapes && firstLane(m.escape0 & keep0, m.escape1 & keep1) < lane { escaped = true }
       return (lane < 16 ? end &- 16 &+ lane : end, escaped)
     }
     while i < end {

@@ -64,8 +64,12 @@ struct CallbackText: Sendable {
 
   /// The decoded value of `span`, or `nil` when it is absent: a slice of the text when nothing needs
   /// decoding, a decoded copy otherwise.
-  func value(_ span: ValueSpan) -> Substring? {
-    guard let raw = raw(span) else { return nil }
+  func value(_ span: ValueSpan) -> Substring? { Self.value(span, in: string, ascii: isASCII) }
+
+  /// ``value(_:)`` of a span of `string`.
+  static func value(_ span: ValueSpan, in string: String, ascii: Bool) -> Substring? {
+    guard !span.isAbsent else { return nil }
+    let raw = slice(string, span.lowerBound, span.upperBound, ascii: ascii)
     return span.needsDecoding ? Substring(FormParameters.decode(raw)) : raw
   }
 

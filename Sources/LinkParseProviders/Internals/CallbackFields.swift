@@ -86,6 +86,9 @@ struct CallbackFields {
     )
     /// Whether some name is `sberIDRedirect` in any ASCII letter case (decoded).
     var hasSberIDRedirect = false
+    /// Bit `key.rawValue` set for each key that occurs more than once (so that duplicate checks cost one
+    /// test when there are none).
+    var repeated: UInt32 = 0
     /// Where the parameters lie in the text (UTF-8 offsets).
     var start: UInt32 = 0
     var end: UInt32 = 0
@@ -99,11 +102,14 @@ struct CallbackFields {
       self.end = UInt32(truncatingIfNeeded: end)
       guard let base = bytes.baseAddress, start < end else { return }
       var seamless = false
+      var repeated: UInt32 = 0
       withUnsafeMutableBytes(of: &slots) { raw in
         // A homogeneous tuple is laid out as an array.
-        CallbackFields.scan(base, start, end, raw.baseAddress!.assumingMemoryBound(to: Slot.self), &seamless)
+        CallbackFields.scan(
+          base, start, end, raw.baseAddress!.assumingMemoryBound(to: Slot.self), &seamless, &repeated)
       }
       hasSberIDRedirect = seamless
+      self.repeated = repeated
     }
 
     /// The slot of `key`. A switch rather than pointer arithmetic: with a constant key (every call site but
@@ -151,10 +157,21 @@ struct CallbackFields {
   /// Whether ``text`` is known to be ASCII (a URL's serialization): values are then sliced through its UTF-16
   /// view, whose indices are known to be scalar-aligned (cheaper than the UTF-8 view's).
   let isASCII: Bool
-  private var scan = Scan()
+  private let scan: Scan
 
   /// Whether some name is `sberIDRedirect` in any ASCII letter case (decoded).
   var hasSberIDRedirect: Bool { scan.hasSberIDRedirect }
+
+  /// Fields already scanned from `text` (its last use: it is moved in, not retained).
+  private init(text: String, isASCII: Bool, scan: borrowing Scan) {
+    self.text = text
+    self.isASCII = isASCII
+    self.scan = copy scan
+  }
+
+  // The initializers below scan into a local `Scan` (plain bytes, copied once) rather than into `self`: a
+  // closure that captured `self` would make the initializer build a temporary and copy it out, retaining the
+  // text.
 
   /// Scans `parameters` once.
   init(_ parameters: FormParameters) {
@@ -163,19 +180,15 @@ struct CallbackFields {
     let utf8 = text.utf8
     let start = utf8.distance(from: utf8.startIndex, to: source.startIndex)
     let range = start..<(start &+ source.utf8.count)
-    // `text` is stored after the scan, which reads it: its last use, so it is moved rather than retained.
-    self.text = ""
-    self.isASCII = false
+    var scan = Scan()
     withUTF8Bytes(text) { scan.fill($0, range) }
-    self.text = text
+    self.init(text: text, isASCII: false, scan: scan)
   }
 
   /// Scans a URL's callback parameters, `text` its serialization: the query, unless it has none of the
   /// callback keys and the fragment has some (``ProviderDetector/callbackParameters(of:)``).
   init(url text: String, query: Range<Int>?, fragment: Range<Int>?) {
-    // `text` is stored after the scan, which reads it: its last use, so it is moved rather than retained.
-    self.text = ""
-    self.isASCII = true  // a serialization is always ASCII
+    var scan = Scan()
     withUTF8Bytes(text) { bytes in
       scan.fill(bytes, query ?? 0..<0)
       guard let fragment, !scan.hasCallbackKey else { return }
@@ -183,7 +196,7 @@ struct CallbackFields {
       inFragment.fill(bytes, fragment)
       if inFragment.hasCallbackKey { scan = inFragment }
     }
-    self.text = text
+    self.init(text: text, isASCII: true, scan: scan)  // a serialization is always ASCII
   }
 
   /// The parameters' text (a slice of ``text``).
@@ -221,6 +234,11 @@ struct CallbackFields {
   /// `state`, `error`, `iss`, `device_id` (RFC 6749 §3.1, the same list as `criticalParameters`) — and
   /// `extra` (a decoder's own, such as Apple's `id_token`), by where the repetition occurs in the source.
   func rejectDuplicates(also extra: Key? = nil, _ extra2: Key? = nil) throws(CallbackError) {
+    let critical: UInt32 =
+      1 << Key.code.rawValue | 1 << Key.state.rawValue | 1 << Key.error.rawValue | 1 << Key.iss.rawValue
+      | 1 << Key.deviceID.rawValue
+    let extras = (extra.map { UInt32(1) << $0.rawValue } ?? 0) | (extra2.map { UInt32(1) << $0.rawValue } ?? 0)
+    guard scan.repeated & (critical | extras) != 0 else { return }
     // Unrolled over the fixed list (a variadic array would be allocated on every call).
     var found: Key?
     var foundOrdinal = UInt32.max
@@ -332,13 +350,13 @@ struct CallbackFields {
   /// or the sixteen bytes ending at `end` only when `end >= 16` (see ``Delimiters``).
   private static func scan(
     _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ slots: UnsafeMutablePointer<Slot>,
-    _ seamless: inout Bool
+    _ seamless: inout Bool, _ repeated: inout UInt32
   ) {
     var i = start
     var ordinal: UInt32 = 0
     while i < end {
       // One `name[=value]` sequence; empty ones are skipped.
-      let name = Delimiters.find(base, from: i, to: end, equals: true, escapes: true)
+      let name = Delimiters.find(Delimiters.NameEnd.self, base, from: i, to: end)
       let hasValue = name.index < end && base[name.index] == 0x3D
       if name.index == i && !hasValue {
         i &+= 1
@@ -356,11 +374,11 @@ struct CallbackFields {
         key = lookup(nameBytes)
       }
       let valueStart = hasValue ? name.index &+ 1 : name.index
-      // Only a known key's value is checked for escapes; the flags are constants, so each call folds.
+      // Only a known key's value is checked for escapes.
       let value =
         !hasValue ? (index: name.index, escaped: false)
-        : key != nil ? Delimiters.find(base, from: valueStart, to: end, equals: false, escapes: true)
-        : Delimiters.find(base, from: valueStart, to: end, equals: false, escapes: false)
+        : key != nil ? Delimiters.find(Delimiters.ValueEnd.self, base, from: valueStart, to: end)
+        : Delimiters.find(Delimiters.SkippedValueEnd.self, base, from: valueStart, to: end)
       if let key {
         let slot = slots + key.rawValue
         if slot.pointee.count == 0 {
@@ -370,6 +388,7 @@ struct CallbackFields {
           slot.pointee.needsDecoding = value.escaped
         } else if slot.pointee.count == 1 {
           slot.pointee.secondOrdinal = ordinal
+          repeated |= 1 << key.rawValue
         }
         if slot.pointee.count < .max { slot.pointee.count &+= 1 }
       }
@@ -492,16 +511,42 @@ enum Delimiters {
     w0 != 0 ? w0.trailingZeroBitCount &>> 3 : (w1 != 0 ? 8 &+ (w1.trailingZeroBitCount &>> 3) : 16)
   }
 
-  /// The index of the first `&` (and, when `equals`, `=`) in `from..<end`, or `end`; and, when `escapes`,
-  /// whether a `%` or `+` comes before it. Call it with constant flags: it is meant to be inlined and folded.
+  /// What ends a run, and whether escapes are tracked: a type per combination, so that ``find(_:_:from:to:)``
+  /// is specialized for each with its flags folded.
+  protocol Kind {
+    /// `=` ends the run too (a name).
+    static var equals: Bool { get }
+    /// Whether a `%` or `+` before the end is reported.
+    static var escapes: Bool { get }
+  }
+  /// A name: ends at `&` or `=`; escapes tracked.
+  enum NameEnd: Kind {
+    static var equals: Bool { true }
+    static var escapes: Bool { true }
+  }
+  /// A known key's value: ends at `&`; escapes tracked.
+  enum ValueEnd: Kind {
+    static var equals: Bool { false }
+    static var escapes: Bool { true }
+  }
+  /// Any other value: ends at `&`.
+  enum SkippedValueEnd: Kind {
+    static var equals: Bool { false }
+    static var escapes: Bool { false }
+  }
+
+  /// The index of the first `&` (and, for a name, `=`) in `from..<end`, or `end`; and, when `K` tracks
+  /// escapes, whether a `%` or `+` comes before it.
   ///
   /// Safety: `base` is valid for `0..<end`. Whole blocks are read at `i` with `i + 16 <= end`; the last
   /// partial block is read as the sixteen bytes ending at `end` (when `end >= 16`), its lanes before `i`
   /// ignored.
   @inline(__always)
-  static func find(
-    _ base: UnsafePointer<UInt8>, from: Int, to end: Int, equals: Bool, escapes: Bool
+  static func find<K: Kind>(
+    _ kind: K.Type, _ base: UnsafePointer<UInt8>, from: Int, to end: Int
   ) -> (index: Int, escaped: Bool) {
+    let equals = K.equals
+    let escapes = K.escapes
     var i = from
     var escaped = false
     while i &+ 16 <= end {

@@ -174,9 +174,12 @@ public struct PendingAuthorization: Sendable {
       }
       func same(_ a: Range<Int>?, _ b: Range<Int>?) -> Bool {
         guard let a, let b else { return a == nil && b == nil }
-        return a.count == b.count && (a.isEmpty || memcmp(ub.baseAddress! + a.lowerBound, eb.baseAddress! + b.lowerBound, a.count) == 0)
+        return a.count == b.count && Self.equalBytes(ub.baseAddress, a.lowerBound, eb.baseAddress, b.lowerBound, a.count)
       }
-      guard Self.equalIgnoringASCIICase(bytes(ub, u.scheme), bytes(eb, e.scheme)) else { return false }
+      // Parsed schemes are lower-cased, so equal bytes are the common case.
+      guard same(u.scheme, e.scheme) || Self.equalIgnoringASCIICase(bytes(ub, u.scheme), bytes(eb, e.scheme)) else {
+        return false
+      }
       guard same(u.username, e.username), same(u.password, e.password) else { return false }
       if expected.isVKApp {
         let host = bytes(ub, u.host)
@@ -187,9 +190,31 @@ public struct PendingAuthorization: Sendable {
         return same(u.path, e.path)
       }
       guard same(u.host, e.host), same(u.path, e.path) else { return false }
-      if url.port == expected.port { return true }
+      // Serialized ports are canonical (decimal, no leading zeros, the scheme's default omitted): equal digits
+      // are equal ports.
+      if same(u.port, e.port) { return true }
       return expected.isLoopback && Self.equals(bytes(ub, u.scheme), "http")
     }
+  }
+
+  /// Whether `count` bytes at `a + i` and `b + j` are equal (eight at a time; no call into libc).
+  @inline(__always)
+  static func equalBytes(
+    _ a: UnsafePointer<UInt8>?, _ i: Int, _ b: UnsafePointer<UInt8>?, _ j: Int, _ count: Int
+  ) -> Bool {
+    guard count > 0, let a, let b else { return true }
+    var k = 0
+    while k &+ 8 <= count {
+      let x = UnsafeRawPointer(a + (i &+ k)).loadUnaligned(as: UInt64.self)
+      let y = UnsafeRawPointer(b + (j &+ k)).loadUnaligned(as: UInt64.self)
+      if x != y { return false }
+      k &+= 8
+    }
+    while k < count {
+      if a[i &+ k] != b[j &+ k] { return false }
+      k &+= 1
+    }
+    return true
   }
 
   static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {

@@ -346,54 +346,139 @@ struct CallbackFields {
 
   /// Scans the parameters in `start..<end` of `base`, filling `slots` (indexed by ``Key/rawValue``).
   ///
-  /// Safety: `base` is valid for `0..<end`; block loads read sixteen bytes at `i` only when `i + 16 <= end`,
-  /// or the sixteen bytes ending at `end` only when `end >= 16` (see ``Delimiters``).
+  /// One pass over sixteen-byte blocks: each block yields the lanes of its special bytes (`&`, `=`, `%`, `+`;
+  /// see ``SpecialBytes``), and only those bytes are looked at, in order, by a small state machine
+  /// (``SequenceReader``: in a name, or in a value). The block loop keeps only its index in registers; a
+  /// block without special bytes (most of a long value) costs a load and a few vector instructions.
+  ///
+  /// Safety: `base` is valid for `0..<end`. Blocks are read at `i` with `i + 16 <= end`; the last partial
+  /// block is read as the sixteen bytes ending at `end` (when `end >= 16`, its lanes before `i` dropped), or
+  /// byte by byte.
   private static func scan(
     _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ slots: UnsafeMutablePointer<Slot>,
     _ seamless: inout Bool, _ repeated: inout UInt32
   ) {
+    var reader = SequenceReader(base: base, slots: slots, nameStart: start)
     var i = start
-    var ordinal: UInt32 = 0
-    while i < end {
-      // One `name[=value]` sequence; empty ones are skipped.
-      let name = Delimiters.find(Delimiters.NameEnd.self, base, from: i, to: end)
-      let hasValue = name.index < end && base[name.index] == 0x3D
-      if name.index == i && !hasValue {
-        i &+= 1
-        continue
+    while i &+ 16 <= end {
+      let lanes = SpecialBytes.lanes(base, i)
+      if lanes.low | lanes.high != 0 { reader.visit(lanes, block: i) }
+      i &+= 16
+    }
+    if i < end {
+      if end >= 16 {
+        // The block ending at `end`: drop its first `skip` lanes (1...15), read already.
+        let skip = i &- (end &- 16)
+        var lanes = SpecialBytes.lanes(base, end &- 16)
+        if skip < 8 {
+          lanes.low &= ~0 &<< UInt64(skip &* 8)
+        } else {
+          lanes.low = 0
+          lanes.high &= ~0 &<< UInt64((skip &- 8) &* 8)
+        }
+        if lanes.low | lanes.high != 0 { reader.visit(lanes, block: end &- 16) }
+      } else {
+        while i < end {
+          if SpecialBytes.isSpecial(base[i]) { reader.special(at: i) }
+          i &+= 1
+        }
       }
-      let nameBytes = UnsafeBufferPointer(start: base + i, count: name.index &- i)
-      let key: Key?
-      if name.escaped {
-        key = withFormDecoded(nameBytes) { decoded in
+    }
+    reader.endSequence(at: end)
+    seamless = reader.seamless
+    repeated = reader.repeated
+  }
+
+  /// The state of a scan between special bytes: the sequence being read (its name, and once its `=` is seen,
+  /// its key and value), and what the scan found so far.
+  private struct SequenceReader {
+    let base: UnsafePointer<UInt8>
+    let slots: UnsafeMutablePointer<Slot>
+    var nameStart: Int
+    var nameEscaped = false
+    var inValue = false
+    var key: Key?
+    var valueStart = 0
+    var valueEscaped = false
+    var ordinal: UInt32 = 0
+    var seamless = false
+    var repeated: UInt32 = 0
+
+    init(base: UnsafePointer<UInt8>, slots: UnsafeMutablePointer<Slot>, nameStart: Int) {
+      self.base = base
+      self.slots = slots
+      self.nameStart = nameStart
+    }
+
+    /// Handles the special bytes of the block at `block`, lowest lane first.
+    @inline(never)
+    mutating func visit(_ lanes: (low: UInt64, high: UInt64), block: Int) {
+      var low = lanes.low
+      while low != 0 {
+        special(at: block &+ (low.trailingZeroBitCount &>> 3))
+        low &= low &- 1
+      }
+      var high = lanes.high
+      while high != 0 {
+        special(at: block &+ 8 &+ (high.trailingZeroBitCount &>> 3))
+        high &= high &- 1
+      }
+    }
+
+    mutating func special(at p: Int) {
+      switch base[p] {
+      case 0x26:  // &
+        endSequence(at: p)
+      case 0x3D:  // = (the first one ends the name; later ones are part of the value)
+        if !inValue {
+          key = lookupName(ending: p)
+          inValue = true
+          valueStart = p &+ 1
+          valueEscaped = false
+        }
+      default:  // % or +
+        if inValue { valueEscaped = true } else { nameEscaped = true }
+      }
+    }
+
+    /// The sequence ends at `p` (an `&`, or the end); empty sequences are skipped.
+    mutating func endSequence(at p: Int) {
+      if inValue {
+        if let key { record(key, valueStart, p, hasValue: true, escaped: valueEscaped) }
+        ordinal &+= 1
+      } else if p > nameStart {
+        if let key = lookupName(ending: p) { record(key, p, p, hasValue: false, escaped: false) }
+        ordinal &+= 1
+      }
+      nameStart = p &+ 1
+      nameEscaped = false
+      inValue = false
+    }
+
+    private mutating func lookupName(ending nameEnd: Int) -> Key? {
+      let name = UnsafeBufferPointer(start: base + nameStart, count: nameEnd &- nameStart)
+      if nameEscaped {
+        return withFormDecoded(name) { decoded in
           if isSeamlessKey(decoded) { seamless = true }
           return lookup(decoded)
         }
-      } else {
-        if nameBytes.count == 14 && isSeamlessKey(nameBytes) { seamless = true }
-        key = lookup(nameBytes)
       }
-      let valueStart = hasValue ? name.index &+ 1 : name.index
-      // Only a known key's value is checked for escapes.
-      let value =
-        !hasValue ? (index: name.index, escaped: false)
-        : key != nil ? Delimiters.find(Delimiters.ValueEnd.self, base, from: valueStart, to: end)
-        : Delimiters.find(Delimiters.SkippedValueEnd.self, base, from: valueStart, to: end)
-      if let key {
-        let slot = slots + key.rawValue
-        if slot.pointee.count == 0 {
-          slot.pointee.start = UInt32(truncatingIfNeeded: valueStart)
-          slot.pointee.end = UInt32(truncatingIfNeeded: value.index)
-          slot.pointee.hasValue = hasValue
-          slot.pointee.needsDecoding = value.escaped
-        } else if slot.pointee.count == 1 {
-          slot.pointee.secondOrdinal = ordinal
-          repeated |= 1 << key.rawValue
-        }
-        if slot.pointee.count < .max { slot.pointee.count &+= 1 }
+      if name.count == 14 && isSeamlessKey(name) { seamless = true }
+      return lookup(name)
+    }
+
+    private mutating func record(_ key: Key, _ valueStart: Int, _ valueEnd: Int, hasValue: Bool, escaped: Bool) {
+      let slot = slots + key.rawValue
+      if slot.pointee.count == 0 {
+        slot.pointee.start = UInt32(truncatingIfNeeded: valueStart)
+        slot.pointee.end = UInt32(truncatingIfNeeded: valueEnd)
+        slot.pointee.hasValue = hasValue
+        slot.pointee.needsDecoding = escaped
+      } else if slot.pointee.count == 1 {
+        slot.pointee.secondOrdinal = ordinal
+        repeated |= 1 << key.rawValue
       }
-      ordinal &+= 1
-      i = value.index &+ 1
+      if slot.pointee.count < .max { slot.pointee.count &+= 1 }
     }
   }
 
@@ -468,21 +553,16 @@ func withFormDecoded<R>(_ raw: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBuffer
   }
 }
 
-/// Finding the end of a name or value sixteen bytes at a time.
+/// The bytes that end or escape a name or value (`&`, `=`, `%`, `+`), found sixteen at a time.
 ///
 /// In this toolchain the `SIMD16<UInt8>` comparisons (`.==`, `.<`) and `pointwiseMin` go through generic
 /// lane-by-lane code, while `^`, `&+`, `&` and `|` lower to single SSE2/NEON instructions. So a lane is
 /// matched arithmetically: with `x = v ^ c` (zero exactly where `v == c`), the high bit of `(x &+ 0x7F) | x`
 /// is clear exactly where `x` is zero (for `x` in 1...0x7F the sum reaches 0x80; for `x` ≥ 0x80 the `| x`
-/// sets it). The block's 128 bits are then read as two `UInt64` words, whose set high bits (one per lane,
-/// lane 0 lowest) `trailingZeroBitCount` finds.
-enum Delimiters {
+/// sets it). A block's lanes are then read as two `UInt64` words whose set high bits `trailingZeroBitCount`
+/// finds, lowest lane first.
+enum SpecialBytes {
   private static let highBits: UInt64 = 0x8080_8080_8080_8080
-
-  @inline(__always)
-  private static func load16(_ base: UnsafePointer<UInt8>, _ i: Int) -> SIMD16<UInt8> {
-    UnsafeRawPointer(base + i).loadUnaligned(as: SIMD16<UInt8>.self)
-  }
 
   /// High bit set in every lane that is not `c` (the other bits are noise).
   @inline(__always)
@@ -491,90 +571,17 @@ enum Delimiters {
     return (x &+ SIMD16(repeating: 0x7F)) | x
   }
 
-  /// The lanes of a block (high bit of each byte, lane 0 lowest; two words) that end a name or value, and
-  /// those that hold an escape.
+  /// The special lanes of the sixteen bytes at `at` (which must be readable): `0x80` in each special byte of
+  /// two words (lanes 0...7 and 8...15, lowest lane in the lowest byte), zero elsewhere.
   @inline(__always)
-  private static func classify(
-    _ v: SIMD16<UInt8>, equals: Bool, escapes: Bool
-  ) -> (stop0: UInt64, stop1: UInt64, escape0: UInt64, escape1: UInt64) {
-    var notStop = notEqual(v, 0x26)  // &
-    if equals { notStop = notStop & notEqual(v, 0x3D) }  // =
-    let s = unsafeBitCast(notStop, to: SIMD2<UInt64>.self)
-    guard escapes else { return (~s[0] & highBits, ~s[1] & highBits, 0, 0) }
-    let e = unsafeBitCast(notEqual(v, 0x25) & notEqual(v, 0x2B), to: SIMD2<UInt64>.self)  // % +
-    return (~s[0] & highBits, ~s[1] & highBits, ~e[0] & highBits, ~e[1] & highBits)
+  static func lanes(_ base: UnsafePointer<UInt8>, _ at: Int) -> (low: UInt64, high: UInt64) {
+    let v = UnsafeRawPointer(base + at).loadUnaligned(as: SIMD16<UInt8>.self)
+    let ordinary = notEqual(v, 0x26) & notEqual(v, 0x3D) & notEqual(v, 0x25) & notEqual(v, 0x2B)
+    let w = unsafeBitCast(ordinary, to: SIMD2<UInt64>.self)
+    return (~w[0] & highBits, ~w[1] & highBits)
   }
 
-  /// The first lane set in the two words, or 16.
+  /// Whether one byte is special.
   @inline(__always)
-  private static func firstLane(_ w0: UInt64, _ w1: UInt64) -> Int {
-    w0 != 0 ? w0.trailingZeroBitCount &>> 3 : (w1 != 0 ? 8 &+ (w1.trailingZeroBitCount &>> 3) : 16)
-  }
-
-  /// What ends a run, and whether escapes are tracked: a type per combination, so that ``find(_:_:from:to:)``
-  /// is specialized for each with its flags folded.
-  protocol Kind {
-    /// `=` ends the run too (a name).
-    static var equals: Bool { get }
-    /// Whether a `%` or `+` before the end is reported.
-    static var escapes: Bool { get }
-  }
-  /// A name: ends at `&` or `=`; escapes tracked.
-  enum NameEnd: Kind {
-    static var equals: Bool { true }
-    static var escapes: Bool { true }
-  }
-  /// A known key's value: ends at `&`; escapes tracked.
-  enum ValueEnd: Kind {
-    static var equals: Bool { false }
-    static var escapes: Bool { true }
-  }
-  /// Any other value: ends at `&`.
-  enum SkippedValueEnd: Kind {
-    static var equals: Bool { false }
-    static var escapes: Bool { false }
-  }
-
-  /// The index of the first `&` (and, for a name, `=`) in `from..<end`, or `end`; and, when `K` tracks
-  /// escapes, whether a `%` or `+` comes before it.
-  ///
-  /// Safety: `base` is valid for `0..<end`. Whole blocks are read at `i` with `i + 16 <= end`; the last
-  /// partial block is read as the sixteen bytes ending at `end` (when `end >= 16`), its lanes before `i`
-  /// ignored.
-  @inline(__always)
-  static func find<K: Kind>(
-    _ kind: K.Type, _ base: UnsafePointer<UInt8>, from: Int, to end: Int
-  ) -> (index: Int, escaped: Bool) {
-    let equals = K.equals
-    let escapes = K.escapes
-    var i = from
-    var escaped = false
-    while i &+ 16 <= end {
-      let m = classify(load16(base, i), equals: equals, escapes: escapes)
-      let lane = firstLane(m.stop0, m.stop1)
-      if escapes && firstLane(m.escape0, m.escape1) < lane { escaped = true }
-      if lane < 16 { return (i &+ lane, escaped) }
-      i &+= 16
-    }
-    guard i < end else { return (end, escaped) }
-    if end >= 16 {
-      // The block ending at `end`; its first `skip` lanes (1...15) were read already or precede `from`.
-      let skip = i &- (end &- 16)
-      var m = classify(load16(base, end &- 16), equals: equals, escapes: escapes)
-      let keep0: UInt64 = skip < 8 ? ~0 &<< UInt64(skip &* 8) : 0
-      let keep1: UInt64 = skip < 8 ? ~0 : ~0 &<< UInt64((skip &- 8) &* 8)
-      m.stop0 &= keep0
-      m.stop1 &= keep1
-      let lane = firstLane(m.stop0, m.stop1)
-      if escapes && firstLane(m.escape0 & keep0, m.escape1 & keep1) < lane { escaped = true }
-      return (lane < 16 ? end &- 16 &+ lane : end, escaped)
-    }
-    while i < end {
-      let b = base[i]
-      if b == 0x26 || (equals && b == 0x3D) { return (i, escaped) }
-      if escapes && (b == 0x25 || b == 0x2B) { escaped = true }
-      i &+= 1
-    }
-    return (end, escaped)
-  }
+  static func isSpecial(_ b: UInt8) -> Bool { b == 0x26 || b == 0x3D || b == 0x25 || b == 0x2B }
 }

@@ -169,10 +169,10 @@ public struct PendingAuthorization: Sendable {
     let expected = box
     return withUTF8Bytes(expected.href) { eb in
       let e = expected.ranges
-      func bytes(_ buf: UnsafeBufferPointer<UInt8>, _ range: Range<Int>?) -> UnsafeBufferPointer<UInt8> {
+      @inline(__always) func bytes(_ buf: UnsafeBufferPointer<UInt8>, _ range: Range<Int>?) -> UnsafeBufferPointer<UInt8> {
         range.map { UnsafeBufferPointer(rebasing: buf[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
       }
-      func same(_ a: Range<Int>?, _ b: Range<Int>?) -> Bool {
+      @inline(__always) func same(_ a: Range<Int>?, _ b: Range<Int>?) -> Bool {
         guard let a, let b else { return a == nil && b == nil }
         return a.count == b.count && Self.equalBytes(ub.baseAddress, a.lowerBound, eb.baseAddress, b.lowerBound, a.count)
       }

@@ -157,21 +157,13 @@ struct CallbackFields {
   /// Whether ``text`` is known to be ASCII (a URL's serialization): values are then sliced through its UTF-16
   /// view, whose indices are known to be scalar-aligned (cheaper than the UTF-8 view's).
   let isASCII: Bool
-  private let scan: Scan
+  private var scan: Scan
 
   /// Whether some name is `sberIDRedirect` in any ASCII letter case (decoded).
   var hasSberIDRedirect: Bool { scan.hasSberIDRedirect }
 
-  /// Fields already scanned from `text` (its last use: it is moved in, not retained).
-  private init(text: String, isASCII: Bool, scan: borrowing Scan) {
-    self.text = text
-    self.isASCII = isASCII
-    self.scan = copy scan
-  }
-
-  // The initializers below scan into a local `Scan` (plain bytes, copied once) rather than into `self`: a
-  // closure that captured `self` would make the initializer build a temporary and copy it out, retaining the
-  // text.
+  // The initializers scan into `self.scan` before storing `text`, whose last use is then the store: it is
+  // moved, not retained. (A closure capturing `self` would make them build a temporary and copy it out.)
 
   /// Scans `parameters` once.
   init(_ parameters: FormParameters) {
@@ -179,24 +171,31 @@ struct CallbackFields {
     let text = source.base
     let utf8 = text.utf8
     let start = utf8.distance(from: utf8.startIndex, to: source.startIndex)
-    let range = start..<(start &+ source.utf8.count)
-    var scan = Scan()
-    withUTF8Bytes(text) { scan.fill($0, range) }
-    self.init(text: text, isASCII: false, scan: scan)
+    isASCII = false
+    scan = Scan()
+    Self.fill(&scan, text, start..<(start &+ source.utf8.count), fragment: nil)
+    self.text = text
   }
 
   /// Scans a URL's callback parameters, `text` its serialization: the query, unless it has none of the
   /// callback keys and the fragment has some (``ProviderDetector/callbackParameters(of:)``).
   init(url text: String, query: Range<Int>?, fragment: Range<Int>?) {
-    var scan = Scan()
+    isASCII = true  // a serialization is always ASCII
+    scan = Scan()
+    Self.fill(&scan, text, query ?? 0..<0, fragment: fragment)
+    self.text = text
+  }
+
+  /// Scans `range` of `text` into `scan`; then, when it holds no callback key, `fragment` instead if that
+  /// holds one.
+  private static func fill(_ scan: inout Scan, _ text: String, _ range: Range<Int>, fragment: Range<Int>?) {
     withUTF8Bytes(text) { bytes in
-      scan.fill(bytes, query ?? 0..<0)
+      scan.fill(bytes, range)
       guard let fragment, !scan.hasCallbackKey else { return }
       var inFragment = Scan()
       inFragment.fill(bytes, fragment)
       if inFragment.hasCallbackKey { scan = inFragment }
     }
-    self.init(text: text, isASCII: true, scan: scan)  // a serialization is always ASCII
   }
 
   /// The parameters' text (a slice of ``text``).

@@ -180,13 +180,6 @@ enum JSONShape {
       let start = index
       var escaped = false
       while index < bytes.count {
-        // Eight plain bytes at a time (most of a string): none is `"`, `\\`, a control or non-ASCII.
-        while index &+ 8 <= bytes.count
-          && !Self.mayNeedALook(UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self))
-        {
-          index &+= 8
-        }
-        guard index < bytes.count else { break }
         let b = bytes[index]
         switch b {
         case UInt8(ascii: "\""):
@@ -211,18 +204,6 @@ enum JSONShape {
         }
       }
       return nil
-    }
-
-    /// Whether a word of string bytes holds one that is not plain: `"`, `\\`, below 0x20, or 0x80 and above.
-    /// (Existence tests: `(x - 0x01…) & ~x & 0x80…` is non-zero exactly when some byte of `x` is zero, and
-    /// with no byte at 0x80 or above, `(w - 0x20…) & ~w & 0x80…` exactly when some byte is below 0x20.)
-    @inline(__always)
-    static func mayNeedALook(_ w: UInt64) -> Bool {
-      let ones: UInt64 = 0x0101_0101_0101_0101
-      let high: UInt64 = 0x8080_8080_8080_8080
-      func hasZeroByte(_ x: UInt64) -> Bool { (x &- ones) & ~x & high != 0 }
-      return w & high != 0 || (w &- 0x20 &* ones) & ~w & high != 0 || hasZeroByte(w ^ (0x22 &* ones))
-        || hasZeroByte(w ^ (0x5C &* ones))
     }
 
     /// RFC 8259 `number`.

@@ -40,9 +40,10 @@ public enum OAuth2Callback: Sendable, Hashable {
     }
     let code = fields.span(.code)
     guard !code.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
-    let spans = OAuth2Success.Spans(
-      code: code, state: fields.span(.state), issuer: fields.span(.iss), sessionState: fields.span(.sessionState))
-    self = .success(OAuth2Success(text: fields.takeText(), spans: spans))
+    let state = fields.span(.state)
+    let issuer = fields.span(.iss)
+    let sessionState = fields.span(.sessionState)
+    self = .success(OAuth2Success(values: StoredValues(fields.takeText(), code, state, issuer, sessionState)))
   }
 
   /// The echoed `state`, if any.
@@ -67,17 +68,10 @@ public enum OAuth2Callback: Sendable, Hashable {
 /// OAuth2Success(code: "c", state: "s", issuer: nil, sessionState: nil)  // made from values
 /// ```
 public struct OAuth2Success: Sendable, Hashable {
-  /// Where each value lies in ``text``.
-  struct Spans {
-    var code, state, issuer, sessionState: ValueSpan
-  }
-  private var text: CallbackText
-  private var spans: Spans
+  /// `code`, `state`, `iss`, `session_state`, read from the callback's text on access.
+  private var values: StoredValues
 
-  init(text: CallbackText, spans: Spans) {
-    self.text = text
-    self.spans = spans
-  }
+  init(values: StoredValues) { self.values = values }
 
   /// Creates a success from its values.
   ///
@@ -85,38 +79,28 @@ public struct OAuth2Success: Sendable, Hashable {
   /// OAuth2Success(code: "c", issuer: "https://as.example").issuer  // "https://as.example"
   /// ```
   public init(code: Substring, state: Substring? = nil, issuer: Substring? = nil, sessionState: Substring? = nil) {
-    let (text, s) = CallbackText.joining([code, state, issuer, sessionState])
-    self.init(text: text, spans: Spans(code: s[0], state: s[1], issuer: s[2], sessionState: s[3]))
-  }
-
-  /// Every value that lives in ``text``; setting it stores them in a text of their own.
-  private var values: (code: Substring, state: Substring?, issuer: Substring?, sessionState: Substring?) {
-    get { (code, state, issuer, sessionState) }
-    set {
-      self = OAuth2Success(
-        code: newValue.code, state: newValue.state, issuer: newValue.issuer, sessionState: newValue.sessionState)
-    }
+    values = StoredValues([code, state, issuer, sessionState])
   }
 
   /// `code`.
   public var code: Substring {
-    get { text.value(spans.code) ?? "" }
-    set { values.code = newValue }
+    get { values[0] ?? "" }
+    set { values[0] = newValue }
   }
   /// `state`.
   public var state: Substring? {
-    get { text.value(spans.state) }
-    set { values.state = newValue }
+    get { values[1] }
+    set { values[1] = newValue }
   }
   /// `iss` (RFC 9207).
   public var issuer: Substring? {
-    get { text.value(spans.issuer) }
-    set { values.issuer = newValue }
+    get { values[2] }
+    set { values[2] = newValue }
   }
   /// `session_state` (OIDC Session Management).
   public var sessionState: Substring? {
-    get { text.value(spans.sessionState) }
-    set { values.sessionState = newValue }
+    get { values[3] }
+    set { values[3] = newValue }
   }
 
   public static func == (lhs: OAuth2Success, rhs: OAuth2Success) -> Bool {

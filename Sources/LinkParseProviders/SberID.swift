@@ -43,31 +43,25 @@ public enum SberIDCallback: Sendable, Hashable {
     if let error = ProviderError(fields) {
       let encoding: SberIDFailure.Encoding =
         !status.isAbsent ? .iOSApp : (!result.isAbsent || !errorCode.isAbsent ? .androidApp : .web)
-      self = .failure(
-        SberIDFailure(
-          text: fields.takeText(), encoding: encoding, error: error,
-          spans: .init(errorCode: errorCode, status: status.isAbsent ? result : status, state: state)))
+      let values = StoredValues(fields.takeText(), errorCode, status.isAbsent ? result : status, state)
+      self = .failure(SberIDFailure(encoding: encoding, error: error, values: values))
       return
     }
     let failureResult = !result.isAbsent && fields.withDecodedValue(.result, Self.isFailureResult(bytes:))
     if failureResult || !errorCode.isAbsent {
-      self = .failure(
-        SberIDFailure(
-          text: fields.takeText(), encoding: .androidApp, error: nil,
-          spans: .init(errorCode: errorCode, status: result, state: state)))
+      let values = StoredValues(fields.takeText(), errorCode, result, state)
+      self = .failure(SberIDFailure(encoding: .androidApp, error: nil, values: values))
       return
     }
     if !status.isAbsent && fields.withDecodedValue(.status, Self.isFailStatus(bytes:)) {
-      self = .failure(
-        SberIDFailure(
-          text: fields.takeText(), encoding: .iOSApp, error: nil,
-          spans: .init(errorCode: .absent, status: status, state: state)))
+      let values = StoredValues(fields.takeText(), .absent, status, state)
+      self = .failure(SberIDFailure(encoding: .iOSApp, error: nil, values: values))
       return
     }
     let code = fields.span(.code)
     guard !code.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
-    let spans = SberIDSuccess.Spans(code: code, state: state, status: status, parameters: fields.sourceSpan)
-    self = .success(SberIDSuccess(text: fields.takeText(), spans: spans))
+    let parameters = fields.sourceSpan
+    self = .success(SberIDSuccess(values: StoredValues(fields.takeText(), code, state, status, parameters)))
   }
 
   /// `result.uppercased() == "FAILURE"`, without allocating for ASCII values.
@@ -119,54 +113,38 @@ public enum SberIDCallback: Sendable, Hashable {
 /// }
 /// ```
 public struct SberIDSuccess: Sendable, Hashable {
-  /// Where each value lies in ``text``; `parameters` is the callback's whole parameter text (for ``extras``).
-  struct Spans {
-    var code, state, status, parameters: ValueSpan
-  }
-  private var text: CallbackText
-  private var spans: Spans
+  /// `code`, `state`, `status`, and the callback's whole parameter text (raw, for ``extras``), read from the
+  /// callback's text on access.
+  private var values: StoredValues
 
-  init(text: CallbackText, spans: Spans) {
-    self.text = text
-    self.spans = spans
-  }
+  init(values: StoredValues) { self.values = values }
 
   /// A success with these values, whose extras are read from `parameters` (raw, still form-encoded).
   init(code: Substring, state: Substring?, status: Substring?, parameters: Substring) {
-    let (text, s) = CallbackText.joining([code, state, status, parameters])
-    self.init(text: text, spans: Spans(code: s[0], state: s[1], status: s[2], parameters: s[3]))
-  }
-
-  /// Every value that lives in ``text``; setting it stores them in a text of their own.
-  private var values: (code: Substring, state: Substring?, status: Substring?) {
-    get { (code, state, status) }
-    set {
-      self = SberIDSuccess(
-        code: newValue.code, state: newValue.state, status: newValue.status, parameters: text.raw(spans.parameters) ?? "")
-    }
+    values = StoredValues([code, state, status, parameters])
   }
 
   /// The authorization code, exchanged on the backend at `/token.do` with the PKCE verifier.
   public var code: Substring {
-    get { text.value(spans.code) ?? "" }
-    set { values.code = newValue }
+    get { values[0] ?? "" }
+    set { values[0] = newValue }
   }
   /// The echoed `state`.
   public var state: Substring? {
-    get { text.value(spans.state) }
-    set { values.state = newValue }
+    get { values[1] }
+    set { values[1] = newValue }
   }
   /// The iOS app flow's `status` flag (`success`), if sent.
   public var status: Substring? {
-    get { text.value(spans.status) }
-    set { values.status = newValue }
+    get { values[2] }
+    set { values[2] = newValue }
   }
 
   /// Partner pass-through parameters (`utm_*`, `option1`…`option3`), first occurrence of each; collected
   /// from the callback's parameters when read.
   public var extras: [String: String] {
     var extras: [String: String] = [:]
-    for parameter in FormParameters(text.raw(spans.parameters) ?? "") {
+    for parameter in FormParameters(values.raw(3) ?? "") {
       let name = parameter.name()
       if name.hasPrefix("utm_") || name == "option1" || name == "option2" || name == "option3" {
         extras[name] = extras[name] ?? parameter.value() ?? ""
@@ -205,23 +183,18 @@ public struct SberIDFailure: Sendable, Hashable {
     /// Web (`authorize.do`): `error=…&state=…`.
     case web
   }
-  /// Where each value lies in ``text``.
-  struct Spans {
-    var errorCode, status, state: ValueSpan
-  }
-  private var text: CallbackText
-  private var spans: Spans
+  /// `error_code`, the status flag and `state`, read from the callback's text on access.
+  private var values: StoredValues
 
   /// The encoding.
   public var encoding: Encoding
   /// The server's `error` (typed when it is a known OAuth code), when sent.
   public var error: ProviderError?
 
-  init(text: CallbackText, encoding: Encoding, error: ProviderError?, spans: Spans) {
-    self.text = text
+  init(encoding: Encoding, error: ProviderError?, values: StoredValues) {
     self.encoding = encoding
     self.error = error
-    self.spans = spans
+    self.values = values
   }
 
   /// Creates a failure from its values.
@@ -233,33 +206,23 @@ public struct SberIDFailure: Sendable, Hashable {
     encoding: Encoding, error: ProviderError? = nil, errorCode: Substring? = nil, status: Substring? = nil,
     state: Substring? = nil
   ) {
-    let (text, s) = CallbackText.joining([errorCode, status, state])
-    self.init(text: text, encoding: encoding, error: error, spans: Spans(errorCode: s[0], status: s[1], state: s[2]))
-  }
-
-  /// Every value that lives in ``text``; setting it stores them in a text of their own.
-  private var values: (errorCode: Substring?, status: Substring?, state: Substring?) {
-    get { (errorCode, status, state) }
-    set {
-      self = SberIDFailure(
-        encoding: encoding, error: error, errorCode: newValue.errorCode, status: newValue.status, state: newValue.state)
-    }
+    self.init(encoding: encoding, error: error, values: StoredValues([errorCode, status, state]))
   }
 
   /// The Android app's numeric `error_code` (always `5` in the vendor material), when sent.
   public var errorCode: Substring? {
-    get { text.value(spans.errorCode) }
-    set { values.errorCode = newValue }
+    get { values[0] }
+    set { values[0] = newValue }
   }
   /// The raw status flag (`status=fail` or `result=FAILURE`), when sent.
   public var status: Substring? {
-    get { text.value(spans.status) }
-    set { values.status = newValue }
+    get { values[1] }
+    set { values[1] = newValue }
   }
   /// The echoed `state`, if any.
   public var state: Substring? {
-    get { text.value(spans.state) }
-    set { values.state = newValue }
+    get { values[2] }
+    set { values[2] = newValue }
   }
 
   public static func == (lhs: SberIDFailure, rhs: SberIDFailure) -> Bool {

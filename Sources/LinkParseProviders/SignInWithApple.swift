@@ -66,8 +66,10 @@ public enum AppleCallback: Sendable, Hashable {
         throw CallbackError(.malformedParameter, parameter: "user")
       }
     }
-    let spans = AppleSuccess.Spans(code: code, state: fields.span(.state), idToken: idToken, rawUser: user)
-    self = .success(AppleSuccess(text: fields.takeText(), spans: spans))
+    // `user` is kept as sent (its span marked as needing no decoding, so that it stays raw when a setter
+    // rebuilds the values); `userJSON` decodes it.
+    let state = fields.span(.state)
+    self = .success(AppleSuccess(values: StoredValues(fields.takeText(), code, state, idToken, user.raw)))
   }
 
   /// The echoed `state`, if any.
@@ -93,47 +95,31 @@ public enum AppleCallback: Sendable, Hashable {
 /// success.idTokenClaims?.nonce // compare after verifying the signature on your backend
 /// ```
 public struct AppleSuccess: Sendable, Hashable {
-  /// Where each value lies in ``text``; `rawUser` is `user` as sent (still form-encoded).
-  struct Spans {
-    var code, state, idToken, rawUser: ValueSpan
-  }
-  private var text: CallbackText
-  private var spans: Spans
+  /// `code`, `state`, `id_token`, and `user` as sent (still form-encoded), read from the callback's text on
+  /// access.
+  private var values: StoredValues
 
-  init(text: CallbackText, spans: Spans) {
-    self.text = text
-    self.spans = spans
-  }
+  init(values: StoredValues) { self.values = values }
 
   /// A success with these values; `rawUser` is `user` as sent (still form-encoded).
   init(code: Substring, state: Substring?, idToken: Substring?, rawUser: Substring?) {
-    let (text, s) = CallbackText.joining([code, state, idToken, rawUser])
-    self.init(text: text, spans: Spans(code: s[0], state: s[1], idToken: s[2], rawUser: s[3]))
-  }
-
-  /// Every value that lives in ``text``; setting it stores them in a text of their own.
-  private var values: (code: Substring, state: Substring?, idToken: Substring?) {
-    get { (code, state, idToken) }
-    set {
-      self = AppleSuccess(
-        code: newValue.code, state: newValue.state, idToken: newValue.idToken, rawUser: text.raw(spans.rawUser))
-    }
+    values = StoredValues([code, state, idToken, rawUser])
   }
 
   /// The authorization code (single-use, valid 5 minutes).
   public var code: Substring {
-    get { text.value(spans.code) ?? "" }
-    set { values.code = newValue }
+    get { values[0] ?? "" }
+    set { values[0] = newValue }
   }
   /// The echoed `state`.
   public var state: Substring? {
-    get { text.value(spans.state) }
-    set { values.state = newValue }
+    get { values[1] }
+    set { values[1] = newValue }
   }
   /// The raw `id_token` JWT, when `response_type` included `id_token`.
   public var idToken: Substring? {
-    get { text.value(spans.idToken) }
-    set { values.idToken = newValue }
+    get { values[2] }
+    set { values[2] = newValue }
   }
 
   /// The `id_token` claims, decoded (on each read) but **not verified**.
@@ -142,7 +128,7 @@ public struct AppleSuccess: Sendable, Hashable {
   }
 
   /// The raw `user` JSON text (sent only on the first authorization: persist it), form-decoded on each read.
-  public var userJSON: String? { text.raw(spans.rawUser).map { FormParameters.decode($0) } }
+  public var userJSON: String? { values.raw(3).map { FormParameters.decode($0) } }
 
   /// `user`, decoded on each read. Unsigned: never trust its `email` over the verified `id_token`.
   public var user: AppleUser? { userJSON.flatMap(JSONSupport.decodeAppleUser) }

@@ -92,8 +92,9 @@ public enum TIDCallback: Sendable, Hashable {
       }
       let code = fields.span(.code)
       guard !code.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
-      let spans = TIDSuccess.Spans(code: code, state: fields.span(.state), sessionState: fields.span(.sessionState))
-      self = .success(TIDSuccess(text: fields.takeText(), spans: spans))
+      let state = fields.span(.state)
+      let sessionState = fields.span(.sessionState)
+      self = .success(TIDSuccess(values: StoredValues(fields.takeText(), code, state, sessionState)))
     }
   }
 
@@ -146,17 +147,10 @@ public enum TIDCallback: Sendable, Hashable {
 /// TIDSuccess(code: "c.9fQ")  // made from values
 /// ```
 public struct TIDSuccess: Sendable, Hashable {
-  /// Where each value lies in ``text``.
-  struct Spans {
-    var code, state, sessionState: ValueSpan
-  }
-  private var text: CallbackText
-  private var spans: Spans
+  /// `code`, `state`, `session_state`, read from the callback's text on access.
+  private var values: StoredValues
 
-  init(text: CallbackText, spans: Spans) {
-    self.text = text
-    self.spans = spans
-  }
+  init(values: StoredValues) { self.values = values }
 
   /// Creates a success from its values.
   ///
@@ -164,30 +158,23 @@ public struct TIDSuccess: Sendable, Hashable {
   /// TIDSuccess(code: "c.1", state: "ABC").state  // "ABC"
   /// ```
   public init(code: Substring, state: Substring? = nil, sessionState: Substring? = nil) {
-    let (text, s) = CallbackText.joining([code, state, sessionState])
-    self.init(text: text, spans: Spans(code: s[0], state: s[1], sessionState: s[2]))
-  }
-
-  /// Every value that lives in ``text``; setting it stores them in a text of their own.
-  private var values: (code: Substring, state: Substring?, sessionState: Substring?) {
-    get { (code, state, sessionState) }
-    set { self = TIDSuccess(code: newValue.code, state: newValue.state, sessionState: newValue.sessionState) }
+    values = StoredValues([code, state, sessionState])
   }
 
   /// The authorization code, exchanged at `https://id.tbank.ru/auth/token` with the PKCE verifier.
   public var code: Substring {
-    get { text.value(spans.code) ?? "" }
-    set { values.code = newValue }
+    get { values[0] ?? "" }
+    set { values[0] = newValue }
   }
   /// The web flow's `state`.
   public var state: Substring? {
-    get { text.value(spans.state) }
-    set { values.state = newValue }
+    get { values[1] }
+    set { values[1] = newValue }
   }
   /// The web flow's `session_state`.
   public var sessionState: Substring? {
-    get { text.value(spans.sessionState) }
-    set { values.sessionState = newValue }
+    get { values[2] }
+    set { values[2] = newValue }
   }
 
   public static func == (lhs: TIDSuccess, rhs: TIDSuccess) -> Bool {

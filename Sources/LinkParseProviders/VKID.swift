@@ -65,9 +65,9 @@ public enum VKIDCallback: Sendable, Hashable {
     }
     let expiresInRaw = fields.span(.expiresIn)
     let expiresIn = expiresInRaw.isAbsent ? nil : fields.withDecodedValue(.expiresIn) { parseDecimalInt($0) }
-    let spans = VKIDSuccess.Spans(
-      code: code, state: state, deviceID: deviceID, type: type, expiresInRaw: expiresInRaw, extID: fields.span(.extID))
-    self = .success(VKIDSuccess(text: fields.takeText(), spans: spans, expiresIn: expiresIn, isReturnFromVKApp: fromVKApp))
+    let extID = fields.span(.extID)
+    let values = StoredValues(fields.takeText(), code, state, deviceID, type, expiresInRaw, extID)
+    self = .success(VKIDSuccess(values: values, expiresIn: expiresIn, isReturnFromVKApp: fromVKApp))
   }
 
   /// The echoed `state`, if any (from the payload for ``legacy(_:)``).
@@ -95,20 +95,15 @@ public enum VKIDCallback: Sendable, Hashable {
 /// let made = VKIDSuccess(code: "vk2.a.c", state: "s", deviceID: "d", expiresIn: 600, expiresInRaw: "600")
 /// ```
 public struct VKIDSuccess: Sendable, Hashable {
-  /// Where each value lies in ``text``.
-  struct Spans {
-    var code, state, deviceID, type, expiresInRaw, extID: ValueSpan
-  }
-  private var text: CallbackText
-  private var spans: Spans
+  /// `code`, `state`, `device_id`, `type`, `expires_in`, `ext_id`, read from the callback's text on access.
+  private var values: StoredValues
   /// The code's lifetime in seconds, when sent as an integer.
   public var expiresIn: Int?
   /// Whether the callback is a return from the VK app (`vkconnect_auth_provider_method=external_auth`).
   public var isReturnFromVKApp: Bool
 
-  init(text: CallbackText, spans: Spans, expiresIn: Int?, isReturnFromVKApp: Bool) {
-    self.text = text
-    self.spans = spans
+  init(values: StoredValues, expiresIn: Int?, isReturnFromVKApp: Bool) {
+    self.values = values
     self.expiresIn = expiresIn
     self.isReturnFromVKApp = isReturnFromVKApp
   }
@@ -122,53 +117,40 @@ public struct VKIDSuccess: Sendable, Hashable {
     code: Substring, state: Substring, deviceID: Substring, type: Substring? = nil, expiresIn: Int? = nil,
     expiresInRaw: Substring? = nil, extID: Substring? = nil, isReturnFromVKApp: Bool = false
   ) {
-    let (text, s) = CallbackText.joining([code, state, deviceID, type, expiresInRaw, extID])
     self.init(
-      text: text,
-      spans: Spans(code: s[0], state: s[1], deviceID: s[2], type: s[3], expiresInRaw: s[4], extID: s[5]),
-      expiresIn: expiresIn, isReturnFromVKApp: isReturnFromVKApp)
-  }
-
-  /// Every value that lives in ``text``; setting it stores them in a text of their own.
-  private var values: (code: Substring, state: Substring, deviceID: Substring, type: Substring?, expiresInRaw: Substring?, extID: Substring?) {
-    get { (code, state, deviceID, type, expiresInRaw, extID) }
-    set {
-      self = VKIDSuccess(
-        code: newValue.code, state: newValue.state, deviceID: newValue.deviceID, type: newValue.type,
-        expiresIn: expiresIn, expiresInRaw: newValue.expiresInRaw, extID: newValue.extID,
-        isReturnFromVKApp: isReturnFromVKApp)
-    }
+      values: StoredValues([code, state, deviceID, type, expiresInRaw, extID]), expiresIn: expiresIn,
+      isReturnFromVKApp: isReturnFromVKApp)
   }
 
   /// The authorization code (`vk2.a.…`), exchanged together with ``deviceID`` and the PKCE verifier.
   public var code: Substring {
-    get { text.value(spans.code) ?? "" }
-    set { values.code = newValue }
+    get { values[0] ?? "" }
+    set { values[0] = newValue }
   }
   /// The echoed `state`.
   public var state: Substring {
-    get { text.value(spans.state) ?? "" }
-    set { values.state = newValue }
+    get { values[1] ?? "" }
+    set { values[1] = newValue }
   }
   /// The server's encrypted device id: required for the token exchange and later refreshes.
   public var deviceID: Substring {
-    get { text.value(spans.deviceID) ?? "" }
-    set { values.deviceID = newValue }
+    get { values[2] ?? "" }
+    set { values[2] = newValue }
   }
   /// The code type (`code_v2`), when sent.
   public var type: Substring? {
-    get { text.value(spans.type) }
-    set { values.type = newValue }
+    get { values[3] }
+    set { values[3] = newValue }
   }
   /// `expires_in` as sent.
   public var expiresInRaw: Substring? {
-    get { text.value(spans.expiresInRaw) }
-    set { values.expiresInRaw = newValue }
+    get { values[4] }
+    set { values[4] = newValue }
   }
   /// The internal `ext_id`, when sent.
   public var extID: Substring? {
-    get { text.value(spans.extID) }
-    set { values.extID = newValue }
+    get { values[5] }
+    set { values[5] = newValue }
   }
 
   public static func == (lhs: VKIDSuccess, rhs: VKIDSuccess) -> Bool {

@@ -34,6 +34,8 @@ struct ValueSpan: Hashable, Sendable {
   }
 
   var isAbsent: Bool { start == .max }
+  /// The same bytes, kept as they are (never decoded): for values a result reads raw.
+  var raw: ValueSpan { isAbsent ? self : ValueSpan(start, UInt32(upperBound), needsDecoding: false) }
   var lowerBound: Int { Int(start) }
   var upperBound: Int { Int(endAndFlag & 0x7FFF_FFFF) }
   var needsDecoding: Bool { endAndFlag & 0x8000_0000 != 0 }
@@ -122,4 +124,58 @@ func withUTF8Bytes<R>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> 
   if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
   var copy = string
   return copy.withUTF8(body)
+}
+
+/// The values of one result (up to six), held as one ``CallbackText`` and a span of it each: what the result
+/// types store instead of `Substring`s. Reading a value makes its `Substring`; setting one stores all of them
+/// in a text of their own (setting is rare; decoding never does it).
+///
+/// ```swift
+/// var values = StoredValues(["c", nil])
+/// values[0]            // "c"
+/// values[1] = "s"      // text "cs"
+/// ```
+struct StoredValues: Sendable {
+  private var text: CallbackText
+  private var spans: (ValueSpan, ValueSpan, ValueSpan, ValueSpan, ValueSpan, ValueSpan)
+
+  /// Values decoded from `text`, at these spans (unused ones absent).
+  init(
+    _ text: CallbackText, _ s0: ValueSpan, _ s1: ValueSpan = .absent, _ s2: ValueSpan = .absent,
+    _ s3: ValueSpan = .absent, _ s4: ValueSpan = .absent, _ s5: ValueSpan = .absent
+  ) {
+    self.text = text
+    self.spans = (s0, s1, s2, s3, s4, s5)
+  }
+
+  /// These values (already decoded), in a text of their own.
+  init(_ values: [Substring?]) {
+    precondition(values.count <= 6, "StoredValues holds at most six values")
+    let (text, s) = CallbackText.joining(values + Array(repeating: nil, count: 6 - values.count))
+    self.init(text, s[0], s[1], s[2], s[3], s[4], s[5])
+  }
+
+  private func span(_ i: Int) -> ValueSpan {
+    switch i {
+    case 0: return spans.0
+    case 1: return spans.1
+    case 2: return spans.2
+    case 3: return spans.3
+    case 4: return spans.4
+    default: return spans.5
+    }
+  }
+
+  /// Value `i`, decoded; `nil` when absent.
+  subscript(i: Int) -> Substring? {
+    get { text.value(span(i)) }
+    set {
+      var all = (0..<6).map { self[$0] }
+      all[i] = newValue
+      self = StoredValues(all)
+    }
+  }
+
+  /// Value `i` as it stands in the text (still form-encoded); `nil` when absent.
+  func raw(_ i: Int) -> Substring? { text.raw(span(i)) }
 }

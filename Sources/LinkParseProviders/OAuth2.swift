@@ -28,21 +28,22 @@ public enum OAuth2Callback: Sendable, Hashable {
   /// - Throws: ``CallbackError`` `duplicate-parameter` (RFC 6749 §3.1), `missing-parameter` (neither an
   ///   error nor a non-empty `code`).
   public init(_ parameters: FormParameters) throws(CallbackError) {
-    try self.init(CallbackFields(parameters))
+    var fields = CallbackFields(parameters)
+    try self.init(&fields)
   }
 
-  init(_ fields: borrowing CallbackFields) throws(CallbackError) {
+  init(_ fields: inout CallbackFields) throws(CallbackError) {
     try fields.rejectDuplicates()
-    let state = fields.value(.state)
-    let issuer = fields.value(.iss)
     if let error = ProviderError(fields) {
-      self = .failure(error, state: state, issuer: issuer)
+      self = .failure(error, state: fields.value(.state), issuer: fields.value(.iss))
       return
     }
-    guard let code = fields.value(.code) else {
-      throw CallbackError(.missingParameter, parameter: "code")
-    }
-    self = .success(OAuth2Success(code: code, state: state, issuer: issuer, sessionState: fields.value(.sessionState)))
+    let code = fields.span(.code)
+    guard !code.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
+    let state = fields.span(.state)
+    let issuer = fields.span(.iss)
+    let sessionState = fields.span(.sessionState)
+    self = .success(OAuth2Success(values: StoredValues(fields.takeText(), code, state, issuer, sessionState)))
   }
 
   /// The echoed `state`, if any.
@@ -60,16 +61,56 @@ public enum OAuth2Callback: Sendable, Hashable {
 
 /// A successful OAuth 2.0 / OIDC authorization response.
 ///
+/// The values are read from the callback's text when accessed (see ``VKIDSuccess``).
+///
 /// ```swift
 /// success.code  // exchange it with the PKCE verifier
+/// OAuth2Success(code: "c", state: "s", issuer: nil, sessionState: nil)  // made from values
 /// ```
 public struct OAuth2Success: Sendable, Hashable {
+  /// `code`, `state`, `iss`, `session_state`, read from the callback's text on access.
+  private var values: StoredValues
+
+  init(values: StoredValues) { self.values = values }
+
+  /// Creates a success from its values.
+  ///
+  /// ```swift
+  /// OAuth2Success(code: "c", issuer: "https://as.example").issuer  // "https://as.example"
+  /// ```
+  public init(code: Substring, state: Substring? = nil, issuer: Substring? = nil, sessionState: Substring? = nil) {
+    values = StoredValues([code, state, issuer, sessionState])
+  }
+
   /// `code`.
-  public var code: Substring
+  public var code: Substring {
+    get { values[0] ?? "" }
+    set { values[0] = newValue }
+  }
   /// `state`.
-  public var state: Substring?
+  public var state: Substring? {
+    get { values[1] }
+    set { values[1] = newValue }
+  }
   /// `iss` (RFC 9207).
-  public var issuer: Substring?
+  public var issuer: Substring? {
+    get { values[2] }
+    set { values[2] = newValue }
+  }
   /// `session_state` (OIDC Session Management).
-  public var sessionState: Substring?
+  public var sessionState: Substring? {
+    get { values[3] }
+    set { values[3] = newValue }
+  }
+
+  public static func == (lhs: OAuth2Success, rhs: OAuth2Success) -> Bool {
+    lhs.code == rhs.code && lhs.state == rhs.state && lhs.issuer == rhs.issuer && lhs.sessionState == rhs.sessionState
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(code)
+    hasher.combine(state)
+    hasher.combine(issuer)
+    hasher.combine(sessionState)
+  }
 }

@@ -26,6 +26,10 @@ import Darwin
 /// 5. `expired`: when ``expiresAt`` is set and `now` has reached it.
 /// 6. the outcome, decoded by the provider's decoder (which may throw its own errors).
 ///
+/// A pending authorization is a value; its properties live in one shared, immutable box (so a copy costs one
+/// reference count, and setting a property makes a new box), together with what ``validate(_:parameters:now:)``
+/// reads on every call: the redirect URI's component ranges, its matching rules, the expected state's bytes.
+///
 /// ```swift
 /// let pending = PendingAuthorization(
 ///   provider: .sber, redirectURI: try ParsedURL("myapp://sberidauth"), state: "Qk7x2LmN9pRtVw3a",
@@ -34,17 +38,59 @@ import Darwin
 /// let callback = try pending.validate(url)
 /// callback.code  // "FA21"
 /// ```
-public struct PendingAuthorization: Sendable, Hashable, Codable {
+public struct PendingAuthorization: Sendable {
+  private var box: Box
+
   /// The provider the request went to.
-  public var provider: Provider
+  ///
+  /// ```swift
+  /// var pending = PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("myapp://cb"), state: "s")
+  /// pending.provider = .tid  // a new box; copies made before keep .oauth2
+  /// ```
+  public var provider: Provider {
+    get { box.provider }
+    set { box = Box(newValue, box.redirectURI, box.state, box.issuer, box.expiresAt) }
+  }
+
   /// The redirect URI sent in the request.
-  public var redirectURI: ParsedURL
+  ///
+  /// ```swift
+  /// pending.redirectURI.href  // "myapp://cb"
+  /// ```
+  public var redirectURI: ParsedURL {
+    get { box.redirectURI }
+    set { box = Box(box.provider, newValue, box.state, box.issuer, box.expiresAt) }
+  }
+
   /// The `state` sent, or `nil` for flows without one (the T-ID app flow).
-  public var state: String?
+  ///
+  /// ```swift
+  /// pending.state  // "s"
+  /// ```
+  public var state: String? {
+    get { box.state }
+    set { box = Box(box.provider, box.redirectURI, newValue, box.issuer, box.expiresAt) }
+  }
+
   /// The expected issuer (RFC 9207 `iss`), when the server is known to send it.
-  public var issuer: String?
+  ///
+  /// ```swift
+  /// pending.issuer = "https://as.example"
+  /// ```
+  public var issuer: String? {
+    get { box.issuer }
+    set { box = Box(box.provider, box.redirectURI, box.state, newValue, box.expiresAt) }
+  }
+
   /// When the authorization stops being acceptable, in Unix seconds.
-  public var expiresAt: Int64?
+  ///
+  /// ```swift
+  /// pending.expiresAt = PendingAuthorization.currentUnixTime() + 600
+  /// ```
+  public var expiresAt: Int64? {
+    get { box.expiresAt }
+    set { box = Box(box.provider, box.redirectURI, box.state, box.issuer, newValue) }
+  }
 
   /// Creates a pending authorization.
   ///
@@ -54,11 +100,45 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
   public init(
     provider: Provider, redirectURI: ParsedURL, state: String?, issuer: String? = nil, expiresAt: Int64? = nil
   ) {
-    self.provider = provider
-    self.redirectURI = redirectURI
-    self.state = state
-    self.issuer = issuer
-    self.expiresAt = expiresAt
+    box = Box(provider, redirectURI, state, issuer, expiresAt)
+  }
+
+  /// The properties, and what matching reads from them, computed once.
+  private final class Box: Sendable {
+    let provider: Provider
+    let redirectURI: ParsedURL
+    let state: String?
+    let issuer: String?
+    let expiresAt: Int64?
+    /// ``redirectURI``'s serialization and component ranges.
+    let href: String
+    let ranges: ParsedURL.UTF8Ranges
+    let port: UInt16?
+    /// VK's relaxed host rules apply: the provider is VK and the scheme is `vk<digits>`.
+    let isVKApp: Bool
+    /// RFC 8252 loopback: the host is `127.0.0.1` or `[::1]` (any port matches over `http`).
+    let isLoopback: Bool
+
+    init(_ provider: Provider, _ redirectURI: ParsedURL, _ state: String?, _ issuer: String?, _ expiresAt: Int64?) {
+      self.provider = provider
+      self.redirectURI = redirectURI
+      self.state = state
+      self.issuer = issuer
+      self.expiresAt = expiresAt
+      let href = redirectURI.href
+      let ranges = redirectURI.utf8Ranges
+      self.href = href
+      self.ranges = ranges
+      self.port = redirectURI.port
+      (isVKApp, isLoopback) = withUTF8Bytes(href) { bytes in
+        let host = ranges.host.map { UnsafeBufferPointer(rebasing: bytes[$0]) }
+        return (
+          provider == .vk && ProviderDetector.isVKScheme(UnsafeBufferPointer(rebasing: bytes[ranges.scheme])),
+          host.map { PendingAuthorization.equals($0, "127.0.0.1") || PendingAuthorization.equals($0, "[::1]") }
+            ?? false
+        )
+      }
+    }
   }
 
   /// The current time in Unix seconds (the system's real-time clock).
@@ -80,44 +160,61 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
   /// pending.matchesRedirect(try ParsedURL("vk7915193://?code=c"))                   // true
   /// ```
   public func matchesRedirect(_ url: ParsedURL) -> Bool {
-    matchesRedirect(url, ranges: url.utf8Ranges)
+    withUTF8Bytes(url.href) { matchesRedirect(url, ranges: url.utf8Ranges, bytes: $0) }
   }
 
-  /// ``matchesRedirect(_:)`` with `url`'s byte ranges already read.
-  func matchesRedirect(_ url: ParsedURL, ranges u: ParsedURL.UTF8Ranges) -> Bool {
+  /// ``matchesRedirect(_:)`` with `url`'s byte ranges and serialization's bytes already read.
+  func matchesRedirect(_ url: ParsedURL, ranges u: ParsedURL.UTF8Ranges, bytes ub: UnsafeBufferPointer<UInt8>) -> Bool {
     // Over the serializations' bytes: they are ASCII, so byte equality is `String` equality.
-    let expected = redirectURI
-    let e = expected.utf8Ranges
-    let provider = self.provider
-    // `String.withUTF8` (inlinable) rather than the generic `ParsedURL.withUnsafeUTF8`, which is not.
-    var urlHref = url.href
-    var expectedHref = expected.href
-    return urlHref.withUTF8 { ub in
-      expectedHref.withUTF8 { eb in
-        func bytes(_ buf: UnsafeBufferPointer<UInt8>, _ range: Range<Int>?) -> UnsafeBufferPointer<UInt8> {
-          range.map { UnsafeBufferPointer(rebasing: buf[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
-        }
-        func same(_ a: Range<Int>?, _ b: Range<Int>?) -> Bool {
-          guard let a, let b else { return a == nil && b == nil }
-          return a.count == b.count && (a.isEmpty || memcmp(ub.baseAddress! + a.lowerBound, eb.baseAddress! + b.lowerBound, a.count) == 0)
-        }
-        guard Self.equalIgnoringASCIICase(bytes(ub, u.scheme), bytes(eb, e.scheme)) else { return false }
-        guard same(u.username, e.username), same(u.password, e.password) else { return false }
-        if provider == .vk, ProviderDetector.isVKScheme(bytes(eb, e.scheme)) {
-          let host = bytes(ub, u.host)
-          guard host.isEmpty || Self.equals(host, "vk.ru") || Self.equals(host, "vk.com") else { return false }
-          guard url.port == nil else { return false }
-          let path = bytes(ub, u.path)
-          if host.isEmpty && (path.isEmpty || Self.equals(path, "/")) { return true }
-          return same(u.path, e.path)
-        }
-        guard same(u.host, e.host), same(u.path, e.path) else { return false }
-        if url.port == expected.port { return true }
-        let expectedHost = bytes(eb, e.host)
-        return Self.equals(bytes(ub, u.scheme), "http") && e.host != nil
-          && (Self.equals(expectedHost, "127.0.0.1") || Self.equals(expectedHost, "[::1]"))
+    let expected = box
+    return withUTF8Bytes(expected.href) { eb in
+      let e = expected.ranges
+      @inline(__always) func bytes(_ buf: UnsafeBufferPointer<UInt8>, _ range: Range<Int>?) -> UnsafeBufferPointer<UInt8> {
+        range.map { UnsafeBufferPointer(rebasing: buf[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
       }
+      @inline(__always) func same(_ a: Range<Int>?, _ b: Range<Int>?) -> Bool {
+        guard let a, let b else { return a == nil && b == nil }
+        return a.count == b.count && Self.equalBytes(ub.baseAddress, a.lowerBound, eb.baseAddress, b.lowerBound, a.count)
+      }
+      // Parsed schemes are lower-cased, so equal bytes are the common case.
+      guard same(u.scheme, e.scheme) || Self.equalIgnoringASCIICase(bytes(ub, u.scheme), bytes(eb, e.scheme)) else {
+        return false
+      }
+      guard same(u.username, e.username), same(u.password, e.password) else { return false }
+      if expected.isVKApp {
+        let host = bytes(ub, u.host)
+        guard host.isEmpty || Self.equals(host, "vk.ru") || Self.equals(host, "vk.com") else { return false }
+        guard u.port == nil else { return false }
+        let path = bytes(ub, u.path)
+        if host.isEmpty && (path.isEmpty || Self.equals(path, "/")) { return true }
+        return same(u.path, e.path)
+      }
+      guard same(u.host, e.host), same(u.path, e.path) else { return false }
+      // Serialized ports are canonical (decimal, no leading zeros, the scheme's default omitted): equal digits
+      // are equal ports.
+      if same(u.port, e.port) { return true }
+      return expected.isLoopback && Self.equals(bytes(ub, u.scheme), "http")
     }
+  }
+
+  /// Whether `count` bytes at `a + i` and `b + j` are equal (eight at a time; no call into libc).
+  @inline(__always)
+  static func equalBytes(
+    _ a: UnsafePointer<UInt8>?, _ i: Int, _ b: UnsafePointer<UInt8>?, _ j: Int, _ count: Int
+  ) -> Bool {
+    guard count > 0, let a, let b else { return true }
+    var k = 0
+    while k &+ 8 <= count {
+      let x = UnsafeRawPointer(a + (i &+ k)).loadUnaligned(as: UInt64.self)
+      let y = UnsafeRawPointer(b + (j &+ k)).loadUnaligned(as: UInt64.self)
+      if x != y { return false }
+      k &+= 8
+    }
+    while k < count {
+      if a[i &+ k] != b[j &+ k] { return false }
+      k &+= 1
+    }
+    return true
   }
 
   static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
@@ -142,38 +239,45 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
   public func validate(
     _ url: ParsedURL, parameters: FormParameters? = nil, now: Int64 = PendingAuthorization.currentUnixTime()
   ) throws(CallbackError) -> ProviderCallback {
-    // One scan of the parameters serves every check and the decoder.
+    // One scan of the parameters serves every check and the decoder; the URL's serialization is read once
+    // (and kept by the result when the parameters are the URL's own).
     let ranges = url.utf8Ranges
-    let fields: CallbackFields
     if let parameters {
-      fields = CallbackFields(parameters)
-    } else {
-      fields = ProviderDetector.callbackFields(of: url, ranges: ranges)
+      let matches = withUTF8Bytes(url.href) { matchesRedirect(url, ranges: ranges, bytes: $0) }
+      var fields = CallbackFields(parameters)
+      return try validate(url, &fields, redirectMatches: matches, now: now)
     }
-    guard matchesRedirect(url, ranges: ranges) else {
-      throw CallbackError(.redirectMismatch, found: Self.describe(url))
-    }
+    var fields = ProviderDetector.callbackFields(of: url, ranges: ranges)
+    let matches = fields.withBytes { matchesRedirect(url, ranges: ranges, bytes: $0) }
+    return try validate(url, &fields, redirectMatches: matches, now: now)
+  }
+
+  private func validate(
+    _ url: ParsedURL, _ fields: inout CallbackFields, redirectMatches: Bool, now: Int64
+  ) throws(CallbackError) -> ProviderCallback {
+    guard redirectMatches else { throw CallbackError(.redirectMismatch, found: Self.describe(url)) }
     try fields.rejectDuplicates()
     try checkState(fields)
     try checkIssuer(fields)
-    if let expiresAt, now >= expiresAt { throw CallbackError(.expired) }
-    if provider == .sber && fields.hasSberIDRedirect {
+    if let expiresAt = box.expiresAt, now >= expiresAt { throw CallbackError(.expired) }
+    if box.provider == .sber && fields.hasSberIDRedirect {
       // A seamless-login link is inbound, not a callback to this request.
       throw CallbackError(.unrecognizedCallback, parameter: "sberIDRedirect")
     }
-    return try ProviderCallback(provider: provider, fields: fields)
+    return try ProviderCallback(provider: box.provider, fields: &fields)
   }
 
   /// `state`, compared in constant time over the decoded bytes, without allocating.
   func checkState(_ fields: borrowing CallbackFields) throws(CallbackError) {
-    switch (state, fields.isNonEmpty(.state)) {
-    case (nil, false):
+    let box = self.box
+    switch (box.state != nil, fields.isNonEmpty(.state)) {
+    case (false, false):
       return
-    case (let expected?, true):
+    case (true, true):
       // Raw bytes sliced from a `String` are valid UTF-8; only percent-decoding can make them invalid.
       let mayBeInvalid = fields[.state].needsDecoding
       var valid = true
-      var equal = withUTF8Bytes(expected) { expectedBytes in
+      var equal = withUTF8Bytes(box.state!) { expectedBytes in
         fields.withDecodedValue(.state) { found -> Bool in
           if mayBeInvalid && !isValidUTF8(found) {
             valid = false
@@ -184,15 +288,15 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
       }
       if !valid {
         // A decoded state that is not valid UTF-8 is compared as `String` decoding repairs it (U+FFFD).
-        equal = constantTimeEquals(expected, fields.string(.state) ?? "")
+        equal = constantTimeEquals(box.state!, fields.string(.state) ?? "")
       }
       guard equal else { throw CallbackError(.stateMismatch, parameter: "state") }
-    case (_?, false):
-      if provider == .sber, fields.value(.result, equals: "FAILURE") || fields.contains(.errorCode) {
+    case (true, false):
+      if box.provider == .sber, fields.value(.result, equals: "FAILURE") || fields.contains(.errorCode) {
         return  // the Sber Android app's error grammar carries no state
       }
       throw CallbackError(.stateMismatch, parameter: "state", found: "none")
-    case (nil, true):
+    case (false, true):
       throw CallbackError(.stateMismatch, parameter: "state", found: "unexpected")
     }
   }
@@ -200,7 +304,7 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
   /// `iss` against ``issuer`` (simple comparison of the decoded bytes), without allocating.
   func checkIssuer(_ fields: borrowing CallbackFields) throws(CallbackError) {
     let present = fields.isNonEmpty(.iss)
-    switch (issuer, present) {
+    switch (box.issuer, present) {
     case (nil, false): return
     case (let expected?, true):
       // `String ==` compares canonical equivalence; equal bytes imply it, and non-ASCII falls back to it.
@@ -234,5 +338,49 @@ public struct PendingAuthorization: Sendable, Hashable, Codable {
     let href = url.href
     let end = href.firstIndex { $0 == "?" || $0 == "#" } ?? href.endIndex
     return String(href[..<end])
+  }
+}
+
+// MARK: - Value semantics
+
+extension PendingAuthorization: Hashable {
+  public static func == (lhs: PendingAuthorization, rhs: PendingAuthorization) -> Bool {
+    if lhs.box === rhs.box { return true }
+    return lhs.provider == rhs.provider && lhs.redirectURI == rhs.redirectURI && lhs.state == rhs.state
+      && lhs.issuer == rhs.issuer && lhs.expiresAt == rhs.expiresAt
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(provider)
+    hasher.combine(redirectURI)
+    hasher.combine(state)
+    hasher.combine(issuer)
+    hasher.combine(expiresAt)
+  }
+}
+
+/// Encoded as the five properties, under their names (`state`, `issuer` and `expiresAt` left out when `nil`).
+extension PendingAuthorization: Codable {
+  private enum CodingKeys: String, CodingKey {
+    case provider, redirectURI, state, issuer, expiresAt
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    self.init(
+      provider: try c.decode(Provider.self, forKey: .provider),
+      redirectURI: try c.decode(ParsedURL.self, forKey: .redirectURI),
+      state: try c.decodeIfPresent(String.self, forKey: .state),
+      issuer: try c.decodeIfPresent(String.self, forKey: .issuer),
+      expiresAt: try c.decodeIfPresent(Int64.self, forKey: .expiresAt))
+  }
+
+  public func encode(to encoder: any Encoder) throws {
+    var c = encoder.container(keyedBy: CodingKeys.self)
+    try c.encode(provider, forKey: .provider)
+    try c.encode(redirectURI, forKey: .redirectURI)
+    try c.encodeIfPresent(state, forKey: .state)
+    try c.encodeIfPresent(issuer, forKey: .issuer)
+    try c.encodeIfPresent(expiresAt, forKey: .expiresAt)
   }
 }

@@ -23,15 +23,10 @@ import Synchronization
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 public final class PendingAuthorizationStore: Sendable {
 
-  private struct Consumed {
-    var provider: Provider
-    var redirectURI: ParsedURL
-    var state: String?
-  }
-
   private struct Contents {
     var pending: [PendingAuthorization] = []
-    var consumed: [Consumed] = []
+    /// Consumed authorizations, oldest first (to report replays).
+    var consumed: [PendingAuthorization] = []
   }
 
   private let contents = Mutex(Contents())
@@ -111,9 +106,7 @@ public final class PendingAuthorizationStore: Sendable {
     let state = fields.value(.state)
     func wasConsumed() -> Bool {
       contents.consumed.contains { record in
-        guard PendingAuthorization(provider: record.provider, redirectURI: record.redirectURI, state: nil)
-          .matchesRedirect(url)
-        else { return false }
+        guard record.matchesRedirect(url) else { return false }
         switch (record.state, state) {
         case (nil, nil): return true
         case (let a?, let b?): return constantTimeEquals(a, b)
@@ -172,9 +165,7 @@ public final class PendingAuthorizationStore: Sendable {
   }
 
   private static func retire(_ index: Int, _ contents: inout Contents, _ limit: Int) {
-    let authorization = contents.pending.remove(at: index)
-    contents.consumed.append(
-      Consumed(provider: authorization.provider, redirectURI: authorization.redirectURI, state: authorization.state))
+    contents.consumed.append(contents.pending.remove(at: index))
     if contents.consumed.count > limit { contents.consumed.removeFirst(contents.consumed.count - limit) }
   }
 }

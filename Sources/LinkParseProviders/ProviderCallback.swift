@@ -61,22 +61,23 @@ public enum ProviderCallback: Sendable, Hashable {
   public init(
     provider: Provider, parameters: FormParameters, ssoPolicy: SberSSOTrustPolicy = .default
   ) throws(CallbackError) {
-    let fields = CallbackFields(parameters)
+    var fields = CallbackFields(parameters)
     if provider == .sber && fields.hasSberIDRedirect {
       self = .sberSeamless(try SberSeamlessLogin(parameters, policy: ssoPolicy))
     } else {
-      try self.init(provider: provider, fields: fields)
+      try self.init(provider: provider, fields: &fields)
     }
   }
 
-  /// Decodes already scanned parameters (not a seamless-login link).
-  init(provider: Provider, fields: borrowing CallbackFields) throws(CallbackError) {
+  /// Decodes already scanned parameters (not a seamless-login link). A successful result takes `fields`'
+  /// text (see ``CallbackFields/takeText()``).
+  init(provider: Provider, fields: inout CallbackFields) throws(CallbackError) {
     switch provider {
-    case .sber: self = .sber(try SberIDCallback(fields))
-    case .vk: self = .vk(try VKIDCallback(fields))
-    case .tid: self = .tid(try TIDCallback(fields))
-    case .apple: self = .apple(try AppleCallback(fields))
-    case .oauth2: self = .oauth2(try OAuth2Callback(fields))
+    case .sber: self = .sber(try SberIDCallback(&fields))
+    case .vk: self = .vk(try VKIDCallback(&fields))
+    case .tid: self = .tid(try TIDCallback(&fields))
+    case .apple: self = .apple(try AppleCallback(&fields))
+    case .oauth2: self = .oauth2(try OAuth2Callback(&fields))
     }
   }
 
@@ -322,24 +323,13 @@ public enum ProviderDetector {
   ]
 
   static func hasCallbackKey(_ parameters: FormParameters) -> Bool {
-    !parameters.isEmpty && hasCallbackKey(CallbackFields(parameters))
+    !parameters.isEmpty && CallbackFields(parameters).hasCallbackKey
   }
 
-  /// Whether `fields` hold one of ``callbackKeys``.
-  static func hasCallbackKey(_ fields: borrowing CallbackFields) -> Bool {
-    fields.contains(.code) || fields.contains(.error) || fields.contains(.state) || fields.contains(.idToken)
-      || fields.contains(.cancelled) || fields.contains(.unavailable) || fields.contains(.authStatusCode)
-      || fields.contains(.result) || fields.contains(.status) || fields.contains(.deviceID)
-      || fields.contains(.payload)
-  }
-
-  /// ``callbackParameters(of:)``, scanned.
+  /// ``callbackParameters(of:)``, scanned; the fields' text is the URL's serialization.
   @inline(__always)
   static func callbackFields(of url: ParsedURL, ranges: ParsedURL.UTF8Ranges) -> CallbackFields {
-    let query = CallbackFields(url: url, range: ranges.query)
-    guard ranges.fragment != nil, !hasCallbackKey(query) else { return query }
-    let fragment = CallbackFields(url: url, range: ranges.fragment)
-    return hasCallbackKey(fragment) ? fragment : query
+    CallbackFields(url: url.href, query: ranges.query, fragment: ranges.fragment)
   }
 
   /// `vk` followed by one or more ASCII digits.

@@ -30,45 +30,64 @@ public enum SberIDCallback: Sendable, Hashable {
   /// - Throws: ``CallbackError`` `duplicate-parameter` for a repeated `code`/`state`/`error`,
   ///   `missing-parameter` when there is neither an error nor a non-empty `code`.
   public init(_ parameters: FormParameters) throws(CallbackError) {
-    try self.init(CallbackFields(parameters))
+    var fields = CallbackFields(parameters)
+    try self.init(&fields)
   }
 
-  init(_ fields: borrowing CallbackFields) throws(CallbackError) {
+  init(_ fields: inout CallbackFields) throws(CallbackError) {
     try fields.rejectDuplicates()
-    let state = fields.value(.state)
-    let status = fields.value(.status)
-    let result = fields.value(.result)
-    let errorCode = fields.value(.errorCode)
+    let state = fields.span(.state)
+    let status = fields.span(.status)
+    let result = fields.span(.result)
+    let errorCode = fields.span(.errorCode)
     if let error = ProviderError(fields) {
       let encoding: SberIDFailure.Encoding =
-        status != nil ? .iOSApp : (result != nil || errorCode != nil ? .androidApp : .web)
-      self = .failure(SberIDFailure(encoding: encoding, error: error, errorCode: errorCode, status: status ?? result, state: state))
+        !status.isAbsent ? .iOSApp : (!result.isAbsent || !errorCode.isAbsent ? .androidApp : .web)
+      let values = StoredValues(fields.takeText(), errorCode, status.isAbsent ? result : status, state)
+      self = .failure(SberIDFailure(encoding: encoding, error: error, values: values))
       return
     }
-    if result.map(Self.isFailureResult) == true || errorCode != nil {
-      self = .failure(SberIDFailure(encoding: .androidApp, error: nil, errorCode: errorCode, status: result, state: state))
+    let failureResult = !result.isAbsent && fields.withDecodedValue(.result, Self.isFailureResult(bytes:))
+    if failureResult || !errorCode.isAbsent {
+      let values = StoredValues(fields.takeText(), errorCode, result, state)
+      self = .failure(SberIDFailure(encoding: .androidApp, error: nil, values: values))
       return
     }
-    if let status, Self.isFailStatus(status) {
-      self = .failure(SberIDFailure(encoding: .iOSApp, error: nil, errorCode: nil, status: status, state: state))
+    if !status.isAbsent && fields.withDecodedValue(.status, Self.isFailStatus(bytes:)) {
+      let values = StoredValues(fields.takeText(), .absent, status, state)
+      self = .failure(SberIDFailure(encoding: .iOSApp, error: nil, values: values))
       return
     }
-    guard let code = fields.value(.code) else {
-      throw CallbackError(.missingParameter, parameter: "code")
-    }
-    self = .success(SberIDSuccess(code: code, state: state, status: status, parameters: FormParameters(fields.source)))
+    let code = fields.span(.code)
+    guard !code.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
+    let parameters = fields.sourceSpan
+    self = .success(SberIDSuccess(values: StoredValues(fields.takeText(), code, state, status, parameters)))
   }
 
   /// `result.uppercased() == "FAILURE"`, without allocating for ASCII values.
   static func isFailureResult(_ result: Substring) -> Bool {
-    guard result.utf8.allSatisfy({ $0 < 0x80 }) else { return result.uppercased() == "FAILURE" }
-    return result.utf8.count == 7 && zip(result.utf8, "FAILURE".utf8).allSatisfy { a, b in a & 0xDF == b }
+    var result = result
+    return result.withUTF8 { isFailureResult(bytes: $0) }
+  }
+
+  /// ``isFailureResult(_:)`` over a value's UTF-8 bytes.
+  static func isFailureResult(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard bytes.allSatisfy({ $0 < 0x80 }) else {
+      return String(decoding: bytes, as: UTF8.self).uppercased() == "FAILURE"
+    }
+    return bytes.count == 7 && zip(bytes, "FAILURE".utf8).allSatisfy { a, b in a & 0xDF == b }
   }
 
   /// `status.lowercased() == "fail"`, without allocating for ASCII values.
   static func isFailStatus(_ status: Substring) -> Bool {
-    guard status.utf8.allSatisfy({ $0 < 0x80 }) else { return status.lowercased() == "fail" }
-    return status.utf8.count == 4 && zip(status.utf8, "fail".utf8).allSatisfy { a, b in a | 0x20 == b }
+    var status = status
+    return status.withUTF8 { isFailStatus(bytes: $0) }
+  }
+
+  /// ``isFailStatus(_:)`` over a value's UTF-8 bytes.
+  static func isFailStatus(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard bytes.allSatisfy({ $0 < 0x80 }) else { return String(decoding: bytes, as: UTF8.self).lowercased() == "fail" }
+    return bytes.count == 4 && zip(bytes, "fail".utf8).allSatisfy { a, b in a | 0x20 == b }
   }
 
   /// The echoed `state`, if any.
@@ -86,33 +105,46 @@ public enum SberIDCallback: Sendable, Hashable {
 
 /// A successful Sber ID callback.
 ///
+/// The values are read from the callback's text when accessed (see ``VKIDSuccess``).
+///
 /// ```swift
 /// if case .success(let s) = try SberIDCallback(FormParameters("code=c&state=s&option1=promo")) {
 ///   s.extras["option1"]  // "promo"
 /// }
 /// ```
 public struct SberIDSuccess: Sendable, Hashable {
-  /// The authorization code, exchanged on the backend at `/token.do` with the PKCE verifier.
-  public var code: Substring
-  /// The echoed `state`.
-  public var state: Substring?
-  /// The iOS app flow's `status` flag (`success`), if sent.
-  public var status: Substring?
-  /// The callback's parameters, read for ``extras`` on access.
-  let parameters: FormParameters
+  /// `code`, `state`, `status`, and the callback's whole parameter text (raw, for ``extras``), read from the
+  /// callback's text on access.
+  private var values: StoredValues
 
-  init(code: Substring, state: Substring?, status: Substring?, parameters: FormParameters) {
-    self.code = code
-    self.state = state
-    self.status = status
-    self.parameters = parameters
+  init(values: StoredValues) { self.values = values }
+
+  /// A success with these values, whose extras are read from `parameters` (raw, still form-encoded).
+  init(code: Substring, state: Substring?, status: Substring?, parameters: Substring) {
+    values = StoredValues([code, state, status, parameters])
+  }
+
+  /// The authorization code, exchanged on the backend at `/token.do` with the PKCE verifier.
+  public var code: Substring {
+    get { values[0] ?? "" }
+    set { values[0] = newValue }
+  }
+  /// The echoed `state`.
+  public var state: Substring? {
+    get { values[1] }
+    set { values[1] = newValue }
+  }
+  /// The iOS app flow's `status` flag (`success`), if sent.
+  public var status: Substring? {
+    get { values[2] }
+    set { values[2] = newValue }
   }
 
   /// Partner pass-through parameters (`utm_*`, `option1`…`option3`), first occurrence of each; collected
   /// from the callback's parameters when read.
   public var extras: [String: String] {
     var extras: [String: String] = [:]
-    for parameter in parameters {
+    for parameter in FormParameters(values.raw(3) ?? "") {
       let name = parameter.name()
       if name.hasPrefix("utm_") || name == "option1" || name == "option2" || name == "option3" {
         extras[name] = extras[name] ?? parameter.value() ?? ""
@@ -151,16 +183,60 @@ public struct SberIDFailure: Sendable, Hashable {
     /// Web (`authorize.do`): `error=…&state=…`.
     case web
   }
+  /// `error_code`, the status flag and `state`, read from the callback's text on access.
+  private var values: StoredValues
+
   /// The encoding.
   public var encoding: Encoding
   /// The server's `error` (typed when it is a known OAuth code), when sent.
   public var error: ProviderError?
+
+  init(encoding: Encoding, error: ProviderError?, values: StoredValues) {
+    self.encoding = encoding
+    self.error = error
+    self.values = values
+  }
+
+  /// Creates a failure from its values.
+  ///
+  /// ```swift
+  /// SberIDFailure(encoding: .androidApp, errorCode: "5", status: "FAILURE").rawCode  // "error_code=5"
+  /// ```
+  public init(
+    encoding: Encoding, error: ProviderError? = nil, errorCode: Substring? = nil, status: Substring? = nil,
+    state: Substring? = nil
+  ) {
+    self.init(encoding: encoding, error: error, values: StoredValues([errorCode, status, state]))
+  }
+
   /// The Android app's numeric `error_code` (always `5` in the vendor material), when sent.
-  public var errorCode: Substring?
+  public var errorCode: Substring? {
+    get { values[0] }
+    set { values[0] = newValue }
+  }
   /// The raw status flag (`status=fail` or `result=FAILURE`), when sent.
-  public var status: Substring?
+  public var status: Substring? {
+    get { values[1] }
+    set { values[1] = newValue }
+  }
   /// The echoed `state`, if any.
-  public var state: Substring?
+  public var state: Substring? {
+    get { values[2] }
+    set { values[2] = newValue }
+  }
+
+  public static func == (lhs: SberIDFailure, rhs: SberIDFailure) -> Bool {
+    lhs.encoding == rhs.encoding && lhs.error == rhs.error && lhs.errorCode == rhs.errorCode
+      && lhs.status == rhs.status && lhs.state == rhs.state
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(encoding)
+    hasher.combine(error)
+    hasher.combine(errorCode)
+    hasher.combine(status)
+    hasher.combine(state)
+  }
 
   /// The value reported as the error's code: the raw `error`, else `error_code=N`, else the status flag.
   ///

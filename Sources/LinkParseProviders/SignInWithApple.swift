@@ -41,33 +41,35 @@ public enum AppleCallback: Sendable, Hashable {
   ///   (no error and no non-empty `code`), `malformed-parameter` (an `id_token` that is not a JWT with a
   ///   JSON payload, or a `user` that is not a JSON object).
   public init(_ parameters: FormParameters) throws(CallbackError) {
-    try self.init(CallbackFields(parameters))
+    var fields = CallbackFields(parameters)
+    try self.init(&fields)
   }
 
-  init(_ fields: borrowing CallbackFields) throws(CallbackError) {
+  init(_ fields: inout CallbackFields) throws(CallbackError) {
     try fields.rejectDuplicates(also: .idToken, .user)
-    let state = fields.value(.state)
     if let error = ProviderError(fields) {
+      let state = fields.value(.state)
       self = error.code == .userCancelledAuthorize ? .cancelled(state: state) : .failure(error, state: state)
       return
     }
-    guard let code = fields.value(.code) else {
-      throw CallbackError(.missingParameter, parameter: "code")
-    }
+    let code = fields.span(.code)
+    guard !code.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
     // `id_token` and `user` are checked here (a malformed one is rejected now) but decoded when read.
-    let idToken = fields.value(.idToken)
-    if let idToken, !UnverifiedAppleIDTokenClaims.isDecodable(jwt: idToken) {
+    let idToken = fields.span(.idToken)
+    if !idToken.isAbsent && !fields.withDecodedValue(.idToken, UnverifiedAppleIDTokenClaims.isDecodable(jwt:)) {
       throw CallbackError(.malformedParameter, parameter: "id_token")
     }
-    var rawUser: Substring?
-    if fields.isNonEmpty(.user) {
+    let user = fields.span(.user)
+    if !user.isAbsent {
       let valid = fields.withDecodedValue(.user) { JSONShape.isCertainlyValid($0, as: .appleUser) }
       guard valid || fields.string(.user).flatMap(JSONSupport.decodeAppleUser) != nil else {
         throw CallbackError(.malformedParameter, parameter: "user")
       }
-      rawUser = fields.rawValue(.user)
     }
-    self = .success(AppleSuccess(code: code, state: state, idToken: idToken, rawUser: rawUser))
+    // `user` is kept as sent (its span marked as needing no decoding, so that it stays raw when a setter
+    // rebuilds the values); `userJSON` decodes it.
+    let state = fields.span(.state)
+    self = .success(AppleSuccess(values: StoredValues(fields.takeText(), code, state, idToken, user.raw)))
   }
 
   /// The echoed `state`, if any.
@@ -86,25 +88,38 @@ public enum AppleCallback: Sendable, Hashable {
 
 /// A successful Sign in with Apple callback.
 ///
+/// The values are read from the callback's text when accessed (see ``VKIDSuccess``).
+///
 /// ```swift
 /// success.user?.email          // unsigned: do not trust it; use the verified id_token's email claim
 /// success.idTokenClaims?.nonce // compare after verifying the signature on your backend
 /// ```
 public struct AppleSuccess: Sendable, Hashable {
-  /// The authorization code (single-use, valid 5 minutes).
-  public var code: Substring
-  /// The echoed `state`.
-  public var state: Substring?
-  /// The raw `id_token` JWT, when `response_type` included `id_token`.
-  public var idToken: Substring?
-  /// `user` as sent (still form-encoded), checked to be a JSON object when the callback was decoded.
-  let rawUser: Substring?
+  /// `code`, `state`, `id_token`, and `user` as sent (still form-encoded), read from the callback's text on
+  /// access.
+  private var values: StoredValues
 
+  init(values: StoredValues) { self.values = values }
+
+  /// A success with these values; `rawUser` is `user` as sent (still form-encoded).
   init(code: Substring, state: Substring?, idToken: Substring?, rawUser: Substring?) {
-    self.code = code
-    self.state = state
-    self.idToken = idToken
-    self.rawUser = rawUser
+    values = StoredValues([code, state, idToken, rawUser])
+  }
+
+  /// The authorization code (single-use, valid 5 minutes).
+  public var code: Substring {
+    get { values[0] ?? "" }
+    set { values[0] = newValue }
+  }
+  /// The echoed `state`.
+  public var state: Substring? {
+    get { values[1] }
+    set { values[1] = newValue }
+  }
+  /// The raw `id_token` JWT, when `response_type` included `id_token`.
+  public var idToken: Substring? {
+    get { values[2] }
+    set { values[2] = newValue }
   }
 
   /// The `id_token` claims, decoded (on each read) but **not verified**.
@@ -113,7 +128,7 @@ public struct AppleSuccess: Sendable, Hashable {
   }
 
   /// The raw `user` JSON text (sent only on the first authorization: persist it), form-decoded on each read.
-  public var userJSON: String? { rawUser.map { FormParameters.decode($0) } }
+  public var userJSON: String? { values.raw(3).map { FormParameters.decode($0) } }
 
   /// `user`, decoded on each read. Unsigned: never trust its `email` over the verified `id_token`.
   public var user: AppleUser? { userJSON.flatMap(JSONSupport.decodeAppleUser) }
@@ -218,7 +233,12 @@ public struct UnverifiedAppleIDTokenClaims: Sendable, Hashable, Codable {
   /// well-formed (no allocation for payloads up to a few kilobytes).
   static func isDecodable(jwt: Substring) -> Bool {
     var token = jwt
-    let certain = token.withUTF8 { bytes -> Bool in
+    return token.withUTF8 { isDecodable(jwt: $0) }
+  }
+
+  /// ``isDecodable(jwt:)-(Substring)`` over the token's UTF-8 bytes.
+  static func isDecodable(jwt bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    func certain() -> Bool {
       // Exactly two dots.
       guard let base = bytes.baseAddress else { return false }
       func dot(after start: Int) -> Int? {
@@ -233,7 +253,7 @@ public struct UnverifiedAppleIDTokenClaims: Sendable, Hashable, Codable {
         return JSONShape.isCertainlyValid(UnsafeBufferPointer(rebasing: out[..<n]), as: .claims)
       }
     }
-    return certain || UnverifiedAppleIDTokenClaims(jwt: String(jwt)) != nil
+    return certain() || UnverifiedAppleIDTokenClaims(jwt: String(decoding: bytes, as: UTF8.self)) != nil
   }
 
   init(

@@ -37,10 +37,11 @@ public enum TIDCallback: Sendable, Hashable {
   ///   `code=`, or `auth_status_code=success` without a code), `malformed-parameter` (unknown
   ///   `auth_status_code` or `result` value), `unrecognized-callback` (no outcome at all).
   public init(_ parameters: FormParameters) throws(CallbackError) {
-    try self.init(CallbackFields(parameters))
+    var fields = CallbackFields(parameters)
+    try self.init(&fields)
   }
 
-  init(_ fields: borrowing CallbackFields) throws(CallbackError) {
+  init(_ fields: inout CallbackFields) throws(CallbackError) {
     try fields.rejectDuplicates(also: .authStatusCode, .result)
     // The outcomes signalled, in the order they are checked (at most one each), without allocating.
     var signals = Signals()
@@ -89,10 +90,11 @@ public enum TIDCallback: Sendable, Hashable {
         self = .debugResult(debugValue)
         return
       }
-      guard let code = fields.value(.code) else {
-        throw CallbackError(.missingParameter, parameter: "code")
-      }
-      self = .success(TIDSuccess(code: code, state: fields.value(.state), sessionState: fields.value(.sessionState)))
+      let code = fields.span(.code)
+      guard !code.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
+      let state = fields.span(.state)
+      let sessionState = fields.span(.sessionState)
+      self = .success(TIDSuccess(values: StoredValues(fields.takeText(), code, state, sessionState)))
     }
   }
 
@@ -138,14 +140,50 @@ public enum TIDCallback: Sendable, Hashable {
 
 /// A successful T-ID callback.
 ///
+/// The values are read from the callback's text when accessed (see ``VKIDSuccess``).
+///
 /// ```swift
 /// success.sessionState  // the web flow's technical session_state, when sent
+/// TIDSuccess(code: "c.9fQ")  // made from values
 /// ```
 public struct TIDSuccess: Sendable, Hashable {
+  /// `code`, `state`, `session_state`, read from the callback's text on access.
+  private var values: StoredValues
+
+  init(values: StoredValues) { self.values = values }
+
+  /// Creates a success from its values.
+  ///
+  /// ```swift
+  /// TIDSuccess(code: "c.1", state: "ABC").state  // "ABC"
+  /// ```
+  public init(code: Substring, state: Substring? = nil, sessionState: Substring? = nil) {
+    values = StoredValues([code, state, sessionState])
+  }
+
   /// The authorization code, exchanged at `https://id.tbank.ru/auth/token` with the PKCE verifier.
-  public var code: Substring
+  public var code: Substring {
+    get { values[0] ?? "" }
+    set { values[0] = newValue }
+  }
   /// The web flow's `state`.
-  public var state: Substring?
+  public var state: Substring? {
+    get { values[1] }
+    set { values[1] = newValue }
+  }
   /// The web flow's `session_state`.
-  public var sessionState: Substring?
+  public var sessionState: Substring? {
+    get { values[2] }
+    set { values[2] = newValue }
+  }
+
+  public static func == (lhs: TIDSuccess, rhs: TIDSuccess) -> Bool {
+    lhs.code == rhs.code && lhs.state == rhs.state && lhs.sessionState == rhs.sessionState
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(code)
+    hasher.combine(state)
+    hasher.combine(sessionState)
+  }
 }

@@ -32,43 +32,42 @@ public enum VKIDCallback: Sendable, Hashable {
   ///   missing or empty on success), `malformed-parameter` (invalid `payload` JSON, `type` other than
   ///   `code_v2`, `vkconnect_auth_provider_method` other than `external_auth`).
   public init(_ parameters: FormParameters) throws(CallbackError) {
-    try self.init(CallbackFields(parameters))
+    var fields = CallbackFields(parameters)
+    try self.init(&fields)
   }
 
-  init(_ fields: borrowing CallbackFields) throws(CallbackError) {
+  init(_ fields: inout CallbackFields) throws(CallbackError) {
     try fields.rejectDuplicates(also: .payload)
     if fields.contains(.payload) {
       self = .legacy(try VKIDLegacyPayload(json: fields.string(.payload) ?? ""))
       return
     }
-    let state = fields.value(.state)
     if let error = ProviderError(fields) {
-      self = .failure(error, state: state)
+      self = .failure(error, state: fields.value(.state))
       return
     }
-    guard let code = fields.value(.code) else {
-      throw CallbackError(.missingParameter, parameter: "code")
-    }
-    guard let state else { throw CallbackError(.missingParameter, parameter: "state") }
-    guard let deviceID = fields.value(.deviceID) else {
-      throw CallbackError(.missingParameter, parameter: "device_id")
-    }
-    let type = fields.value(.type)
-    if let type, type != "code_v2" {
-      throw CallbackError(.malformedParameter, parameter: "type", found: String(type))
+    let code = fields.span(.code)
+    guard !code.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
+    let state = fields.span(.state)
+    guard !state.isAbsent else { throw CallbackError(.missingParameter, parameter: "state") }
+    let deviceID = fields.span(.deviceID)
+    guard !deviceID.isAbsent else { throw CallbackError(.missingParameter, parameter: "device_id") }
+    let type = fields.span(.type)
+    if !type.isAbsent && !fields.value(.type, equals: "code_v2") {
+      throw CallbackError(.malformedParameter, parameter: "type", found: fields.string(.type))
     }
     var fromVKApp = false
-    if let method = fields.value(.vkMethod) {
-      guard method == "external_auth" else {
-        throw CallbackError(.malformedParameter, parameter: "vkconnect_auth_provider_method", found: String(method))
+    if !fields.span(.vkMethod).isAbsent {
+      guard fields.value(.vkMethod, equals: "external_auth") else {
+        throw CallbackError(.malformedParameter, parameter: "vkconnect_auth_provider_method", found: fields.string(.vkMethod))
       }
       fromVKApp = true
     }
-    let expiresInRaw = fields.value(.expiresIn)
-    self = .success(
-      VKIDSuccess(
-        code: code, state: state, deviceID: deviceID, type: type, expiresIn: expiresInRaw.flatMap { Int($0) },
-        expiresInRaw: expiresInRaw, extID: fields.value(.extID), isReturnFromVKApp: fromVKApp))
+    let expiresInRaw = fields.span(.expiresIn)
+    let expiresIn = expiresInRaw.isAbsent ? nil : fields.withDecodedValue(.expiresIn) { parseDecimalInt($0) }
+    let extID = fields.span(.extID)
+    let values = StoredValues(fields.takeText(), code, state, deviceID, type, expiresInRaw, extID)
+    self = .success(VKIDSuccess(values: values, expiresIn: expiresIn, isReturnFromVKApp: fromVKApp))
   }
 
   /// The echoed `state`, if any (from the payload for ``legacy(_:)``).
@@ -87,26 +86,89 @@ public enum VKIDCallback: Sendable, Hashable {
 
 /// A successful VK ID 2.x callback.
 ///
+/// The values are read from the callback's text when accessed (``code``, ``state`` and the others are
+/// slices of the URL or body they came from, or decoded copies when they were percent-encoded), so decoding
+/// allocates nothing; setting one stores the values in a text of their own.
+///
 /// ```swift
 /// success.isReturnFromVKApp  // true for vkconnect_auth_provider_method=external_auth
+/// let made = VKIDSuccess(code: "vk2.a.c", state: "s", deviceID: "d", expiresIn: 600, expiresInRaw: "600")
 /// ```
 public struct VKIDSuccess: Sendable, Hashable {
-  /// The authorization code (`vk2.a.…`), exchanged together with ``deviceID`` and the PKCE verifier.
-  public var code: Substring
-  /// The echoed `state`.
-  public var state: Substring
-  /// The server's encrypted device id: required for the token exchange and later refreshes.
-  public var deviceID: Substring
-  /// The code type (`code_v2`), when sent.
-  public var type: Substring?
+  /// `code`, `state`, `device_id`, `type`, `expires_in`, `ext_id`, read from the callback's text on access.
+  private var values: StoredValues
   /// The code's lifetime in seconds, when sent as an integer.
   public var expiresIn: Int?
-  /// `expires_in` as sent.
-  public var expiresInRaw: Substring?
-  /// The internal `ext_id`, when sent.
-  public var extID: Substring?
   /// Whether the callback is a return from the VK app (`vkconnect_auth_provider_method=external_auth`).
   public var isReturnFromVKApp: Bool
+
+  init(values: StoredValues, expiresIn: Int?, isReturnFromVKApp: Bool) {
+    self.values = values
+    self.expiresIn = expiresIn
+    self.isReturnFromVKApp = isReturnFromVKApp
+  }
+
+  /// Creates a success from its values.
+  ///
+  /// ```swift
+  /// VKIDSuccess(code: "vk2.a.c", state: "s", deviceID: "d").type  // nil
+  /// ```
+  public init(
+    code: Substring, state: Substring, deviceID: Substring, type: Substring? = nil, expiresIn: Int? = nil,
+    expiresInRaw: Substring? = nil, extID: Substring? = nil, isReturnFromVKApp: Bool = false
+  ) {
+    self.init(
+      values: StoredValues([code, state, deviceID, type, expiresInRaw, extID]), expiresIn: expiresIn,
+      isReturnFromVKApp: isReturnFromVKApp)
+  }
+
+  /// The authorization code (`vk2.a.…`), exchanged together with ``deviceID`` and the PKCE verifier.
+  public var code: Substring {
+    get { values[0] ?? "" }
+    set { values[0] = newValue }
+  }
+  /// The echoed `state`.
+  public var state: Substring {
+    get { values[1] ?? "" }
+    set { values[1] = newValue }
+  }
+  /// The server's encrypted device id: required for the token exchange and later refreshes.
+  public var deviceID: Substring {
+    get { values[2] ?? "" }
+    set { values[2] = newValue }
+  }
+  /// The code type (`code_v2`), when sent.
+  public var type: Substring? {
+    get { values[3] }
+    set { values[3] = newValue }
+  }
+  /// `expires_in` as sent.
+  public var expiresInRaw: Substring? {
+    get { values[4] }
+    set { values[4] = newValue }
+  }
+  /// The internal `ext_id`, when sent.
+  public var extID: Substring? {
+    get { values[5] }
+    set { values[5] = newValue }
+  }
+
+  public static func == (lhs: VKIDSuccess, rhs: VKIDSuccess) -> Bool {
+    lhs.code == rhs.code && lhs.state == rhs.state && lhs.deviceID == rhs.deviceID && lhs.type == rhs.type
+      && lhs.expiresIn == rhs.expiresIn && lhs.expiresInRaw == rhs.expiresInRaw && lhs.extID == rhs.extID
+      && lhs.isReturnFromVKApp == rhs.isReturnFromVKApp
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(code)
+    hasher.combine(state)
+    hasher.combine(deviceID)
+    hasher.combine(type)
+    hasher.combine(expiresIn)
+    hasher.combine(expiresInRaw)
+    hasher.combine(extID)
+    hasher.combine(isReturnFromVKApp)
+  }
 }
 
 /// The legacy VK ID SDK 1.x `payload` JSON:

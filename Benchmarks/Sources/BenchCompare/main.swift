@@ -187,6 +187,24 @@ func linkparseDecode() -> Int {
   return sum
 }
 
+/// Parse and validate against the pending authorization, without the router: isolates `validate` for
+/// profilers (subtract `parse`, which walks the corpus the same way). Not a compare line.
+@inline(never)
+func linkparseValidate() -> Int {
+  var sum = 0
+  var i = -1
+  for string in corpus {
+    i &+= 1
+    guard let url = try? ParsedURL(string) else { continue }
+    guard let pending = pending[i] else { continue }
+    switch Result(catching: { () throws(CallbackError) -> ProviderCallback in try pending.validate(url, now: 0) }) {
+    case .success(let callback): sum &+= callback.outcome == .success ? 1 : 2
+    case .failure: sum &+= 3
+    }
+  }
+  return sum
+}
+
 // MARK: - Run
 
 /// Context for people goes to stderr; stdout has only the comparison lines.
@@ -198,6 +216,7 @@ if let only {
   // `perf record … --only decode --rounds 50`).
   let workloads = [
     "parse": linkparseParse, "params": linkparseParams, "decode": linkparseDecode,
+    "validate": linkparseValidate,
     "foundation-parse": foundationParse, "foundation-params": foundationParams,
   ]
   for _ in 0..<(roundsGiven ? rounds : 1) { checksum &+= workloads[only]?() ?? 0 }

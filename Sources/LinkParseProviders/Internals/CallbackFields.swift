@@ -1,21 +1,21 @@
 // One pass over a callback's parameters that records everything the decoders and the pending-authorization
-// checks read: for each known name, the first occurrence's raw value (as byte offsets into the source), how
-// often the name occurs and where its second occurrence is (duplicate detection in source order), and
-// whether the value needs percent-decoding. Names are matched by their decoded bytes (form encoding, as
-// `FormParameters.Parameter.hasName` does) against a fixed table; names without `%`/`+` are compared raw.
-// Nothing is allocated: the slots live in a fixed-size tuple and values are sliced from the source on use.
+// checks read: for each known name, the first occurrence's raw value (as UTF-8 offsets into the text the
+// parameters are part of), how often the name occurs and where its second occurrence is (duplicate
+// detection in source order), and whether the value needs percent-decoding. Names are matched by their
+// decoded bytes (form encoding, as `FormParameters.Parameter.hasName` does) against a fixed table; names
+// without `%`/`+` are compared raw.
+//
+// Nothing is allocated and nothing is retained: the slots live in a fixed-size tuple, the scan runs over the
+// text's bytes in place, sixteen bytes at a time, and values are read from those bytes (or sliced from the
+// text) only when asked for.
 
 import LinkParseCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The parameters of one callback, scanned once.
+///
+/// Holds the text the parameters are part of (a URL's serialization, or a form source's base string) and,
+/// for each ``Key``, where its value lies in that text. Pass it `borrowing`, or `inout` to a decoder (which
+/// hands the text on to its result with ``takeText()``): a copy costs a retain of the text.
 struct CallbackFields {
 
   /// The names the decoders and checks read.
@@ -53,10 +53,10 @@ struct CallbackFields {
 
   /// What was found for one key.
   struct Slot {
-    /// Start and end (UTF-8 offsets into the source) of the first occurrence's raw value; empty for a bare
+    /// Start and end (UTF-8 offsets into the text) of the first occurrence's raw value; empty for a bare
     /// name.
-    var start: Int32 = 0
-    var end: Int32 = 0
+    var start: UInt32 = 0
+    var end: UInt32 = 0
     /// Occurrences, saturating.
     var count: UInt16 = 0
     /// Whether the first occurrence has a `=`.
@@ -64,7 +64,12 @@ struct CallbackFields {
     /// Whether the first occurrence's raw value contains `%` or `+`.
     var needsDecoding = false
     /// Ordinal (among all parameters) of the second occurrence, when there is one.
-    var secondOrdinal: Int32 = .max
+    var secondOrdinal: UInt32 = .max
+
+    /// The first occurrence's value as a span: absent unless it is non-empty (RFC 6749 §3.1).
+    var span: ValueSpan {
+      count > 0 && hasValue && end > start ? ValueSpan(start, end, needsDecoding: needsDecoding) : .absent
+    }
   }
 
   fileprivate typealias Slots = (
@@ -72,91 +77,153 @@ struct CallbackFields {
     Slot, Slot, Slot
   )
 
-  /// The string the parameters are read from; values are slices of it.
-  private let base: String
-  /// Where the parameters start in `base` (UTF-8 offset); slot offsets are relative to it.
-  private let offset: Int
-  /// Whether `base` is known to be ASCII (a URL's serialization), so that UTF-16 offsets equal UTF-8 ones
-  /// and slices can use the UTF-16 view's scalar-aligned indices (cheaper than the UTF-8 view's).
-  private let asciiBase: Bool
-  private var slots: Slots
-  /// Whether some name is `sberIDRedirect` in any ASCII letter case (decoded).
-  private(set) var hasSberIDRedirect = false
+  /// What one scan found: plain values, no references. About 350 bytes: it is filled in place and read
+  /// slot by slot, never copied whole on the hot path.
+  struct Scan {
+    fileprivate var slots: Slots = (
+      Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(),
+      Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot()
+    )
+    /// Whether some name is `sberIDRedirect` in any ASCII letter case (decoded).
+    var hasSberIDRedirect = false
+    /// Bit `key.rawValue` set for each key that occurs more than once (so that duplicate checks cost one
+    /// test when there are none).
+    var repeated: UInt32 = 0
+    /// Where the parameters lie in the text (UTF-8 offsets).
+    var start: UInt32 = 0
+    var end: UInt32 = 0
 
-  /// Scans `parameters` once.
-  init(_ parameters: FormParameters) {
-    self.init(source: parameters.source)
-  }
+    /// Scans the parameters at `range` of `bytes` (the whole text). Offsets are limited to 31 bits (see
+    /// ``ValueSpan``): parameters past the first 2 GiB of a text are not read.
+    mutating func fill(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
+      let end = min(range.upperBound, ValueSpan.maxOffset)
+      let start = min(range.lowerBound, end)
+      self.start = UInt32(truncatingIfNeeded: start)
+      self.end = UInt32(truncatingIfNeeded: end)
+      guard let base = bytes.baseAddress, start < end else { return }
+      var seamless = false
+      var repeated: UInt32 = 0
+      withUnsafeMutableBytes(of: &slots) { raw in
+        // A homogeneous tuple is laid out as an array.
+        CallbackFields.scan(
+          base, start, end, raw.baseAddress!.assumingMemoryBound(to: Slot.self), &seamless, &repeated)
+      }
+      hasSberIDRedirect = seamless
+      self.repeated = repeated
+    }
 
-  /// Scans `source` once.
-  @inline(__always)
-  init(source: Substring) {
-    // The scan fills a local value (a closure capturing `self` would copy the whole struct in and out).
-    var scanner = Scanner()
-    var bytes = source
-    bytes.withUTF8 { scanner.scan($0) }
-    base = source.base
-    offset = source.base.utf8.distance(from: source.base.startIndex, to: source.startIndex)
-    asciiBase = false
-    slots = scanner.slots
-    hasSberIDRedirect = scanner.hasSberIDRedirect
-  }
+    /// The slot of `key`. A switch rather than pointer arithmetic: with a constant key (every call site but
+    /// the scan) it folds to a field access.
+    @inline(__always)
+    func slot(_ key: Key) -> Slot {
+      switch key {
+      case .code: return slots.0
+      case .state: return slots.1
+      case .error: return slots.2
+      case .errorDescription: return slots.3
+      case .errorURI: return slots.4
+      case .iss: return slots.5
+      case .sessionState: return slots.6
+      case .deviceID: return slots.7
+      case .type: return slots.8
+      case .expiresIn: return slots.9
+      case .extID: return slots.10
+      case .vkMethod: return slots.11
+      case .payload: return slots.12
+      case .status: return slots.13
+      case .result: return slots.14
+      case .errorCode: return slots.15
+      case .cancelled: return slots.16
+      case .unavailable: return slots.17
+      case .authStatusCode: return slots.18
+      case .idToken: return slots.19
+      case .user: return slots.20
+      }
+    }
 
-  /// Scans the bytes `range` of a URL's serialization (its query or fragment) once.
-  @inline(__always)
-  init(url: ParsedURL, range: Range<Int>?) {
-    var scanner = Scanner()
-    var href = url.href
-    let range = range ?? 0..<0
-    href.withUTF8 { scanner.scan(UnsafeBufferPointer(rebasing: $0[range])) }
-    base = href
-    offset = range.lowerBound
-    asciiBase = true  // a serialization is always ASCII
-    slots = scanner.slots
-    hasSberIDRedirect = scanner.hasSberIDRedirect
-  }
+    /// Whether `key` occurs (with or without a value).
+    func contains(_ key: Key) -> Bool { slot(key).count > 0 }
 
-  /// The parameters' source.
-  var source: Substring {
-    let utf8 = base.utf8
-    let lower = utf8.index(utf8.startIndex, offsetBy: offset)
-    return base[lower...]
-  }
-
-  // A switch rather than pointer arithmetic: with a constant key (every call site but the scan) it folds to
-  // a field access.
-  @inline(__always)
-  subscript(key: Key) -> Slot { CallbackFields.slot(slots, key) }
-
-  @inline(__always)
-  fileprivate static func slot(_ slots: Slots, _ key: Key) -> Slot {
-    switch key {
-    case .code: return slots.0
-    case .state: return slots.1
-    case .error: return slots.2
-    case .errorDescription: return slots.3
-    case .errorURI: return slots.4
-    case .iss: return slots.5
-    case .sessionState: return slots.6
-    case .deviceID: return slots.7
-    case .type: return slots.8
-    case .expiresIn: return slots.9
-    case .extID: return slots.10
-    case .vkMethod: return slots.11
-    case .payload: return slots.12
-    case .status: return slots.13
-    case .result: return slots.14
-    case .errorCode: return slots.15
-    case .cancelled: return slots.16
-    case .unavailable: return slots.17
-    case .authStatusCode: return slots.18
-    case .idToken: return slots.19
-    case .user: return slots.20
+    /// Whether one of the keys that make a callback (``ProviderDetector/callbackKeys``) occurs.
+    var hasCallbackKey: Bool {
+      contains(.code) || contains(.error) || contains(.state) || contains(.idToken) || contains(.cancelled)
+        || contains(.unavailable) || contains(.authStatusCode) || contains(.result) || contains(.status)
+        || contains(.deviceID) || contains(.payload)
     }
   }
 
+  /// The text the parameters are part of; slot offsets are its UTF-8 offsets.
+  private(set) var text: String
+  /// Whether ``text`` is known to be ASCII (a URL's serialization): values are then sliced through its UTF-16
+  /// view, whose indices are known to be scalar-aligned (cheaper than the UTF-8 view's).
+  let isASCII: Bool
+  private var scan: Scan
+
+  /// Whether some name is `sberIDRedirect` in any ASCII letter case (decoded).
+  var hasSberIDRedirect: Bool { scan.hasSberIDRedirect }
+
+  // The initializers scan into `self.scan` before storing `text`, whose last use is then the store: it is
+  // moved, not retained. (A closure capturing `self` would make them build a temporary and copy it out.)
+
+  /// Scans `parameters` once.
+  init(_ parameters: FormParameters) {
+    let source = parameters.source
+    let text = source.base
+    let utf8 = text.utf8
+    let start = utf8.distance(from: utf8.startIndex, to: source.startIndex)
+    isASCII = false
+    scan = Scan()
+    Self.fill(&scan, text, start..<(start &+ source.utf8.count), fragment: nil)
+    self.text = text
+  }
+
+  /// Scans a URL's callback parameters, `text` its serialization: the query, unless it has none of the
+  /// callback keys and the fragment has some (``ProviderDetector/callbackParameters(of:)``).
+  init(url text: String, query: Range<Int>?, fragment: Range<Int>?) {
+    isASCII = true  // a serialization is always ASCII
+    scan = Scan()
+    Self.fill(&scan, text, query ?? 0..<0, fragment: fragment)
+    self.text = text
+  }
+
+  /// Scans `range` of `text` into `scan`; then, when it holds no callback key, `fragment` instead if that
+  /// holds one.
+  private static func fill(_ scan: inout Scan, _ text: String, _ range: Range<Int>, fragment: Range<Int>?) {
+    withUTF8Bytes(text) { bytes in
+      scan.fill(bytes, range)
+      guard let fragment, !scan.hasCallbackKey else { return }
+      var inFragment = Scan()
+      inFragment.fill(bytes, fragment)
+      if inFragment.hasCallbackKey { scan = inFragment }
+    }
+  }
+
+  /// The parameters' text (a slice of ``text``).
+  var source: Substring { slice(Int(scan.start), Int(scan.end)) }
+
+  /// The parameters' region of ``text``, as a span (present even when empty).
+  var sourceSpan: ValueSpan { ValueSpan(scan.start, scan.end, needsDecoding: false) }
+
+  /// ``text``, for a result that reads its values from it: moved out of these fields (which are left with an
+  /// empty text and must not be read again), so that the result holds the reference the fields held.
+  mutating func takeText() -> CallbackText {
+    var taken = ""
+    swap(&taken, &text)
+    return CallbackText(taken, isASCII: isASCII)
+  }
+
+  /// Calls `body` with the UTF-8 bytes of ``text``, in place.
+  @inline(__always)
+  func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R { withUTF8Bytes(text, body) }
+
+  @inline(__always)
+  subscript(key: Key) -> Slot { scan.slot(key) }
+
   /// Whether `key` occurs (with or without a value).
   func contains(_ key: Key) -> Bool { self[key].count > 0 }
+
+  /// Whether one of the keys that make a callback (``ProviderDetector/callbackKeys``) occurs.
+  var hasCallbackKey: Bool { scan.hasCallbackKey }
 
   /// The first of `keys` whose second occurrence comes first in the source, if any occurs twice: what
   /// `FormParameters.firstDuplicate(among:)` returns.
@@ -165,17 +232,35 @@ struct CallbackFields {
   /// Throws `duplicate-parameter` naming the first repeated parameter among the critical ones — `code`,
   /// `state`, `error`, `iss`, `device_id` (RFC 6749 §3.1, the same list as `criticalParameters`) — and
   /// `extra` (a decoder's own, such as Apple's `id_token`), by where the repetition occurs in the source.
-  func rejectDuplicates(also extra: Key...) throws(CallbackError) {
-    var found = firstDuplicate(.code, .state, .error, .iss, .deviceID)
-    if let other = firstDuplicate(in: extra), found.map({ self[other].secondOrdinal < self[$0].secondOrdinal }) ?? true {
-      found = other
+  func rejectDuplicates(also extra: Key? = nil, _ extra2: Key? = nil) throws(CallbackError) {
+    let critical: UInt32 =
+      1 << Key.code.rawValue | 1 << Key.state.rawValue | 1 << Key.error.rawValue | 1 << Key.iss.rawValue
+      | 1 << Key.deviceID.rawValue
+    let extras = (extra.map { UInt32(1) << $0.rawValue } ?? 0) | (extra2.map { UInt32(1) << $0.rawValue } ?? 0)
+    guard scan.repeated & (critical | extras) != 0 else { return }
+    // Unrolled over the fixed list (a variadic array would be allocated on every call).
+    var found: Key?
+    var foundOrdinal = UInt32.max
+    @inline(__always) func consider(_ key: Key) {
+      let slot = self[key]
+      if slot.count > 1 && slot.secondOrdinal < foundOrdinal {
+        found = key
+        foundOrdinal = slot.secondOrdinal
+      }
     }
+    consider(.code)
+    consider(.state)
+    consider(.error)
+    consider(.iss)
+    consider(.deviceID)
+    if let extra { consider(extra) }
+    if let extra2 { consider(extra2) }
     if let found { throw CallbackError(.duplicateParameter, parameter: found.name) }
   }
 
   private func firstDuplicate(in keys: [Key]) -> Key? {
     var best: Key?
-    var bestOrdinal = Int32.max
+    var bestOrdinal = UInt32.max
     for key in keys {
       let slot = self[key]
       if slot.count > 1 && slot.secondOrdinal < bestOrdinal {
@@ -186,21 +271,19 @@ struct CallbackFields {
     return best
   }
 
+  /// The first occurrence's non-empty value as a span (absent when it is absent, bare or empty).
+  func span(_ key: Key) -> ValueSpan { self[key].span }
+
   /// The first occurrence's raw value (`nil` when absent or bare).
   func rawValue(_ key: Key) -> Substring? {
     let slot = self[key]
     guard slot.count > 0, slot.hasValue else { return nil }
-    return slice(slot)
+    return slice(Int(slot.start), Int(slot.end))
   }
 
   /// The first occurrence's decoded value, or `nil` when it is absent, bare or empty (RFC 6749 §3.1). A
-  /// slice of the source when nothing needs decoding; otherwise a decoded copy.
-  func value(_ key: Key) -> Substring? {
-    let slot = self[key]
-    guard slot.count > 0, slot.hasValue, slot.end > slot.start else { return nil }
-    let raw = slice(slot)
-    return slot.needsDecoding ? Substring(FormParameters.decode(raw)) : raw
-  }
+  /// slice of the text when nothing needs decoding; otherwise a decoded copy.
+  func value(_ key: Key) -> Substring? { CallbackText.value(span(key), in: text, ascii: isASCII) }
 
   /// Whether the first occurrence has a non-empty value.
   func isNonEmpty(_ key: Key) -> Bool {
@@ -212,7 +295,7 @@ struct CallbackFields {
   func string(_ key: Key) -> String? {
     let slot = self[key]
     guard slot.count > 0, slot.hasValue, slot.end > slot.start else { return nil }
-    return FormParameters.decode(slice(slot))
+    return FormParameters.decode(slice(Int(slot.start), Int(slot.end)))
   }
 
   /// Whether the first occurrence's decoded value (bare counts as `""`) equals `literal`, without
@@ -239,153 +322,176 @@ struct CallbackFields {
     rawValue(key).map { FormParameters.decode($0) }
   }
 
-  /// Calls `body` with the decoded bytes of the first occurrence's value (empty for a bare name).
+  /// Calls `body` with the decoded bytes of the first occurrence's value (empty for a bare name or an absent
+  /// key).
   func withDecodedValue<R>(_ key: Key, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
     withDecodedValue(self[key], body)
   }
 
   @inline(__always)
   private func withDecodedValue<R>(_ slot: Slot, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-    Self.withDecodedValue(base, offset, slot, body)
-  }
-
-  /// Static: a method would copy `self` first.
-  private static func withDecodedValue<R>(
-    _ base: String, _ offset: Int, _ slot: Slot, _ body: (UnsafeBufferPointer<UInt8>) -> R
-  ) -> R {
-    var bytes = base
-    return bytes.withUTF8 { buf in
-      let raw = UnsafeBufferPointer(rebasing: buf[(offset &+ Int(slot.start))..<(offset &+ Int(slot.end))])
-      guard slot.needsDecoding else { return body(raw) }
-      return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(raw.count, 1)) { out in
-        var o = 0
-        for byte in FormParameters.UnsafeDecodedBytes(raw: raw, encoding: .form) {
-          out[o] = byte
-          o &+= 1
-        }
-        return body(UnsafeBufferPointer(rebasing: out[..<o]))
-      }
+    withBytes { buf in
+      let raw = UnsafeBufferPointer(rebasing: buf[Int(slot.start)..<Int(slot.end)])
+      return slot.needsDecoding ? withFormDecoded(raw, body) : body(raw)
     }
   }
 
   @inline(__always)
-  private func slice(_ slot: Slot) -> Substring {
-    Self.slice(base, offset &+ Int(slot.start), Int(slot.end &- slot.start), ascii: asciiBase)
-  }
-
-  /// `base`'s bytes `start..<start + length` (static: a method would copy `self` first).
-  private static func slice(_ base: String, _ start: Int, _ length: Int, ascii asciiBase: Bool) -> Substring {
-    if asciiBase {
-      // As `ParsedURL` slices its components: see ``asciiBase``.
-      let utf16 = base.utf16
-      let lower = utf16.index(utf16.startIndex, offsetBy: start)
-      let upper = utf16.index(lower, offsetBy: length)
-      return base[lower..<upper]
-    }
-    let utf8 = base.utf8
-    let lower = utf8.index(utf8.startIndex, offsetBy: start)
-    let upper = utf8.index(lower, offsetBy: length)
-    return base[lower..<upper]
+  private func slice(_ start: Int, _ end: Int) -> Substring {
+    CallbackText.slice(text, start, end, ascii: isASCII)
   }
 
   // MARK: Scanning
 
-  /// The scan's state: the slots being filled.
-  private struct Scanner {
-    var slots: Slots = (
-      Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(),
-      Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot()
-    )
-    var hasSberIDRedirect = false
-
-
-    mutating func scan(_ buf: UnsafeBufferPointer<UInt8>) {
-      var seamless = false
-      withUnsafeMutableBytes(of: &slots) { raw in
-        // A homogeneous tuple is laid out as an array.
-        Self.scan(buf, raw.baseAddress!.assumingMemoryBound(to: Slot.self), &seamless)
-      }
-      hasSberIDRedirect = seamless
+  /// Scans the parameters in `start..<end` of `base`, filling `slots` (indexed by ``Key/rawValue``).
+  ///
+  /// One pass over sixteen-byte blocks: each block yields the lanes of its special bytes (`&`, `=`, `%`, `+`;
+  /// see ``SpecialBytes``), and only those bytes are looked at, in order, by a small state machine
+  /// (``SequenceReader``: in a name, or in a value). The block loop keeps only its index in registers; a
+  /// block without special bytes (most of a long value) costs a load and a few vector instructions.
+  ///
+  /// Safety: `base` is valid for `0..<end`. Blocks are read at `i` with `i + 16 <= end`; the last partial
+  /// block is read as the sixteen bytes ending at `end` (when `end >= 16`, its lanes before `i` dropped), or
+  /// byte by byte.
+  private static func scan(
+    _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ slots: UnsafeMutablePointer<Slot>,
+    _ seamless: inout Bool, _ repeated: inout UInt32
+  ) {
+    var reader = SequenceReader(base: base, slots: slots, nameStart: start)
+    var i = start
+    while i &+ 16 <= end {
+      let lanes = SpecialBytes.lanes(base, i)
+      if lanes.low | lanes.high != 0 { reader.visit(lanes, block: i) }
+      i &+= 16
     }
-
-    private static func scan(
-      _ buf: UnsafeBufferPointer<UInt8>, _ slots: UnsafeMutablePointer<Slot>, _ seamless: inout Bool
-    ) {
-      guard let base = buf.baseAddress else { return }
-      let count = buf.count
-      var i = 0
-      var ordinal: Int32 = 0
-      while i < count {
-        // One `name[=value]` sequence, found with memchr; empty ones are skipped.
-        let end = memchr(base + i, 0x26, count &- i).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base } ?? count
-        if end == i {
-          i &+= 1
-          continue
-        }
-        let equals = memchr(base + i, 0x3D, end &- i).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base }
-        let nameEnd = equals ?? end
-        let name = UnsafeBufferPointer(start: base + i, count: nameEnd &- i)
-        var nameEscaped = false
-        for b in name where b == 0x25 || b == 0x2B {
-          nameEscaped = true
-          break
-        }
-        let key: Key?
-        if nameEscaped {
-          key = CallbackFields.withDecodedName(name) { decoded in
-            if isSeamlessKey(decoded) { seamless = true }
-            return CallbackFields.lookup(decoded)
-          }
+    if i < end {
+      if end >= 16 {
+        // The block ending at `end`: drop its first `skip` lanes (1...15), read already.
+        let skip = i &- (end &- 16)
+        var lanes = SpecialBytes.lanes(base, end &- 16)
+        if skip < 8 {
+          lanes.low &= ~0 &<< UInt64(skip &* 8)
         } else {
-          if name.count == 14 && isSeamlessKey(name) { seamless = true }
-          key = CallbackFields.lookup(name)
+          lanes.low = 0
+          lanes.high &= ~0 &<< UInt64((skip &- 8) &* 8)
         }
-        if let key {
-          let slot = slots + key.rawValue
-          if slot.pointee.count == 0 {
-            let valueStart = equals.map { $0 &+ 1 } ?? end
-            slot.pointee.start = Int32(truncatingIfNeeded: valueStart)
-            slot.pointee.end = Int32(truncatingIfNeeded: end)
-            slot.pointee.hasValue = equals != nil
-            let length = end &- valueStart
-            slot.pointee.needsDecoding =
-              length > 0 && (memchr(base + valueStart, 0x25, length) != nil || memchr(base + valueStart, 0x2B, length) != nil)
-          } else if slot.pointee.count == 1 {
-            slot.pointee.secondOrdinal = ordinal
-          }
-          if slot.pointee.count < .max { slot.pointee.count &+= 1 }
+        if lanes.low | lanes.high != 0 { reader.visit(lanes, block: end &- 16) }
+      } else {
+        while i < end {
+          if SpecialBytes.isSpecial(base[i]) { reader.special(at: i) }
+          i &+= 1
         }
-        ordinal &+= 1
-        i = end &+ 1
+      }
+    }
+    reader.endSequence(at: end)
+    seamless = reader.seamless
+    repeated = reader.repeated
+  }
+
+  /// The state of a scan between special bytes: the sequence being read (its name, and once its `=` is seen,
+  /// its key and value), and what the scan found so far.
+  private struct SequenceReader {
+    let base: UnsafePointer<UInt8>
+    let slots: UnsafeMutablePointer<Slot>
+    var nameStart: Int
+    var nameEscaped = false
+    var inValue = false
+    var key: Key?
+    var valueStart = 0
+    var valueEscaped = false
+    var ordinal: UInt32 = 0
+    var seamless = false
+    var repeated: UInt32 = 0
+
+    init(base: UnsafePointer<UInt8>, slots: UnsafeMutablePointer<Slot>, nameStart: Int) {
+      self.base = base
+      self.slots = slots
+      self.nameStart = nameStart
+    }
+
+    /// Handles the special bytes of the block at `block`, lowest lane first.
+    @inline(never)
+    mutating func visit(_ lanes: (low: UInt64, high: UInt64), block: Int) {
+      var low = lanes.low
+      while low != 0 {
+        special(at: block &+ (low.trailingZeroBitCount &>> 3))
+        low &= low &- 1
+      }
+      var high = lanes.high
+      while high != 0 {
+        special(at: block &+ 8 &+ (high.trailingZeroBitCount &>> 3))
+        high &= high &- 1
       }
     }
 
-    /// Whether `name` is `sberIDRedirect` in any ASCII letter case.
-    private static func isSeamlessKey(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-      guard name.count == 14 else { return false }
-      let expected: StaticString = "sberidredirect"
-      let e = expected.utf8Start
-      for j in 0..<14 {
-        var b = name[j]
-        if b >= 0x41 && b <= 0x5A { b |= 0x20 }
-        if b != e[j] { return false }
+    mutating func special(at p: Int) {
+      switch base[p] {
+      case 0x26:  // &
+        endSequence(at: p)
+      case 0x3D:  // = (the first one ends the name; later ones are part of the value)
+        if !inValue {
+          key = lookupName(ending: p)
+          inValue = true
+          valueStart = p &+ 1
+          valueEscaped = false
+        }
+      default:  // % or +
+        if inValue { valueEscaped = true } else { nameEscaped = true }
       }
-      return true
+    }
+
+    /// The sequence ends at `p` (an `&`, or the end); empty sequences are skipped.
+    mutating func endSequence(at p: Int) {
+      if inValue {
+        if let key { record(key, valueStart, p, hasValue: true, escaped: valueEscaped) }
+        ordinal &+= 1
+      } else if p > nameStart {
+        if let key = lookupName(ending: p) { record(key, p, p, hasValue: false, escaped: false) }
+        ordinal &+= 1
+      }
+      nameStart = p &+ 1
+      nameEscaped = false
+      inValue = false
+    }
+
+    private mutating func lookupName(ending nameEnd: Int) -> Key? {
+      let name = UnsafeBufferPointer(start: base + nameStart, count: nameEnd &- nameStart)
+      if nameEscaped {
+        return withFormDecoded(name) { decoded in
+          if isSeamlessKey(decoded) { seamless = true }
+          return lookup(decoded)
+        }
+      }
+      if name.count == 14 && isSeamlessKey(name) { seamless = true }
+      return lookup(name)
+    }
+
+    private mutating func record(_ key: Key, _ valueStart: Int, _ valueEnd: Int, hasValue: Bool, escaped: Bool) {
+      let slot = slots + key.rawValue
+      if slot.pointee.count == 0 {
+        slot.pointee.start = UInt32(truncatingIfNeeded: valueStart)
+        slot.pointee.end = UInt32(truncatingIfNeeded: valueEnd)
+        slot.pointee.hasValue = hasValue
+        slot.pointee.needsDecoding = escaped
+      } else if slot.pointee.count == 1 {
+        slot.pointee.secondOrdinal = ordinal
+        repeated |= 1 << key.rawValue
+      }
+      if slot.pointee.count < .max { slot.pointee.count &+= 1 }
     }
   }
 
-  /// Decodes an escaped name (form encoding) and calls `body` with the decoded bytes.
-  fileprivate static func withDecodedName<R>(
-    _ name: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R
-  ) -> R {
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(name.count, 1)) { out in
-      var o = 0
-      for byte in FormParameters.UnsafeDecodedBytes(raw: name, encoding: .form) {
-        out[o] = byte
-        o &+= 1
-      }
-      return body(UnsafeBufferPointer(rebasing: out[..<o]))
+  /// Whether `name` is `sberIDRedirect` in any ASCII letter case.
+  private static func isSeamlessKey(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard name.count == 14 else { return false }
+    let expected: StaticString = "sberidredirect"
+    let e = expected.utf8Start
+    for j in 0..<14 {
+      var b = name[j]
+      if b >= 0x41 && b <= 0x5A { b |= 0x20 }
+      if b != e[j] { return false }
     }
+    return true
   }
 
   @inline(__always)
@@ -396,7 +502,7 @@ struct CallbackFields {
   }
 
   /// The key whose name is exactly `name`.
-  fileprivate static func lookup(_ name: UnsafeBufferPointer<UInt8>) -> Key? {
+  private static func lookup(_ name: UnsafeBufferPointer<UInt8>) -> Key? {
     switch name.count {
     case 3: return equals(name, "iss") ? .iss : nil
     case 4:
@@ -432,4 +538,49 @@ struct CallbackFields {
     default: return nil
     }
   }
+}
+
+/// Calls `body` with `raw` form-decoded (`+` to space, `%XX` escapes) into a temporary buffer.
+func withFormDecoded<R>(_ raw: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+  withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(raw.count, 1)) { out in
+    var o = 0
+    for byte in FormParameters.UnsafeDecodedBytes(raw: raw, encoding: .form) {
+      out[o] = byte
+      o &+= 1
+    }
+    return body(UnsafeBufferPointer(rebasing: out[..<o]))
+  }
+}
+
+/// The bytes that end or escape a name or value (`&`, `=`, `%`, `+`), found sixteen at a time.
+///
+/// In this toolchain the `SIMD16<UInt8>` comparisons (`.==`, `.<`) and `pointwiseMin` go through generic
+/// lane-by-lane code, while `^`, `&+`, `&` and `|` lower to single SSE2/NEON instructions. So a lane is
+/// matched arithmetically: with `x = v ^ c` (zero exactly where `v == c`), the high bit of `(x &+ 0x7F) | x`
+/// is clear exactly where `x` is zero (for `x` in 1...0x7F the sum reaches 0x80; for `x` ≥ 0x80 the `| x`
+/// sets it). A block's lanes are then read as two `UInt64` words whose set high bits `trailingZeroBitCount`
+/// finds, lowest lane first.
+enum SpecialBytes {
+  private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+  /// High bit set in every lane that is not `c` (the other bits are noise).
+  @inline(__always)
+  private static func notEqual(_ v: SIMD16<UInt8>, _ c: UInt8) -> SIMD16<UInt8> {
+    let x = v ^ SIMD16(repeating: c)
+    return (x &+ SIMD16(repeating: 0x7F)) | x
+  }
+
+  /// The special lanes of the sixteen bytes at `at` (which must be readable): `0x80` in each special byte of
+  /// two words (lanes 0...7 and 8...15, lowest lane in the lowest byte), zero elsewhere.
+  @inline(__always)
+  static func lanes(_ base: UnsafePointer<UInt8>, _ at: Int) -> (low: UInt64, high: UInt64) {
+    let v = UnsafeRawPointer(base + at).loadUnaligned(as: SIMD16<UInt8>.self)
+    let ordinary = notEqual(v, 0x26) & notEqual(v, 0x3D) & notEqual(v, 0x25) & notEqual(v, 0x2B)
+    let w = unsafeBitCast(ordinary, to: SIMD2<UInt64>.self)
+    return (~w[0] & highBits, ~w[1] & highBits)
+  }
+
+  /// Whether one byte is special.
+  @inline(__always)
+  static func isSpecial(_ b: UInt8) -> Bool { b == 0x26 || b == 0x3D || b == 0x25 || b == 0x2B }
 }

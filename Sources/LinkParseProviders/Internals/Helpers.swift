@@ -120,17 +120,21 @@ enum Base64URL {
     let n = input.count
     var i = 0
     var o = 0
-    // Whole groups of four alphabet characters, three bytes at a time; the first group holding `=` or any
-    // other byte goes to the general loop below (which starts, like this one ends, on a group boundary).
-    while i &+ 4 <= n {
-      let a = sextet(p[i]), b = sextet(p[i &+ 1]), c = sextet(p[i &+ 2]), d = sextet(p[i &+ 3])
-      if (a | b | c | d) >= 64 { break }
-      let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-      q[o] = UInt8(truncatingIfNeeded: v >> 16)
-      q[o &+ 1] = UInt8(truncatingIfNeeded: v >> 8)
-      q[o &+ 2] = UInt8(truncatingIfNeeded: v)
-      o &+= 3
-      i &+= 4
+    // Whole groups of four alphabet characters, three bytes at a time, through the table (its pointer read
+    // once per call); the first group holding `=` or any other byte goes to the general loop below (which
+    // starts, like this one ends, on a group boundary).
+    sextets.withUnsafeBufferPointer { table in
+      let t = table.baseAddress!
+      while i &+ 4 <= n {
+        let a = t[Int(p[i])], b = t[Int(p[i &+ 1])], c = t[Int(p[i &+ 2])], d = t[Int(p[i &+ 3])]
+        if (a | b | c | d) >= 64 { break }
+        let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+        q[o] = UInt8(truncatingIfNeeded: v >> 16)
+        q[o &+ 1] = UInt8(truncatingIfNeeded: v >> 8)
+        q[o &+ 2] = UInt8(truncatingIfNeeded: v)
+        o &+= 3
+        i &+= 4
+      }
     }
     var buffer: UInt32 = 0
     var bits = 0
@@ -151,8 +155,11 @@ enum Base64URL {
     return o
   }
 
-  /// The 6-bit value of a base64 or base64url character; 64 for `=`, 255 for anything else. Branch-light
-  /// arithmetic (no table: a global table would be a lazily initialised global).
+  /// ``sextet(_:)`` of every byte, for the group loop of ``decode(_:into:)``, which reads it through one
+  /// pointer per call (so the lazily initialised global is touched once per token, not per byte).
+  private static let sextets: [UInt8] = (0...255).map { sextet(UInt8($0)) }
+
+  /// The 6-bit value of a base64 or base64url character; 64 for `=`, 255 for anything else.
   @inline(__always)
   static func sextet(_ byte: UInt8) -> UInt8 {
     let upper = byte &- 0x41  // A-Z → 0…25
@@ -194,4 +201,33 @@ enum Base64URL {
     }
     return out
   }
+}
+
+/// `Int(text)` over UTF-8 bytes: an optional `+` or `-`, then one or more ASCII digits; `nil` for anything
+/// else or on overflow.
+///
+/// ```swift
+/// "600".utf8.withContiguousStorageIfAvailable(parseDecimalInt)  // 600
+/// ```
+func parseDecimalInt(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+  var i = 0
+  var negative = false
+  if let first = bytes.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
+    negative = first == UInt8(ascii: "-")
+    i = 1
+  }
+  guard i < bytes.count else { return nil }
+  var value = 0
+  while i < bytes.count {
+    let digit = bytes[i] &- 0x30
+    guard digit < 10 else { return nil }
+    // Accumulated with the sign, so that Int.min is reached without overflowing.
+    let (shifted, o1) = value.multipliedReportingOverflow(by: 10)
+    let (next, o2) =
+      negative ? shifted.subtractingReportingOverflow(Int(digit)) : shifted.addingReportingOverflow(Int(digit))
+    guard !o1 && !o2 else { return nil }
+    value = next
+    i &+= 1
+  }
+  return value
 }

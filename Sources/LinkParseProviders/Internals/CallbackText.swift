@@ -1,0 +1,181 @@
+// How decoded results hold their values: the text they were decoded from (kept once, a reference to the
+// URL's or body's own storage) and, for each value, a span of it. `Substring`s and decoded `String`s are made
+// when a value is read, so decoding a callback allocates nothing and retains its text once.
+
+import LinkParseCore
+
+/// Where a value lies in a ``CallbackText``: its raw bytes' UTF-8 offsets, and whether they need form-decoding
+/// (they contain `%` or `+`). Eight bytes; ``absent`` for a value that was not sent.
+///
+/// ```swift
+/// // text "code=a%2Fb&state=s":  code → ValueSpan(5, 10, needsDecoding: true)
+/// ```
+struct ValueSpan: Hashable, Sendable {
+  /// Offsets are below 2³¹ (texts larger than 2 GiB are read only up to there).
+  static let maxOffset = Int(Int32.max)
+
+  /// The first byte, or `UInt32.max` when absent.
+  private let start: UInt32
+  /// The end (exclusive) in the low 31 bits; bit 31 set when the raw bytes need form-decoding.
+  private let endAndFlag: UInt32
+
+  /// No value.
+  static let absent = ValueSpan(start: .max, endAndFlag: 0)
+
+  private init(start: UInt32, endAndFlag: UInt32) {
+    self.start = start
+    self.endAndFlag = endAndFlag
+  }
+
+  /// The bytes `start..<end` (both at most ``maxOffset``).
+  init(_ start: UInt32, _ end: UInt32, needsDecoding: Bool) {
+    self.start = start
+    self.endAndFlag = end | (needsDecoding ? 0x8000_0000 : 0)
+  }
+
+  var isAbsent: Bool { start == .max }
+  /// The same bytes, kept as they are (never decoded): for values a result reads raw.
+  var raw: ValueSpan { isAbsent ? self : ValueSpan(start, UInt32(upperBound), needsDecoding: false) }
+  var lowerBound: Int { Int(start) }
+  var upperBound: Int { Int(endAndFlag & 0x7FFF_FFFF) }
+  var needsDecoding: Bool { endAndFlag & 0x8000_0000 != 0 }
+}
+
+/// The text a decoded result's values are read from: a URL's serialization or a form source's base string,
+/// shared (not copied) with it.
+///
+/// ```swift
+/// let text = CallbackText("code=a%2Fb", isASCII: true)
+/// text.value(ValueSpan(5, 10, needsDecoding: true))  // "a/b"
+/// ```
+struct CallbackText: Sendable {
+  /// The text.
+  let string: String
+  /// Whether ``string`` is known to be ASCII: slices then go through the UTF-16 view (see ``slice(_:_:_:ascii:)``).
+  let isASCII: Bool
+
+  init(_ string: String, isASCII: Bool) {
+    self.string = string
+    self.isASCII = isASCII
+  }
+
+  /// The raw (still form-encoded) bytes of `span`, or `nil` when it is absent.
+  func raw(_ span: ValueSpan) -> Substring? {
+    span.isAbsent ? nil : Self.slice(string, span.lowerBound, span.upperBound, ascii: isASCII)
+  }
+
+  /// The decoded value of `span`, or `nil` when it is absent: a slice of the text when nothing needs
+  /// decoding, a decoded copy otherwise.
+  func value(_ span: ValueSpan) -> Substring? { Self.value(span, in: string, ascii: isASCII) }
+
+  /// ``value(_:)`` of a span of `string`.
+  static func value(_ span: ValueSpan, in string: String, ascii: Bool) -> Substring? {
+    guard !span.isAbsent else { return nil }
+    let raw = slice(string, span.lowerBound, span.upperBound, ascii: ascii)
+    return span.needsDecoding ? Substring(FormParameters.decode(raw)) : raw
+  }
+
+  /// `string`'s bytes `start..<end`, which lie on scalar boundaries (they are next to ASCII delimiters).
+  ///
+  /// When `string` is ASCII its UTF-16 offsets equal its UTF-8 ones, and the UTF-16 view's ASCII fast path
+  /// makes indices already known to be scalar-aligned (as `ParsedURL` slices its components).
+  static func slice(_ string: String, _ start: Int, _ end: Int, ascii: Bool) -> Substring {
+    if ascii {
+      let utf16 = string.utf16
+      let lower = utf16.index(utf16.startIndex, offsetBy: start)
+      let upper = utf16.index(lower, offsetBy: end &- start)
+      return string[lower..<upper]
+    }
+    let utf8 = string.utf8
+    let lower = utf8.index(utf8.startIndex, offsetBy: start)
+    let upper = utf8.index(lower, offsetBy: end &- start)
+    return string[lower..<upper]
+  }
+
+  /// A text holding `values` one after another (already decoded: none needs decoding again), and the span of
+  /// each. For results made from values rather than decoded (their public initializers and setters).
+  ///
+  /// ```swift
+  /// let (text, spans) = CallbackText.joining(["c", nil, "s"])  // text "cs"; spans 0..<1, absent, 1..<2
+  /// ```
+  static func joining(_ values: [Substring?]) -> (CallbackText, [ValueSpan]) {
+    var string = ""
+    var spans: [ValueSpan] = []
+    spans.reserveCapacity(values.count)
+    var ascii = true
+    for value in values {
+      guard let value else {
+        spans.append(.absent)
+        continue
+      }
+      let start = string.utf8.count
+      string += value
+      ascii = ascii && value.utf8.allSatisfy { $0 < 0x80 }
+      spans.append(ValueSpan(UInt32(start), UInt32(string.utf8.count), needsDecoding: false))
+    }
+    return (CallbackText(string, isASCII: ascii), spans)
+  }
+}
+
+/// Calls `body` with the UTF-8 bytes of `string` in place, without retaining it (a copy only for a string
+/// that is not stored as contiguous UTF-8, such as a bridged one).
+@inline(__always)
+func withUTF8Bytes<R>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+  if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
+  var copy = string
+  return copy.withUTF8(body)
+}
+
+/// The values of one result (up to six), held as one ``CallbackText`` and a span of it each: what the result
+/// types store instead of `Substring`s. Reading a value makes its `Substring`; setting one stores all of them
+/// in a text of their own (setting is rare; decoding never does it).
+///
+/// ```swift
+/// var values = StoredValues(["c", nil])
+/// values[0]            // "c"
+/// values[1] = "s"      // text "cs"
+/// ```
+struct StoredValues: Sendable {
+  private var text: CallbackText
+  private var spans: (ValueSpan, ValueSpan, ValueSpan, ValueSpan, ValueSpan, ValueSpan)
+
+  /// Values decoded from `text`, at these spans (unused ones absent).
+  init(
+    _ text: CallbackText, _ s0: ValueSpan, _ s1: ValueSpan = .absent, _ s2: ValueSpan = .absent,
+    _ s3: ValueSpan = .absent, _ s4: ValueSpan = .absent, _ s5: ValueSpan = .absent
+  ) {
+    self.text = text
+    self.spans = (s0, s1, s2, s3, s4, s5)
+  }
+
+  /// These values (already decoded), in a text of their own.
+  init(_ values: [Substring?]) {
+    precondition(values.count <= 6, "StoredValues holds at most six values")
+    let (text, s) = CallbackText.joining(values + Array(repeating: nil, count: 6 - values.count))
+    self.init(text, s[0], s[1], s[2], s[3], s[4], s[5])
+  }
+
+  private func span(_ i: Int) -> ValueSpan {
+    switch i {
+    case 0: return spans.0
+    case 1: return spans.1
+    case 2: return spans.2
+    case 3: return spans.3
+    case 4: return spans.4
+    default: return spans.5
+    }
+  }
+
+  /// Value `i`, decoded; `nil` when absent.
+  subscript(i: Int) -> Substring? {
+    get { text.value(span(i)) }
+    set {
+      var all = (0..<6).map { self[$0] }
+      all[i] = newValue
+      self = StoredValues(all)
+    }
+  }
+
+  /// Value `i` as it stands in the text (still form-encoded); `nil` when absent.
+  func raw(_ i: Int) -> Substring? { text.raw(span(i)) }
+}

@@ -47,20 +47,6 @@ func constantTimeEquals(_ a: some StringProtocol, _ b: some StringProtocol) -> B
   withUTF8Bytes(a) { x in withUTF8Bytes(b) { y in constantTimeEquals(x, y) } }
 }
 
-/// Whether `bytes` are valid UTF-8 (an ASCII prefix is skipped without building anything).
-func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-  var i = 0
-  let n = bytes.count
-  while i < n {
-    if bytes[i] < 0x80 {
-      i += 1
-      continue
-    }
-    return String(validating: UnsafeBufferPointer(rebasing: bytes[i...]), as: UTF8.self) != nil
-  }
-  return true
-}
-
 /// Calls `body` with the UTF-8 bytes of `string`, in place for native `String`s and `Substring`s.
 @inline(__always)
 func withUTF8Bytes<R>(_ string: some StringProtocol, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {

@@ -51,8 +51,16 @@ struct CallbackOptions {
   func decode(_ url: ParsedURL, body: FormParameters?) -> Result {
     let parameters = body ?? ProviderDetector.callbackParameters(of: url)
     let provider: Provider
+    let checks = state != nil || redirectURI != nil || issuer != nil
     switch self.provider {
     case .none: return .none
+    case .auto where !checks:
+      // Detection and decoding share one scan of the parameters.
+      guard let (provider, result) = ProviderDetector.decode(url: url, parameters: parameters) else { return .none }
+      switch result {
+      case .success(let callback): return .decoded(callback)
+      case .failure(let error): return .rejected(provider, error)
+      }
     case .auto:
       guard let detected = ProviderDetector.detect(url: url, parameters: parameters) else { return .none }
       provider = detected
@@ -63,7 +71,6 @@ struct CallbackOptions {
     case .oauth2: provider = .oauth2
     }
     do throws(CallbackError) {
-      let checks = state != nil || redirectURI != nil || issuer != nil
       if checks && !(provider == .sber && SberSeamlessLogin.isSeamlessLogin(parameters)) {
         // Only what was given is checked: a missing option takes the callback's own value.
         let pending = PendingAuthorization(
@@ -122,11 +129,15 @@ extension RecordWriter {
       json.string(callback.provider.rawValue)
       json.raw(",\"outcome\":")
       json.string(callback.outcome.rawValue)
-      for (name, value) in callback.values {
+      callback.forEachValue { name, value in
         json.byte(UInt8(ascii: ","))
         json.string(name)
         json.byte(UInt8(ascii: ":"))
-        json.string(redact && CallbackOptions.secretNames.contains(name) ? CallbackOptions.redacted : value)
+        if redact && CallbackOptions.secretNames.contains(name) {
+          json.string(CallbackOptions.redacted)
+        } else {
+          json.string(value)
+        }
       }
       if let error = callback.providerError {
         errorObject(code: error.code, raw: error.code, parameter: nil, en: error.descriptionEN, ru: error.descriptionRU)

@@ -179,8 +179,19 @@ public enum ProviderCallback: Sendable, Hashable {
   /// ```
   public var values: [(name: String, value: String)] {
     var out: [(name: String, value: String)] = []
-    func add(_ name: String, _ value: String?) { if let value { out.append((name, value)) } }
-    func add(_ name: String, _ value: Substring?) { if let value { out.append((name, String(value))) } }
+    forEachValue { name, value in out.append((name, String(value))) }
+    return out
+  }
+
+  /// Calls `body` with each of ``values`` in turn, without building the array or a `String` per value: the
+  /// values are slices of the callback's text (or of a decoded copy).
+  ///
+  /// ```swift
+  /// callback.forEachValue { name, value in print(name, value) }  // code c, state s, …
+  /// ```
+  public func forEachValue(_ body: (_ name: String, _ value: Substring) -> Void) {
+    func add(_ name: String, _ value: String?) { if let value { body(name, value[...]) } }
+    func add(_ name: String, _ value: Substring?) { if let value { body(name, value) } }
     switch self {
     case .sber(.success(let s)):
       add("code", s.code)
@@ -242,7 +253,6 @@ public enum ProviderCallback: Sendable, Hashable {
       add("iss", s.issuer)
       add("session_state", s.sessionState)
     }
-    return out
   }
 }
 
@@ -273,7 +283,36 @@ public enum ProviderDetector {
   /// ProviderDetector.detect(url: url, parameters: url.queryParameters)  // .sber
   /// ```
   public static func detect(url: ParsedURL, parameters: FormParameters) -> Provider? {
-    let f = CallbackFields(parameters)
+    detect(url: url, fields: CallbackFields(parameters))
+  }
+
+  /// Detects the provider of a callback and decodes it with one scan of its parameters (what
+  /// ``detect(url:parameters:)`` followed by ``ProviderCallback/init(provider:parameters:ssoPolicy:)`` do
+  /// with two). `nil` when no provider is detected; otherwise the provider and the decoded callback or the
+  /// decoder's error.
+  ///
+  /// ```swift
+  /// let url = try ParsedURL("vk7915193://vk.ru/blank.html?code=c&state=s&device_id=d")
+  /// let (provider, result) = ProviderDetector.decode(url: url, parameters: url.queryParameters)!
+  /// provider                      // .vk
+  /// try result.get().code         // "c"
+  /// ```
+  public static func decode(
+    url: ParsedURL, parameters: FormParameters, ssoPolicy: SberSSOTrustPolicy = .default
+  ) -> (provider: Provider, result: Result<ProviderCallback, CallbackError>)? {
+    var fields = CallbackFields(parameters)
+    guard let provider = detect(url: url, fields: fields) else { return nil }
+    let result = Result { () throws(CallbackError) -> ProviderCallback in
+      if provider == .sber && fields.hasSberIDRedirect {
+        return .sberSeamless(try SberSeamlessLogin(parameters, policy: ssoPolicy))
+      }
+      return try ProviderCallback(provider: provider, fields: &fields)
+    }
+    return (provider, result)
+  }
+
+  /// ``detect(url:parameters:)`` over already scanned parameters.
+  static func detect(url: ParsedURL, fields f: borrowing CallbackFields) -> Provider? {
     if isVKScheme(url.scheme) || f.contains(.deviceID) || f.contains(.payload) || f.value(.type, equals: "code_v2")
       || f.contains(.vkMethod)
     {

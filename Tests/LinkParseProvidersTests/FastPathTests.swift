@@ -195,3 +195,36 @@ import Testing
     #expect(fields.firstDuplicate(.user, .code) == .code)
   }
 }
+
+/// `ProviderDetector.decode` (one scan) against `detect` followed by `ProviderCallback(provider:parameters:)`.
+@Suite struct DetectAndDecodeTests {
+  @Test(arguments: [
+    "vk7915193://vk.ru/blank.html?code=c&state=s&device_id=d&type=code_v2",
+    "myapp://sberidauth?state=s&code=FA21",
+    "myapp://sberidauth?status=fail&error=access_denied&state=s",
+    "myapp://sberidauth?result=FAILURE&error_code=2",
+    "myapp://sberidauth?sberIDRedirect=https%3A%2F%2Fid.sber.ru%2Fsso&token=t",
+    "myapp://sberidauth?sberIDRedirect=https%3A%2F%2Fevil.example%2Fsso&token=t",
+    "myapp://authorized?code=c&state=s&session_state=x",
+    "myapp://authorized?cancelled",
+    "myapp://authorized?result=unavailable",
+    "https://a.ru/cb?error=user_cancelled_authorize&state=s",
+    "https://a.ru/cb?code=c&state=s&id_token=x.y.z&user=%7B%7D",
+    "https://a.ru/cb?code=c&state=s&iss=https%3A%2F%2Fi",
+    "https://a.ru/cb?error=access_denied&error_description=no",
+    "https://a.ru/cb#code=c&state=s",
+    "https://a.ru/cb?code=a&code=b",
+    "https://a.ru/cb?utm_source=x",
+    "https://a.ru/cb",
+  ])
+  func oneScanAgreesWithTwo(_ input: String) throws {
+    let url = try ParsedURL(input)
+    let parameters = ProviderDetector.callbackParameters(of: url)
+    let detected = ProviderDetector.detect(url: url, parameters: parameters)
+    let combined = ProviderDetector.decode(url: url, parameters: parameters)
+    #expect(combined?.provider == detected)
+    guard let detected, let combined else { return }
+    let separate = Result { () throws(CallbackError) in try ProviderCallback(provider: detected, parameters: parameters) }
+    #expect(combined.result == separate, "\(input)")
+  }
+}

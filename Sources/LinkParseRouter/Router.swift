@@ -53,8 +53,9 @@ public import LinkParseCore
 /// ## Cost
 ///
 /// The compiled form is a trie with one level per component; literal children are found by hash. Matching
-/// against 1,000 routes visits about as many nodes as against one, and a match of a route without captures
-/// allocates nothing. A `Router` is `Sendable`: match from any number of tasks at once.
+/// against 1,000 routes visits about as many nodes as against one. The search reads the trie from flat
+/// memory without reference counting, and a match allocates nothing (its captures are byte ranges, up to six
+/// kept in place; see ``RouteMatch``). A `Router` is `Sendable`: match from any number of tasks at once.
 public struct Router: Sendable {
   let compiled: CompiledRouter
 
@@ -110,43 +111,22 @@ public struct Router: Sendable {
   /// match?["tenant"]    // "acme"
   /// ```
   ///
+  /// The match keeps `url` (``RouteMatch/url``): passing a URL that is not used afterwards, as above, moves it
+  /// into the match without a copy.
+  ///
   /// - Throws: ``RouteError`` with code ``RouteError/Code/constraintLimitExceeded`` when a constraint the
   ///   search had to run hit the PCRE2 limits: the router cannot tell whether that route matches, so it does
   ///   not fall back to a lower-priority one.
-  public func match(_ url: ParsedURL) throws(RouteError) -> RouteMatch? {
-    let compiled = self.compiled
-    let outcome: Result<RouteMatch?, LimitHit> = withUnsafeTemporaryAllocation(
-      of: CaptureSlot.self, capacity: compiled.maxCaptures
-    ) { best in
-      var count = 0
-      let route: Int32
-      do throws(LimitHit) {
-        route = try compiled.search(url, best: best, bestCount: &count, statistics: nil)
-      } catch {
-        return .failure(error)
-      }
-      guard route >= 0 else { return .success(nil) }
-      var captures: [RouteCapture] = []
-      if count > 0 {
-        captures.reserveCapacity(count)
-        // The href is ASCII: UTF-16 offsets are UTF-8 offsets, and the UTF-16 view's indices are known to
-        // be scalar-aligned, so slicing skips the alignment checks (as `ParsedURL` does for components).
-        let href = url.href
-        let utf16 = href.utf16
-        for slot in best[..<count] {
-          let lower = utf16.index(utf16.startIndex, offsetBy: Int(slot.start))
-          let upper = utf16.index(lower, offsetBy: Int(slot.end - slot.start))
-          captures.append(RouteCapture(
-            name: compiled.names[Int(slot.name)], rawValue: href[lower..<upper],
-            utf8Range: Int(slot.start)..<Int(slot.end)))
-        }
-      }
-      return .success(RouteMatch(route: compiled.programs[Int(route)].route, url: url, captures: captures))
+  public func match(_ url: consuming ParsedURL) throws(RouteError) -> RouteMatch? {
+    var captures = CaptureList()
+    let route: Int32
+    do throws(LimitHit) {
+      route = try compiled.search(url, captures: &captures, statistics: nil)
+    } catch {
+      throw limitError(error)
     }
-    switch outcome {
-    case .success(let match): return match
-    case .failure(let hit): throw limitError(hit)
-    }
+    guard route >= 0 else { return nil }
+    return RouteMatch(router: compiled, url: url, index: route, captures: captures)
   }
 
   private func limitError(_ hit: LimitHit) -> RouteError {
@@ -188,11 +168,22 @@ public struct Router: Sendable {
   @_spi(Testing)
   public func searchStatistics(_ url: ParsedURL) -> (nodesVisited: Int, componentsTried: Int) {
     var statistics = CompiledRouter.SearchStatistics()
-    _ = withUnsafeTemporaryAllocation(of: CaptureSlot.self, capacity: compiled.maxCaptures) { best in
-      var count = 0
-      return try? compiled.search(url, best: best, bestCount: &count, statistics: &statistics)
-    }
+    var captures = CaptureList()
+    _ = try? compiled.search(url, captures: &captures, statistics: &statistics)
     return (statistics.nodesVisited, statistics.componentsTried)
+  }
+
+  /// Where the matcher finds the scheme, the host (with its port) and the path of `url`, as UTF-8 offsets
+  /// into its href, read from the serialization rather than from the parser's offsets: for tests that compare
+  /// them with ``ParsedURL/utf8Ranges``. Meaningless for an opaque path.
+  @_spi(Testing)
+  public static func componentOffsets(
+    of url: ParsedURL
+  ) -> (schemeEnd: Int, host: Range<Int>?, pathStart: Int, pathEnd: Int) {
+    withHrefBytes(url) { buf in
+      let view = URLView(buf)
+      return (view.schemeEnd, view.host, view.pathStart, view.pathEnd(buf, from: view.pathStart))
+    }
   }
 
   /// Whether the constraints were compiled by PCRE2's JIT (false when the library has no JIT, or there is no

@@ -1,26 +1,28 @@
 // The compiled form of a route table: a trie with one level per URL component (scheme, host, then each path
 // segment). Routes that share a component pattern share a node, so matching a URL against 1,000 routes visits
-// about as many nodes as against one: literal children are found by hash, and only the non-literal children
-// of the nodes on the URL's way are tried.
+// about as many nodes as against one: literal children are found by their length and first bytes (by hash
+// when a node has many), and only the non-literal children of the nodes on the URL's way are tried.
 //
 // Search order at every node: literal children, then constrained captures, captures, `*`, and finally
 // `{rest...}` routes. The first class that yields a match wins; within a class every matching child is
 // explored and the routes found are compared by their full priority, so the result is the same as sorting all
 // matching routes by priority, without visiting them all.
+//
+// The search (Search.swift) reads the trie from `TrieTables` (TrieTables.swift), in flat memory.
 
 import LinkParseCore
 
-struct TrieNode: Sendable {
+/// A trie node while the trie is built (`TrieTables` holds the form the search reads).
+struct TrieNode {
   /// The component this node matches (index into `patterns`), -1 for the root and the "no host" node.
   var component: Int32 = -1
   /// Literal children keyed by `literalHash` of their exact bytes (case-sensitive path literals).
   var exact: [UInt64: Int32] = [:]
   /// Literal children keyed by `literalHash` of their folded bytes (scheme, host, caseless path literals).
   var folded: [UInt64: Int32] = [:]
-  /// `exact` and `folded` as flat lists, searched linearly when short (cheaper than hashing the key again
-  /// for a `Dictionary` lookup); filled once the trie is built.
-  var exactList: [(hash: UInt64, child: Int32)] = []
-  var foldedList: [(hash: UInt64, child: Int32)] = []
+  /// The same children in creation order.
+  var exactChildren: [Int32] = []
+  var foldedChildren: [Int32] = []
   /// The next literal child of the same parent whose hash collides with this one.
   var nextSameHash: Int32 = -1
   /// Non-literal children, by rank then creation order.
@@ -41,11 +43,11 @@ struct LimitHit: Error {
 final class CompiledRouter: Sendable {
   let programs: [RouteProgram]
   let patterns: [ComponentPattern]
-  let nodes: [TrieNode]
   let names: [String]
   let byName: [String: Int]
   let maxCaptures: Int
   let limits: RegexLimits
+  let tables: TrieTables
 
   init(programs: [RouteProgram], patterns: [ComponentPattern], names: [String], limits: RegexLimits) {
     self.programs = programs
@@ -56,8 +58,11 @@ final class CompiledRouter: Sendable {
     var byName: [String: Int] = [:]
     for p in programs { byName[p.route.name] = p.index }
     self.byName = byName
-    nodes = CompiledRouter.buildTrie(programs, patterns: patterns)
+    tables = TrieTables(
+      CompiledRouter.buildTrie(programs, patterns: patterns), patterns: patterns, programs: programs)
   }
+
+  deinit { tables.deallocate() }
 
   private static func buildTrie(_ programs: [RouteProgram], patterns: [ComponentPattern]) -> [TrieNode] {
     var nodes = [TrieNode()]
@@ -80,9 +85,11 @@ final class CompiledRouter: Sendable {
         if pattern.caseless {
           nodes[Int(c)].nextSameHash = nodes[Int(parent)].folded[h] ?? -1
           nodes[Int(parent)].folded[h] = c
+          nodes[Int(parent)].foldedChildren.append(c)
         } else {
           nodes[Int(c)].nextSameHash = nodes[Int(parent)].exact[h] ?? -1
           nodes[Int(parent)].exact[h] = c
+          nodes[Int(parent)].exactChildren.append(c)
         }
       } else {
         nodes[Int(parent)].ordered.append(c)
@@ -115,8 +122,6 @@ final class CompiledRouter: Sendable {
       }.map(\.element)
       nodes[k].endRoutes.sort { programs[Int($0)].outranks(programs[Int($1)]) }
       nodes[k].restRoutes.sort { programs[Int($0)].outranks(programs[Int($1)]) }
-      nodes[k].exactList = nodes[k].exact.map { (hash: $0.key, child: $0.value) }
-      nodes[k].foldedList = nodes[k].folded.map { (hash: $0.key, child: $0.value) }
     }
     return nodes
   }
@@ -127,168 +132,67 @@ final class CompiledRouter: Sendable {
     var componentsTried = 0
   }
 
-  /// The best route for `url` and its captures, written to `best` (which holds `maxCaptures` slots).
+  /// The best route for `url` (its index, or -1 when none matches), its captures written to `captures`.
   func search(
-    _ url: ParsedURL, best: UnsafeMutableBufferPointer<CaptureSlot>, bestCount: inout Int,
-    statistics: UnsafeMutablePointer<SearchStatistics>?
+    _ url: ParsedURL, captures: inout CaptureList, statistics: UnsafeMutablePointer<SearchStatistics>?
   ) throws(LimitHit) -> Int32 {
-    let view = URLView(url)
-    if view.opaquePath { return -1 }
-    let result: Result<(Int32, Int), LimitHit> = withHrefBytes(url) { buf in
-      withUnsafeTemporaryAllocation(of: CaptureSlot.self, capacity: maxCaptures + 1) { slots in
+    if url.hasOpaquePath { return -1 }
+    // The closures below capture nothing that needs reference counting: capturing `url` would retain it.
+    // The routes that require query parameters need it, so a search that reaches one starts again with the
+    // URL's parameters at hand (the rare, slower path).
+    let first = run(url, query: nil, captures: &captures, statistics: statistics)
+    if case .stopped(.queryNeeded) = first {
+      statistics?.pointee = SearchStatistics()
+      let parameters = url.queryParameters
+      return try withUnsafePointer(to: parameters) { (query) throws(LimitHit) -> Int32 in
+        try run(url, query: query, captures: &captures, statistics: statistics).route()
+      }
+    }
+    return try first.route()
+  }
+
+  /// How one search ended.
+  enum SearchOutcome {
+    /// The best route (-1 for none).
+    case route(Int32)
+    case stopped(Search.Stop)
+
+    func route() throws(LimitHit) -> Int32 {
+      switch self {
+      case .route(let r): return r
+      case .stopped(.limit(let component)): throw LimitHit(component: component)
+      case .stopped(.queryNeeded): preconditionFailure("a search with the query at hand asked for it")
+      }
+    }
+  }
+
+  private func run(
+    _ url: ParsedURL, query: UnsafePointer<FormParameters>?, captures: inout CaptureList,
+    statistics: UnsafeMutablePointer<SearchStatistics>?
+  ) -> SearchOutcome {
+    let maxCaptures = self.maxCaptures
+    let router = Unmanaged.passUnretained(self)  // captured below without a retain
+    return withHrefBytes(url) { buf in
+      // The explored branch's captures (`stack`), then the best route's so far (`best`, with its rest).
+      withUnsafeTemporaryAllocation(of: CaptureSlot.self, capacity: 2 * maxCaptures + 1) { slots -> SearchOutcome in
         var search = Search(
-          router: self, url: url, view: view, buf: buf.baseAddress!, stack: CaptureStack(slots), best: best,
-          statistics: statistics)
-        do throws(LimitHit) {
+          router: router, buf: buf, query: query,
+          stack: CaptureStack(UnsafeMutableBufferPointer(rebasing: slots[0..<(maxCaptures + 1)])),
+          best: slots.baseAddress! + (maxCaptures + 1), statistics: statistics)
+        do throws(Search.Stop) {
           _ = try search.explore(0, level: 0, cursor: 0)
-          return .success((search.bestRoute, search.bestCount))
         } catch {
-          return .failure(error)
+          return .stopped(error)
         }
-      }
-    }
-    let (route, count) = try result.get()
-    bestCount = count
-    return route
-  }
-}
-
-/// One depth-first search through the trie.
-struct Search {
-  let router: CompiledRouter
-  let url: ParsedURL
-  let view: URLView
-  let buf: UnsafePointer<UInt8>
-  var stack: CaptureStack
-  let best: UnsafeMutableBufferPointer<CaptureSlot>
-  var bestRoute: Int32 = -1
-  var bestCount = 0
-  let statistics: UnsafeMutablePointer<CompiledRouter.SearchStatistics>?
-
-  init(router: CompiledRouter, url: ParsedURL, view: URLView, buf: UnsafePointer<UInt8>, stack: CaptureStack,
-       best: UnsafeMutableBufferPointer<CaptureSlot>, statistics: UnsafeMutablePointer<CompiledRouter.SearchStatistics>?) {
-    self.router = router
-    self.url = url
-    self.view = view
-    self.buf = buf
-    self.stack = stack
-    self.best = best
-    self.statistics = statistics
-  }
-
-  /// Explores the children of `node`, which match the component at `level` (0 scheme, 1 host, 2+ segments;
-  /// for segments `cursor` is the offset of the '/' before the next one, or the path's end).
-  mutating func explore(_ node: Int32, level: Int, cursor: Int) throws(LimitHit) -> Bool {
-    statistics?.pointee.nodesVisited += 1
-    let range: Range<Int>
-    let nextLevel: Int
-    var nextCursor = cursor
-    switch level {
-    case 0:
-      range = 0..<view.schemeEnd
-      nextLevel = 1
-    case 1:
-      guard let host = view.host else {
-        let child = router.nodes[Int(node)].noHost
-        return child >= 0 ? try explore(child, level: 2, cursor: view.pathStart) : false
-      }
-      range = host
-      nextLevel = 2
-      nextCursor = view.pathStart
-    default:
-      if cursor >= view.pathEnd {
-        // No segment left: routes ending here (rank literal), then `{rest...}` with an empty rest.
-        if offer(router.nodes[Int(node)].endRoutes, rest: nil) { return true }
-        return offer(router.nodes[Int(node)].restRoutes, rest: view.pathEnd..<view.pathEnd)
-      }
-      let end = view.segmentEnd(buf, after: cursor)
-      range = (cursor + 1)..<end
-      nextLevel = level + 1
-      nextCursor = end
-    }
-
-    // Literal children: the exact table, then the folded one.
-    var found = false
-    let start = buf + range.lowerBound
-    let count = range.count
-    if !router.nodes[Int(node)].exact.isEmpty {
-      var child = Self.lookup(router.nodes[Int(node)], exact: true, literalHash(start, count, folded: false))
-      while child >= 0 {
-        if try tryChild(child, range, nextLevel, nextCursor) { found = true }
-        child = router.nodes[Int(child)].nextSameHash
-      }
-    }
-    if !router.nodes[Int(node)].folded.isEmpty {
-      var child = Self.lookup(router.nodes[Int(node)], exact: false, literalHash(start, count, folded: true))
-      while child >= 0 {
-        if try tryChild(child, range, nextLevel, nextCursor) { found = true }
-        child = router.nodes[Int(child)].nextSameHash
-      }
-    }
-    if found { return true }
-
-    // Non-literal children, one rank class at a time.
-    let ordered = router.nodes[Int(node)].ordered
-    var k = 0
-    while k < ordered.count {
-      let rank = router.patterns[Int(router.nodes[Int(ordered[k])].component)].rank
-      while k < ordered.count && router.patterns[Int(router.nodes[Int(ordered[k])].component)].rank == rank {
-        if try tryChild(ordered[k], range, nextLevel, nextCursor) { found = true }
-        k += 1
-      }
-      if found { return true }
-    }
-    if level >= 2 {
-      return offer(router.nodes[Int(node)].restRoutes, rest: (cursor + 1)..<view.pathEnd)
-    }
-    return false
-  }
-
-  /// The first literal child of `node` with `hash` (then follow `nextSameHash`), or -1.
-  @inline(__always)
-  private static func lookup(_ node: borrowing TrieNode, exact: Bool, _ hash: UInt64) -> Int32 {
-    let count = exact ? node.exactList.count : node.foldedList.count
-    if count > 16 { return (exact ? node.exact[hash] : node.folded[hash]) ?? -1 }
-    if exact {
-      for entry in node.exactList where entry.hash == hash { return entry.child }
-    } else {
-      for entry in node.foldedList where entry.hash == hash { return entry.child }
-    }
-    return -1
-  }
-
-  private mutating func tryChild(_ child: Int32, _ range: Range<Int>, _ nextLevel: Int, _ nextCursor: Int) throws(LimitHit) -> Bool {
-    statistics?.pointee.componentsTried += 1
-    let component = router.nodes[Int(child)].component
-    let mark = stack.count
-    defer { stack.count = mark }
-    switch router.patterns[Int(component)].match(buf, range.lowerBound, range.upperBound, &stack) {
-    case .noMatch: return false
-    case .limitExceeded: throw LimitHit(component: component)
-    case .match: return try explore(child, level: nextLevel, cursor: nextCursor)
-    }
-  }
-
-  /// Offers the first route of `routes` (sorted by priority) whose query requirements hold.
-  private mutating func offer(_ routes: [Int32], rest: Range<Int>?) -> Bool {
-    // The programs are read in place (a copied `RouteProgram` costs a retain and release per field).
-    let programs = router.programs
-    for r in routes {
-      if !programs[Int(r)].query.isEmpty {
-        let params = url.queryParameters
-        if !programs[Int(r)].query.allSatisfy({ params.contains(named: $0) }) { continue }
-      }
-      if bestRoute < 0 || programs[Int(r)].outranks(programs[Int(bestRoute)]) {
-        bestRoute = r
-        for k in 0..<stack.count { best[k] = stack.base[k] }
-        bestCount = stack.count
-        if let rest, let name = programs[Int(r)].rest {
-          best[bestCount] = CaptureSlot(name: name, start: Int32(rest.lowerBound), end: Int32(rest.upperBound))
-          bestCount += 1
+        if search.bestRoute >= 0 {
+          assert(
+            (0..<search.bestCount).map { search.best[$0].name }
+              == router.takeUnretainedValue().programs[Int(search.bestRoute)].captureNames,
+            "a route's captures are its pattern's, in order")
+          captures.assign(search.best, count: search.bestCount)
         }
+        return .route(search.bestRoute)
       }
-      return true
     }
-    return false
   }
 }

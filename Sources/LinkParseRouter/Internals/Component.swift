@@ -17,7 +17,7 @@ enum Rank: UInt8, Comparable, Sendable {
 
 /// One capture found while matching: a name (an index into the router's name table) and a UTF-8 byte range
 /// of the URL's serialization.
-struct CaptureSlot {
+struct CaptureSlot: Sendable {
   var name: Int32
   var start: Int32
   var end: Int32
@@ -68,21 +68,25 @@ final class ComponentPattern: Sendable {
   let literal: [UInt8]?
   /// The pattern text, for explanations and errors.
   let display: String
+  /// The same pattern in flat memory owned by this object, which matching reads (see ``ComponentCode``).
+  let code: ComponentCode
 
   init(parts: [Part], caseless: Bool, wildcard: Bool, display: String) {
     // Caseless literals are stored folded, so matching folds only the URL's bytes.
-    self.parts = !caseless ? parts : parts.map {
+    let parts = !caseless ? parts : parts.map {
       if case .literal(let l) = $0 { .literal(l.map(asciiLowercased)) } else { $0 }
     }
+    self.parts = parts
     self.caseless = caseless
     self.display = display
+    let rank: Rank
     if wildcard {
       rank = .wildcard
       literal = nil
     } else if parts.allSatisfy({ if case .literal = $0 { true } else { false } }) {
       rank = .literal
       var text: [UInt8] = []
-      for case .literal(let l) in self.parts { text += l }
+      for case .literal(let l) in parts { text += l }
       literal = text
     } else if parts.count == 1, case .capture(_, nil) = parts[0] {
       rank = .capture
@@ -91,7 +95,11 @@ final class ComponentPattern: Sendable {
       rank = .constrained
       literal = nil
     }
+    self.rank = rank
+    code = ComponentCode(rank: rank, caseless: caseless, literal: literal, parts: parts)
   }
+
+  deinit { code.deallocate() }
 
   var captureCount: Int {
     parts.reduce(0) { if case .capture = $1 { $0 + 1 } else { $0 } }
@@ -99,69 +107,8 @@ final class ComponentPattern: Sendable {
 
   /// Whether `buf[start..<end]` matches; on a match the captures are pushed on `stack`, otherwise `stack`
   /// is left as it was.
-  func match(_ buf: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ stack: inout CaptureStack) -> ConstraintResult {
-    switch rank {
-    case .wildcard, .rest:
-      return end > start ? .match : .noMatch
-    case .literal:
-      guard let literal, literal.count == end - start else { return .noMatch }
-      return equals(buf + start, literal) ? .match : .noMatch
-    case .capture, .constrained:
-      let mark = stack.count
-      let result = matchParts(0, buf, start, end, &stack)
-      if result != .match { stack.count = mark }
-      return result
-    }
-  }
-
-  @inline(__always)
-  private func equals(_ p: UnsafePointer<UInt8>, _ literal: [UInt8]) -> Bool {
-    literal.withUnsafeBufferPointer { lit in
-      if caseless {
-        for k in 0..<lit.count where asciiLowercased(p[k]) != lit[k] { return false }
-      } else {
-        for k in 0..<lit.count where p[k] != lit[k] { return false }
-      }
-      return true
-    }
-  }
-
-  private func matchParts(
-    _ index: Int, _ buf: UnsafePointer<UInt8>, _ pos: Int, _ end: Int, _ stack: inout CaptureStack
-  ) -> ConstraintResult {
-    if index == parts.count { return pos == end ? .match : .noMatch }
-    switch parts[index] {
-    case .literal(let lit):
-      guard end - pos >= lit.count else { return .noMatch }
-      guard equals(buf + pos, lit) else { return .noMatch }
-      return matchParts(index + 1, buf, pos + lit.count, end, &stack)
-    case .capture(let name, let constraint):
-      if index + 1 == parts.count {
-        // The last part takes the rest of the component; captures are never empty.
-        guard end > pos else { return .noMatch }
-        let r = constraint?.matches(buf + pos, count: end - pos) ?? .match
-        if r == .match { stack.push(name, pos, end) }
-        return r
-      }
-      // The parser guarantees a literal follows; try each place it occurs, shortest capture first.
-      guard case .literal(let next) = parts[index + 1] else { return .noMatch }
-      var e = pos + 1
-      while e + next.count <= end {
-        if equals(buf + e, next) {
-          let r = constraint?.matches(buf + pos, count: e - pos) ?? .match
-          if r == .limitExceeded { return r }
-          if r == .match {
-            let mark = stack.count
-            stack.push(name, pos, e)
-            let rest = matchParts(index + 1, buf, e, end, &stack)
-            if rest != .noMatch { return rest }
-            stack.count = mark
-          }
-        }
-        e += 1
-      }
-      return .noMatch
-    }
+  func match(_ buf: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ stack: inout CaptureStack) -> ConstraintResult {
+    code.match(buf, start, end, &stack)
   }
 
   /// Whether `bytes` as a whole match, for the compile-time ambiguity search.
@@ -169,9 +116,146 @@ final class ComponentPattern: Sendable {
     let captures = max(captureCount, 1)
     return withUnsafeTemporaryAllocation(of: CaptureSlot.self, capacity: captures) { slots in
       var stack = CaptureStack(slots)
-      return bytes.withUnsafeBufferPointer { buf in
-        match(buf.baseAddress ?? UnsafePointer(bitPattern: 1)!, 0, buf.count, &stack)
+      // Padded so that an empty text still has a base address.
+      return (bytes + [0]).withUnsafeBufferPointer { buf in
+        match(UnsafeBufferPointer(rebasing: buf[..<bytes.count]), 0, bytes.count, &stack)
       }
     }
+  }
+}
+
+/// A component pattern laid out in memory that its ``ComponentPattern`` allocates once and frees in its
+/// `deinit`: the literal bytes and the parts behind plain pointers, the constraints unretained. Matching reads
+/// it without touching a reference count (a `[Part]` of enums holding arrays and classes costs a retain and
+/// a release per part read), and the router's trie keeps a table of these structs, one per pattern.
+///
+/// Valid only while its `ComponentPattern` lives: the router holds every pattern for its own lifetime.
+struct ComponentCode: @unchecked Sendable {
+  // @unchecked: the memory is written once in `init` and only read afterwards, from any thread.
+
+  /// One part: literal bytes (`name` < 0), or a capture with an optional constraint.
+  struct PartCode {
+    let literal: UnsafeBufferPointer<UInt8>
+    let name: Int32
+    /// Kept alive by the pattern's `parts`.
+    let constraint: Unmanaged<Constraint>?
+  }
+
+  let rank: Rank
+  let caseless: Bool
+  /// The whole text when `rank` is `.literal` (folded when caseless), else empty.
+  let literal: UnsafeBufferPointer<UInt8>
+  let parts: UnsafeBufferPointer<PartCode>
+
+  init(rank: Rank, caseless: Bool, literal: [UInt8]?, parts: [ComponentPattern.Part]) {
+    self.rank = rank
+    self.caseless = caseless
+    // One block for every literal byte: the whole literal first, then each literal part's, then eight zero
+    // bytes, so that comparisons can read whole words past the end of any of them (`equalBytes`).
+    var bytes = literal ?? []
+    for case .literal(let l) in parts { bytes += l }
+    bytes += repeatElement(0, count: 8)
+    let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
+    _ = storage.initialize(from: bytes)
+    self.literal = UnsafeBufferPointer(rebasing: storage[0..<(literal?.count ?? 0)])
+    let codes = UnsafeMutableBufferPointer<PartCode>.allocate(capacity: max(parts.count, 1))
+    var offset = literal?.count ?? 0
+    for (k, part) in parts.enumerated() {
+      switch part {
+      case .literal(let l):
+        let text = UnsafeBufferPointer(rebasing: storage[offset..<(offset + l.count)])
+        codes.initializeElement(at: k, to: PartCode(literal: text, name: -1, constraint: nil))
+        offset += l.count
+      case .capture(let name, let constraint):
+        let none = UnsafeBufferPointer(rebasing: storage[0..<0])
+        codes.initializeElement(
+          at: k, to: PartCode(literal: none, name: name, constraint: constraint.map { Unmanaged.passUnretained($0) }))
+      }
+    }
+    self.parts = UnsafeBufferPointer(rebasing: codes[0..<parts.count])
+  }
+
+  /// Frees the memory (the literal block starts at `literal`'s base, the parts are plain values).
+  func deallocate() {
+    UnsafeMutablePointer(mutating: literal.baseAddress!).deallocate()
+    UnsafeMutablePointer(mutating: parts.baseAddress!).deallocate()
+  }
+
+  /// Whether `buf[start..<end]` matches; on a match the captures are pushed on `stack`, otherwise `stack`
+  /// is left as it was.
+  @inline(__always)
+  func match(_ buf: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ stack: inout CaptureStack) -> ConstraintResult {
+    switch rank {
+    case .wildcard, .rest:
+      return end > start ? .match : .noMatch
+    case .literal:
+      guard literal.count == end - start else { return .noMatch }
+      return equals(buf, start, literal) ? .match : .noMatch
+    case .capture:
+      // `{name}`: the whole component, never empty.
+      guard end > start else { return .noMatch }
+      stack.push(parts[0].name, start, end)
+      return .match
+    case .constrained:
+      let mark = stack.count
+      let result = matchParts(0, buf, start, end, &stack)
+      if result != .match { stack.count = mark }
+      return result
+    }
+  }
+
+  /// Whether the bytes of `buf` from `start` begin with `literal` (the caller checked the length).
+  @inline(__always)
+  private func equals(_ buf: UnsafeBufferPointer<UInt8>, _ start: Int, _ literal: UnsafeBufferPointer<UInt8>) -> Bool {
+    equalBytes(
+      buf.baseAddress! + start, readable: buf.count - start, literal.baseAddress!, count: literal.count,
+      caseless: caseless)
+  }
+
+  @inline(__always)
+  private func constraintResult(_ part: PartCode, _ start: UnsafePointer<UInt8>, count: Int) -> ConstraintResult {
+    guard let constraint = part.constraint else { return .match }
+    return constraint._withUnsafeGuaranteedRef { $0.matches(start, count: count) }
+  }
+
+  private func matchParts(
+    _ index: Int, _ buf: UnsafeBufferPointer<UInt8>, _ pos: Int, _ end: Int, _ stack: inout CaptureStack
+  ) -> ConstraintResult {
+    if index == parts.count { return pos == end ? .match : .noMatch }
+    let part = parts[index]
+    let base = buf.baseAddress!
+    if part.name < 0 {
+      let lit = part.literal
+      guard end - pos >= lit.count else { return .noMatch }
+      guard equals(buf, pos, lit) else { return .noMatch }
+      return matchParts(index + 1, buf, pos + lit.count, end, &stack)
+    }
+    if index + 1 == parts.count {
+      // The last part takes the rest of the component; captures are never empty.
+      guard end > pos else { return .noMatch }
+      let r = constraintResult(part, base + pos, count: end - pos)
+      if r == .match { stack.push(part.name, pos, end) }
+      return r
+    }
+    // The parser guarantees a literal follows; try each place it occurs, shortest capture first.
+    let next = parts[index + 1]
+    guard next.name < 0 else { return .noMatch }
+    var e = pos + 1
+    let first = next.literal[0]
+    while e + next.literal.count <= end {
+      if (caseless ? asciiLowercased(buf[e]) : buf[e]) == first && equals(buf, e, next.literal) {
+        let r = constraintResult(part, base + pos, count: e - pos)
+        if r == .limitExceeded { return r }
+        if r == .match {
+          let mark = stack.count
+          stack.push(part.name, pos, e)
+          let rest = matchParts(index + 1, buf, e, end, &stack)
+          if rest != .noMatch { return rest }
+          stack.count = mark
+        }
+      }
+      e += 1
+    }
+    return .noMatch
   }
 }

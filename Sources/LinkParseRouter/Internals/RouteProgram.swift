@@ -3,39 +3,86 @@
 
 import LinkParseCore
 
-/// Where the components of a parsed URL are, as UTF-8 offsets into its `href`.
+/// Where the components of a URL are, as UTF-8 offsets into its serialization, read from the serialization
+/// itself: a word-wide scan of the scheme and the authority, cheaper than `ParsedURL.utf8Ranges`, which
+/// computes every component's range. The URL Standard's serializer makes them unambiguous:
+///
+///     scheme ":" [ "//" [userinfo "@"] host [":" port] | "/." ] path ["?" query] ["#" fragment]
+///
+/// - a scheme has no ':';
+/// - "//" follows the ':' exactly when there is a host (a path without a host that starts with an empty
+///   segment is written after "/.", so that it does not read as an authority);
+/// - userinfo has its '@', '/', '?' and '#' percent-encoded, a host and a port have none, so the authority
+///   ends at the first '/', '?' or '#', and the host starts after the '@', if any;
+/// - a path has its '?' and '#' percent-encoded, so a path segment ends at the next '/', '?' or '#', and the
+///   path at the first '?' or '#' (found as segments are read, rather than by a scan of its own).
+///
+/// Meaningless for a URL with an opaque path (`mailto:…`), which no pattern matches.
 struct URLView {
   let schemeEnd: Int
   /// From the host's start to the path's start (so a port is part of it).
   let host: Range<Int>?
   let pathStart: Int
-  let pathEnd: Int
-  let opaquePath: Bool
 
-  init(_ url: ParsedURL) {
-    // From the stored offsets (`utf8Ranges`): no substrings, no index arithmetic.
-    let r = url.utf8Ranges
-    schemeEnd = r.scheme.upperBound
-    pathStart = r.path.lowerBound
-    pathEnd = r.path.upperBound
-    let start = pathStart
-    host = r.host.map { $0.lowerBound..<start }
-    opaquePath = url.hasOpaquePath
+  init(_ buf: UnsafeBufferPointer<UInt8>) {
+    let p = buf.baseAddress!
+    let count = buf.count
+    let slash = UInt8(ascii: "/")
+    schemeEnd = firstIndex(of: UInt8(ascii: ":"), in: p, from: 0, to: count)
+    var pathStart = schemeEnd &+ 1
+    if schemeEnd &+ 2 < count && p[schemeEnd &+ 1] == slash && p[schemeEnd &+ 2] == slash {
+      var hostStart = schemeEnd &+ 3
+      // The first '/', '?' or '#' ends the authority; an '@' before it ends the userinfo.
+      pathStart = firstIndex(of: (slash, UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "@")), in: p, from: hostStart, to: count)
+      if pathStart < count && p[pathStart] == UInt8(ascii: "@") {
+        hostStart = pathStart &+ 1
+        pathStart = firstIndex(of: (slash, UInt8(ascii: "?"), UInt8(ascii: "#"), slash), in: p, from: hostStart, to: count)
+      }
+      host = hostStart..<pathStart
+    } else {
+      host = nil
+      if schemeEnd &+ 3 < count && p[schemeEnd &+ 1] == slash && p[schemeEnd &+ 2] == UInt8(ascii: ".")
+        && p[schemeEnd &+ 3] == slash
+      {
+        pathStart &+= 2  // "/." before a path that starts with "//"
+      }
+    }
+    self.pathStart = pathStart
+  }
+
+  /// Whether the path ends at `cursor` (the path's start or the end of a segment): no '/' follows.
+  @inline(__always)
+  func isPathEnd(_ buf: UnsafeBufferPointer<UInt8>, _ cursor: Int) -> Bool {
+    cursor == buf.count || buf[cursor] != UInt8(ascii: "/")
   }
 
   /// The end of the segment that starts after the '/' at `cursor`.
   @inline(__always)
-  func segmentEnd(_ buf: UnsafePointer<UInt8>, after cursor: Int) -> Int {
-    var e = cursor + 1
-    while e < pathEnd && buf[e] != UInt8(ascii: "/") { e += 1 }
-    return e
+  func segmentEnd(_ buf: UnsafeBufferPointer<UInt8>, after cursor: Int) -> Int {
+    let slash = UInt8(ascii: "/")
+    return firstIndex(of: (slash, UInt8(ascii: "?"), UInt8(ascii: "#"), slash), in: buf.baseAddress!, from: cursor &+ 1, to: buf.count)
+  }
+
+  /// The end of the path, scanning from `cursor` (within the path).
+  func pathEnd(_ buf: UnsafeBufferPointer<UInt8>, from cursor: Int) -> Int {
+    let (question, hash) = (UInt8(ascii: "?"), UInt8(ascii: "#"))
+    return firstIndex(of: (question, hash, question, hash), in: buf.baseAddress!, from: cursor, to: buf.count)
   }
 }
 
 /// Calls `body` with the URL's serialization as contiguous bytes (in place for native strings).
+///
+/// The copy for other strings is a function of its own: written inline, its second read of `href` makes the
+/// optimizer retain the URL around both paths (a retain and a release per call).
+@inline(__always)
 func withHrefBytes<R>(_ url: ParsedURL, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
   if let r = url.href.utf8.withContiguousStorageIfAvailable(body) { return r }
-  return Array(url.href.utf8).withUnsafeBufferPointer(body)
+  return withCopiedHrefBytes(url, body)
+}
+
+@inline(never)
+private func withCopiedHrefBytes<R>(_ url: ParsedURL, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+  Array(url.href.utf8).withUnsafeBufferPointer(body)
 }
 
 /// A route, compiled.
@@ -52,6 +99,9 @@ struct RouteProgram: Sendable {
   /// The rank of each component, the path's end (literal) or rest included.
   let priority: [UInt8]
   let captureCount: Int
+  /// The name index of each capture, in the order a match finds them: the scheme's, the host's, each
+  /// segment's (each component's in its order), then the rest.
+  let captureNames: [Int32]
 
   init(index: Int, route: Route, spec: PatternSpec, scheme: ComponentPattern, host: ComponentPattern?,
        segments: [ComponentPattern], rest: Int32?) {
@@ -67,8 +117,13 @@ struct RouteProgram: Sendable {
     priority += segments.map(\.rank.rawValue)
     priority.append(rest == nil ? Rank.literal.rawValue : Rank.rest.rawValue)
     self.priority = priority
-    captureCount = scheme.captureCount + (host?.captureCount ?? 0) + segments.reduce(0) { $0 + $1.captureCount }
-      + (rest == nil ? 0 : 1)
+    var captureNames: [Int32] = []
+    for component in [scheme] + (host.map { [$0] } ?? []) + segments {
+      for case .capture(let name, _) in component.parts { captureNames.append(name) }
+    }
+    if let rest { captureNames.append(rest) }
+    self.captureNames = captureNames
+    captureCount = captureNames.count
   }
 
   /// Whether `self` has priority over `other` when both match a URL.
@@ -80,14 +135,14 @@ struct RouteProgram: Sendable {
 
   /// Matches this route alone against `url`, saying where it stopped when it does not match.
   func trace(_ url: ParsedURL, names: [String]) -> RouteExplanation.Outcome {
-    let view = URLView(url)
-    return withHrefBytes(url) { buf -> RouteExplanation.Outcome in
-      let p = buf.baseAddress!
+    withHrefBytes(url) { buf -> RouteExplanation.Outcome in
+      let view = URLView(buf)
+      let pathEnd = view.pathEnd(buf, from: view.pathStart)
       return withUnsafeTemporaryAllocation(of: CaptureSlot.self, capacity: max(captureCount, 1)) { slots in
         var stack = CaptureStack(slots)
         func text(_ r: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: buf[r]), as: UTF8.self) }
         func step(_ c: ComponentPattern, _ r: Range<Int>, _ where_: RouteExplanation.Component) -> RouteExplanation.Outcome? {
-          switch c.match(p, r.lowerBound, r.upperBound, &stack) {
+          switch c.match(buf, r.lowerBound, r.upperBound, &stack) {
           case .match: return nil
           case .noMatch:
             return .stopped(at: where_, code: "no-match", reason: "\"\(text(r))\" does not match \"\(c.display)\"")
@@ -107,26 +162,26 @@ struct RouteProgram: Sendable {
         case (let c?, let h?):
           if let stop = step(c, h, .host) { return stop }
         }
-        if view.opaquePath {
+        if url.hasOpaquePath {
           return .stopped(at: .path, code: "opaque-path", reason: "the URL has an opaque path, which no pattern matches")
         }
         var cursor = view.pathStart
         for (k, segment) in segments.enumerated() {
-          guard cursor < view.pathEnd else {
+          guard cursor < pathEnd else {
             return .stopped(
               at: .pathSegment(k + 1), code: "path-too-short",
               reason: "the path ends after \(k) segment\(k == 1 ? "" : "s"), the pattern has \(segments.count)")
           }
-          let end = view.segmentEnd(p, after: cursor)
+          let end = view.segmentEnd(buf, after: cursor)
           if let stop = step(segment, (cursor + 1)..<end, .pathSegment(k + 1)) { return stop }
           cursor = end
         }
         if let rest {
-          stack.push(rest, cursor < view.pathEnd ? cursor + 1 : view.pathEnd, view.pathEnd)
-        } else if cursor < view.pathEnd {
+          stack.push(rest, cursor < pathEnd ? cursor + 1 : pathEnd, pathEnd)
+        } else if cursor < pathEnd {
           return .stopped(
             at: .pathSegment(segments.count + 1), code: "path-too-long",
-            reason: "the path goes on after \(segments.count) segment\(segments.count == 1 ? "" : "s"): \"\(text(cursor..<view.pathEnd))\"")
+            reason: "the path goes on after \(segments.count) segment\(segments.count == 1 ? "" : "s"): \"\(text(cursor..<pathEnd))\"")
         }
         if !query.isEmpty {
           let params = url.queryParameters

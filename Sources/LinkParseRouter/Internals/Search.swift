@@ -1,0 +1,226 @@
+// One depth-first search through the trie (see CompiledRouter.swift for the order it follows).
+//
+// The hot path of `Router.match`: it reads the trie from `TrieTables` through pointers and the URL's bytes in
+// place, holds no strong reference, and allocates nothing.
+
+import LinkParseCore
+
+/// One depth-first search through the trie. It holds no strong reference (it runs inside
+/// `CompiledRouter.search`, which keeps the router and the URL alive), so walking the trie touches no
+/// reference count.
+struct Search {
+  /// Why a search stopped before its end.
+  enum Stop: Error {
+    /// A constraint of this component hit the PCRE2 limits.
+    case limit(Int32)
+    /// A route that requires query parameters was reached, and the search has no `query`.
+    case queryNeeded
+  }
+
+  let tables: TrieTables
+  /// For the query requirements of the routes that have some.
+  let router: Unmanaged<CompiledRouter>
+  /// The URL's serialization, and the same as a pointer and a count.
+  let buf: UnsafeBufferPointer<UInt8>
+  let base: UnsafePointer<UInt8>
+  let count: Int
+  let view: URLView
+  /// The URL's query parameters, when a route that requires some has been reached (see `Stop.queryNeeded`).
+  let query: UnsafePointer<FormParameters>?
+  /// The captures of the branch being explored.
+  var stack: CaptureStack
+  /// The captures of the best route found so far.
+  let best: UnsafeMutablePointer<CaptureSlot>
+  var bestRoute: Int32 = -1
+  var bestCount = 0
+  let statistics: UnsafeMutablePointer<CompiledRouter.SearchStatistics>?
+
+  init(
+    router: Unmanaged<CompiledRouter>, buf: UnsafeBufferPointer<UInt8>, query: UnsafePointer<FormParameters>?,
+    stack: CaptureStack, best: UnsafeMutablePointer<CaptureSlot>,
+    statistics: UnsafeMutablePointer<CompiledRouter.SearchStatistics>?
+  ) {
+    self.tables = router._withUnsafeGuaranteedRef { $0.tables }
+    self.router = router
+    self.buf = buf
+    self.base = buf.baseAddress!
+    self.count = buf.count
+    self.view = URLView(buf)
+    self.query = query
+    self.stack = stack
+    self.best = best
+    self.statistics = statistics
+  }
+
+  /// Explores the children of `node`, which match the component at `level` (0 scheme, 1 host, 2+ segments;
+  /// for segments `cursor` is the offset of the '/' before the next one, or the path's end).
+  mutating func explore(_ node: Int32, level: Int, cursor: Int) throws(Stop) -> Bool {
+    statistics?.pointee.nodesVisited += 1
+    let n = tables.nodes + Int(node)
+    let start: Int
+    let end: Int
+    let nextLevel: Int
+    let nextCursor: Int
+    /// The component's first eight bytes (`prefixWord`), for the literal children.
+    let prefix: UInt64
+    switch level {
+    case 0, 1:
+      if level == 0 {
+        start = 0
+        end = view.schemeEnd
+        nextCursor = 0
+      } else {
+        guard let host = view.host else {
+          let child = n.pointee.noHost
+          return child >= 0 ? try descend(child, level: 2, cursor: view.pathStart) : false
+        }
+        start = host.lowerBound
+        end = host.upperBound
+        nextCursor = view.pathStart
+      }
+      nextLevel = level &+ 1
+      prefix = prefixWord(base + start, count: end &- start, readable: count &- start)
+    default:
+      if view.isPathEnd(buf, cursor) {
+        // No segment left: routes ending here (rank literal), then `{rest...}` with an empty rest.
+        if try offer(n.pointee.endRoutes, rest: nil) { return true }
+        return try offer(n.pointee.restRoutes, rest: cursor..<cursor)
+      }
+      start = cursor &+ 1
+      (end, prefix) = scanSegment(base, from: start, to: count)
+      nextLevel = level &+ 1
+      nextCursor = end
+    }
+
+    // Literal children, case-sensitive ones first.
+    var found = false
+    if n.pointee.hashed {
+      found = try tryHashedLiterals(n, start, end, nextLevel, nextCursor)
+    } else {
+      if n.pointee.exact.count > 0 {
+        found = try tryLiterals(n.pointee.exact, prefix, caseless: false, start, end, nextLevel, nextCursor)
+      }
+      if n.pointee.folded.count > 0 {
+        let folded = asciiLowercasedWord(prefix)
+        if try tryLiterals(n.pointee.folded, folded, caseless: true, start, end, nextLevel, nextCursor) { found = true }
+      }
+    }
+    if found { return true }
+
+    // Non-literal children, one rank class at a time.
+    let ordered = n.pointee.ordered.range
+    var k = ordered.lowerBound
+    while k < ordered.upperBound {
+      let rank = tables.ordered[k].rank
+      repeat {
+        if try tryChild(tables.ordered[k].child, start, end, nextLevel, nextCursor) { found = true }
+        k &+= 1
+      } while k < ordered.upperBound && tables.ordered[k].rank == rank
+      if found { return true }
+    }
+    if level >= 2 && n.pointee.restRoutes.count > 0 {
+      return try offer(n.pointee.restRoutes, rest: (cursor &+ 1)..<view.pathEnd(buf, from: cursor))
+    }
+    return false
+  }
+
+  /// Tries the literal children listed in `run`, whose texts are compared with `buf[start..<end]` (its first
+  /// eight bytes are `prefix`, folded when `caseless`); whether one of them led to a route.
+  @inline(__always)
+  private mutating func tryLiterals(
+    _ run: TrieTables.Run, _ prefix: UInt64, caseless: Bool, _ start: Int, _ end: Int, _ nextLevel: Int,
+    _ nextCursor: Int
+  ) throws(Stop) -> Bool {
+    var found = false
+    let length = end &- start
+    for k in run.range {
+      let entry = tables.literals + k
+      guard entry.pointee.prefix == prefix && Int(entry.pointee.count) == length else { continue }
+      // Length and first eight bytes are equal: compare the rest, then go down.
+      let child = entry.pointee.child
+      statistics?.pointee.componentsTried += 1
+      if length > 8 {
+        // The last eight bytes (within the component: `length` > 8), then any between.
+        let last = loadWord(base + (end &- 8))
+        guard (caseless ? asciiLowercasedWord(last) : last) == entry.pointee.suffix else { continue }
+        if length > 16 {
+          let literal = tables.components[Int(tables.nodes[Int(child)].component)].literal.baseAddress!
+          guard equalBytes(
+            base + (start &+ 8), readable: count &- start &- 8, literal + 8, count: length &- 16, caseless: caseless)
+          else { continue }
+        }
+      }
+      if try descend(child, level: nextLevel, cursor: nextCursor) { found = true }
+    }
+    return found
+  }
+
+  /// The literal children of a node with many, found by the hash of `buf[start..<end]`: the exact table,
+  /// then the folded one. Whether one matched.
+  @inline(never)
+  private mutating func tryHashedLiterals(
+    _ n: UnsafeMutablePointer<TrieTables.Node>, _ start: Int, _ end: Int, _ nextLevel: Int, _ nextCursor: Int
+  ) throws(Stop) -> Bool {
+    var found = false
+    for pass in 0..<2 {
+      let folded = pass == 1
+      let run = folded ? n.pointee.folded : n.pointee.exact
+      guard run.count > 0 else { continue }
+      var child = tables.lookup(run, literalHash(base + start, end &- start, folded: folded))
+      while child >= 0 {
+        if try tryChild(child, start, end, nextLevel, nextCursor) { found = true }
+        child = tables.nodes[Int(child)].nextSameHash
+      }
+    }
+    return found
+  }
+
+  /// Whether `child`'s component matches `buf[start..<end]` and the search finds a route below it.
+  private mutating func tryChild(_ child: Int32, _ start: Int, _ end: Int, _ nextLevel: Int, _ nextCursor: Int) throws(Stop) -> Bool {
+    statistics?.pointee.componentsTried += 1
+    let component = tables.nodes[Int(child)].component
+    let mark = stack.count
+    defer { stack.count = mark }
+    switch tables.components[Int(component)].match(buf, start, end, &stack) {
+    case .noMatch: return false
+    case .limitExceeded: throw .limit(component)
+    case .match: return try descend(child, level: nextLevel, cursor: nextCursor)
+    }
+  }
+
+  /// Explores `child`, or when its level is past the end of the path offers its routes right away (the
+  /// last step of most searches, spared a call).
+  @inline(__always)
+  private mutating func descend(_ child: Int32, level: Int, cursor: Int) throws(Stop) -> Bool {
+    guard level >= 2 && view.isPathEnd(buf, cursor) else { return try explore(child, level: level, cursor: cursor) }
+    statistics?.pointee.nodesVisited += 1
+    let n = tables.nodes + Int(child)
+    if try offer(n.pointee.endRoutes, rest: nil) { return true }
+    return try offer(n.pointee.restRoutes, rest: cursor..<cursor)
+  }
+
+  /// Offers the first route of `routes` (sorted by priority) whose query requirements hold.
+  private mutating func offer(_ routes: TrieTables.Run, rest: Range<Int>?) throws(Stop) -> Bool {
+    for k in routes.range {
+      let r = tables.routeIndices[k]
+      let route = tables.routes[Int(r)]
+      if route.hasQuery {
+        guard let query else { throw .queryNeeded }
+        let names = router._withUnsafeGuaranteedRef { $0.programs[Int(r)].query }
+        if !names.allSatisfy({ query.pointee.contains(named: $0) }) { continue }
+      }
+      if bestRoute < 0 || route.order < tables.routes[Int(bestRoute)].order {
+        bestRoute = r
+        // A loop rather than `update(from:count:)`: a call to `memcpy` costs more than the few slots.
+        for k in 0..<stack.count { best[k] = stack.base[k] }
+        bestCount = stack.count
+        if let rest, route.rest >= 0 {
+          best[bestCount] = CaptureSlot(name: route.rest, start: Int32(rest.lowerBound), end: Int32(rest.upperBound))
+          bestCount += 1
+        }
+      }
+      return true
+    }
+    return false
+  }
+}

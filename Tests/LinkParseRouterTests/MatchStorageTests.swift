@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+import LinkParseCore
+@_spi(Testing) import LinkParseRouter
+
+@Suite("Router: match storage and cheap accessors")
+struct RouterMatchStorageTests {
+  static let table = [
+    Route("sber", "myapp://sberidauth", provider: "sber"),
+    Route("vk", "vk{app:[0-9]+}://vk.ru/blank.html", provider: "vk"),
+    Route("web", "https://{tenant}.example.ru/auth/{provider}/callback"),
+    Route("open", "myapp://open/{rest...}"),
+  ]
+
+  @Test(arguments: [
+    ("myapp://sberidauth?code=1", 0, [String]()),
+    ("vk7915193://vk.ru/blank.html?code=1", 1, ["app"]),
+    ("https://acme.example.ru/auth/vk/callback", 2, ["tenant", "provider"]),
+    ("myapp://open/a/b%20c", 3, ["rest"]),
+  ])
+  func captureCountCaptureAtAndRouteIndexAgreeWithCaptures(url: String, index: Int, names: [String]) throws {
+    let r = try router(Self.table)
+    let m = try #require(try match(r, url))
+    #expect(m.routeIndex == index)
+    #expect(r.routes[m.routeIndex] == m.route)
+    #expect(m.captureCount == names.count)
+    #expect(m.captures.map(\.name) == names)
+    #expect((0..<m.captureCount).map { m.capture(at: $0) } == m.captures)
+    for capture in m.captures { #expect(m[capture.name] == capture.value) }
+    #expect(m["missing"] == nil)
+  }
+
+  @Test func capturesBeyondTheInlineStorage() throws {
+    let r = try router([Route("deep", "myapp://h{h}/{a}/{b}/x{c}y/{d}/{e}/{f}/{g}/{rest...}")])
+    let m = try #require(try match(r, "myapp://h0/1/2/x3y/4/5/6/7/8/9"))
+    #expect(m.captureCount == 9)
+    #expect(m.captures.map(\.name) == ["h", "a", "b", "c", "d", "e", "f", "g", "rest"])
+    #expect(m.captures.map(\.value) == ["0", "1", "2", "3", "4", "5", "6", "7", "8/9"])
+    #expect(m.capture(at: 8).utf8Range == 27..<30)
+    #expect(m["g"] == "7" && m["rest"] == "8/9")
+  }
+
+  @Test func theMatchKeepsTheURL() throws {
+    let r = try router(Self.table)
+    let url = try ParsedURL("https://acme.example.ru/auth/vk/callback?code=1")
+    let m = try #require(try r.match(url))
+    #expect(m.url == url)
+    #expect(m.captures.allSatisfy { $0.rawValue.base == url.href })
+  }
+
+  @Test func queryRequirementsAreCheckedWithTheParameters() throws {
+    let r = try router([
+      Route("code", "myapp://cb/{x}?code"),
+      Route("error", "myapp://cb/{y}?error&state"),
+      Route("any", "myapp://cb/{z}"),
+    ])
+    #expect(try matched(r, "myapp://cb/1?code=a")?.0 == "code")
+    #expect(try matched(r, "myapp://cb/1?error=e&state=s")?.0 == "error")
+    #expect(try matched(r, "myapp://cb/1?error=e")?.0 == "any")
+    #expect(try matched(r, "myapp://cb/1?c%6Fde")?.0 == "code")
+    #expect(try matched(r, "myapp://cb/1")?.1 == ["z": "1"])
+    // The search that meets a query requirement starts again with the parameters, and is counted once: the
+    // root, the scheme, the host and the three capture nodes.
+    let url = try ParsedURL("myapp://cb/1?code=a")
+    #expect(r.searchStatistics(url).nodesVisited == 6)
+  }
+
+  @Test func longLiteralsCompareEveryByte() throws {
+    let r = try router([
+      Route("long", "https://clientresource-login.example.ru/a-very-long-segment-name/x"),
+      Route("help", "myapp://app/HelpCenterArticles", options: .caseInsensitivePath),
+      Route("nine", "myapp://app/abcdefghi"),
+    ])
+    #expect(try matched(r, "https://CLIENTRESOURCE-LOGIN.example.ru/a-very-long-segment-name/x")?.0 == "long")
+    #expect(try match(r, "https://clientresource-login.example.ru/a-very-long-segmXnt-name/x") == nil)
+    #expect(try match(r, "https://clientresource-logXn.example.ru/a-very-long-segment-name/x") == nil)
+    #expect(try matched(r, "myapp://app/helpcenterarticles")?.0 == "help")
+    #expect(try matched(r, "myapp://app/HELPCENTERARTICLES")?.0 == "help")
+    #expect(try match(r, "myapp://app/HelpCenterArticlez") == nil)
+    #expect(try matched(r, "myapp://app/abcdefghi")?.0 == "nine")
+    #expect(try match(r, "myapp://app/abcdefghI") == nil)
+    #expect(try match(r, "myapp://app/Abcdefghi") == nil)
+  }
+
+  /// The matcher reads the components from the serialization; they must be where the parser put them.
+  static let serializations = [
+    "https://example.com/auth/apple/callback?code=1#f",
+    "https://user:pa%40ss@a.ru:8443/x/y?q",
+    "https://[::1]:8080/",
+    "http://1.2.3.4",
+    "file:///tmp/x",
+    "file://host/share",
+    "vk7915193://vk.ru?code=1",
+    "vk7915193://",
+    "myapp:/oauth2redirect/x",
+    "myapp:/.//double/slash",
+    "myapp:/",
+    "web+demo://h/%2F/a?b#c",
+    "https://a.ru/a%3Fb%23c?x#y",
+  ]
+
+  @Test func componentsAreWhereTheParserPutThem() throws {
+    for string in Self.serializations {
+      try checkComponents(ParsedURL(string))
+    }
+  }
+
+  /// The same over every valid URL of the web-platform-tests data (when `../shared/conformance` is there).
+  @Test func componentsAreWhereTheParserPutThemForTheConformanceData() throws {
+    let directory =
+      ProcessInfo.processInfo.environment["LINKPARSE_CONFORMANCE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/conformance").path
+    guard let data = FileManager.default.contents(atPath: directory + "/urltestdata.json"),
+      let cases = try JSONSerialization.jsonObject(with: data) as? [Any]
+    else {
+      print("SKIPPED: router component offsets over urltestdata.json: \(directory) not found")
+      return
+    }
+    var checked = 0
+    for case let entry as [String: Any] in cases {
+      guard let input = entry["input"] as? String else { continue }
+      let base = (entry["base"] as? String).flatMap { try? ParsedURL($0) }
+      guard let url = try? ParsedURL(input, base: base) else { continue }
+      checkComponents(url)
+      checked += 1
+    }
+    #expect(checked > 500)
+  }
+
+  private func checkComponents(_ url: ParsedURL, sourceLocation: SourceLocation = #_sourceLocation) {
+    guard !url.hasOpaquePath else { return }
+    let r = url.utf8Ranges
+    let view = Router.componentOffsets(of: url)
+    #expect(view.schemeEnd == r.scheme.upperBound, "\(url)", sourceLocation: sourceLocation)
+    #expect(view.host?.lowerBound == r.host?.lowerBound, "\(url)", sourceLocation: sourceLocation)
+    #expect(view.host.map { $0.upperBound == r.path.lowerBound } ?? true, "\(url)", sourceLocation: sourceLocation)
+    #expect(view.pathStart == r.path.lowerBound, "\(url)", sourceLocation: sourceLocation)
+    #expect(view.pathEnd == r.path.upperBound, "\(url)", sourceLocation: sourceLocation)
+  }
+}

@@ -180,7 +180,8 @@ struct RecordWriter: ~Copyable {
     json.raw(",\"provider\":")
     if let provider = match.provider { json.string(provider) } else { json.null() }
     json.raw(",\"captures\":{")
-    for (k, capture) in match.captures.enumerated() {
+    for k in 0..<match.captureCount {
+      let capture = match.capture(at: k)
       if k > 0 { json.byte(UInt8(ascii: ",")) }
       json.string(capture.name)
       json.byte(UInt8(ascii: ":"))

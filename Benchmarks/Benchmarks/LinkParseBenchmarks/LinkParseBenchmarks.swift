@@ -72,7 +72,7 @@ func makeRouter(_ routes: [Route]) -> Router {
 func decode(_ string: String, router: Router, pending: PendingAuthorization?) -> Int {
   guard let url = try? ParsedURL(string) else { return 0 }
   let match = try? router.match(url)
-  var sum = match?.captures.count ?? 0
+  var sum = match?.captureCount ?? 0
   guard let pending else { return sum }
   do {
     let callback = try pending.validate(url, now: 0)
@@ -131,7 +131,7 @@ func parseIteratingParameters(_ string: String) -> Int {
 @inline(__always)
 func route(_ string: String, _ router: Router) -> Int {
   guard let url = try? ParsedURL(string), let match = try? router.match(url) else { return 0 }
-  return match.captures.count &+ 1
+  return match.captureCount &+ 1
 }
 
 @inline(__always)

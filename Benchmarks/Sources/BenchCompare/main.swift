@@ -22,6 +22,10 @@
 //           (redirect, duplicates, state in constant time); Foundation only iterates `queryItems`.
 //
 // Every result is folded into a checksum that is printed, so the optimizer cannot drop the work.
+//
+// `--only WORKLOAD [--rounds N]` runs one workload for profilers: parse, params, decode, validate,
+// foundation-parse, foundation-params, or route (parse and `Router.match` among the 10 routes; subtract parse
+// for match's own cost).
 
 import Foundation
 import BenchmarkSupport
@@ -169,15 +173,19 @@ func foundationParams() -> Int {
 
 let router = try! Router(realisticRoutes)
 
-/// For each URL, the pending authorization an app would hold for it (made outside the timing).
-let pending: [PendingAuthorization?] = corpus.map { pendingAuthorization(for: $0, router: router) }
+/// For each URL, the pending authorization an app would hold for it (made outside the timing). Only for the
+/// workloads that read it: making them matches every URL once, which would show up in a profile of `--only
+/// route` (callgrind counts the calls made outside `--toggle-collect` too).
+let pending: [PendingAuthorization?] =
+  only == nil || only == "decode" || only == "validate"
+  ? corpus.map { pendingAuthorization(for: $0, router: router) } : []
 @inline(never)
 func linkparseDecode() -> Int {
   var sum = 0
   for (i, string) in corpus.enumerated() {
     guard let url = try? ParsedURL(string) else { continue }
     let match = try? router.match(url)
-    sum &+= match?.captures.count ?? 0
+    sum &+= match?.captureCount ?? 0
     guard let pending = pending[i] else { continue }
     switch Result(catching: { () throws(CallbackError) -> ProviderCallback in try pending.validate(url, now: 0) }) {
     case .success(let callback): sum &+= callback.outcome == .success ? 1 : 2
@@ -205,6 +213,20 @@ func linkparseValidate() -> Int {
   return sum
 }
 
+// MARK: - route
+
+/// Parse and route only (no decode), for profiling `Router.match` (`--only route`; subtract `--only parse`).
+@inline(never)
+func linkparseRoute() -> Int {
+  var sum = 0
+  for string in corpus {
+    guard let url = try? ParsedURL(string) else { continue }
+    guard let match = try? router.match(url) else { continue }
+    sum &+= 1 &+ match.routeIndex &+ match.captureCount
+  }
+  return sum
+}
+
 // MARK: - Run
 
 /// Context for people goes to stderr; stdout has only the comparison lines.
@@ -216,7 +238,7 @@ if let only {
   // `perf record … --only decode --rounds 50`).
   let workloads = [
     "parse": linkparseParse, "params": linkparseParams, "decode": linkparseDecode,
-    "validate": linkparseValidate,
+    "validate": linkparseValidate, "route": linkparseRoute,
     "foundation-parse": foundationParse, "foundation-params": foundationParams,
   ]
   for _ in 0..<(roundsGiven ? rounds : 1) { checksum &+= workloads[only]?() ?? 0 }

@@ -83,8 +83,8 @@ struct Search {
     default:
       if view.isPathEnd(buf, cursor) {
         // No segment left: routes ending here (rank literal), then `{rest...}` with an empty rest.
-        if try offer(n.pointee.endRoutes, rest: nil) { return true }
-        return try offer(n.pointee.restRoutes, rest: cursor..<cursor)
+        if try offer(n.pointee.endRoutes, restStart: -1, restEnd: -1) { return true }
+        return try offer(n.pointee.restRoutes, restStart: cursor, restEnd: cursor)
       }
       start = cursor &+ 1
       (end, prefix) = scanSegment(base, from: start, to: count)
@@ -108,18 +108,18 @@ struct Search {
     if found { return true }
 
     // Non-literal children, one rank class at a time.
-    let ordered = n.pointee.ordered.range
-    var k = ordered.lowerBound
-    while k < ordered.upperBound {
+    var k = Int(n.pointee.ordered.start)
+    let orderedEnd = k &+ Int(n.pointee.ordered.count)
+    while k < orderedEnd {
       let rank = tables.ordered[k].rank
       repeat {
         if try tryChild(tables.ordered[k].child, start, end, nextLevel, nextCursor) { found = true }
         k &+= 1
-      } while k < ordered.upperBound && tables.ordered[k].rank == rank
+      } while k < orderedEnd && tables.ordered[k].rank == rank
       if found { return true }
     }
     if level >= 2 && n.pointee.restRoutes.count > 0 {
-      return try offer(n.pointee.restRoutes, rest: (cursor &+ 1)..<view.pathEnd(buf, from: cursor))
+      return try offer(n.pointee.restRoutes, restStart: cursor &+ 1, restEnd: view.pathEnd(buf, from: cursor))
     }
     return false
   }
@@ -133,8 +133,10 @@ struct Search {
   ) throws(Stop) -> Bool {
     var found = false
     let length = end &- start
-    for k in run.range {
-      let entry = tables.literals + k
+    var entry = tables.literals + Int(run.start)
+    let entriesEnd = entry + Int(run.count)
+    while entry < entriesEnd {
+      defer { entry += 1 }
       guard entry.pointee.prefix == prefix && Int(entry.pointee.count) == length else { continue }
       // Length and first eight bytes are equal: compare the rest, then go down.
       let child = entry.pointee.child
@@ -195,14 +197,18 @@ struct Search {
     guard level >= 2 && view.isPathEnd(buf, cursor) else { return try explore(child, level: level, cursor: cursor) }
     statistics?.pointee.nodesVisited += 1
     let n = tables.nodes + Int(child)
-    if try offer(n.pointee.endRoutes, rest: nil) { return true }
-    return try offer(n.pointee.restRoutes, rest: cursor..<cursor)
+    if try offer(n.pointee.endRoutes, restStart: -1, restEnd: -1) { return true }
+    return try offer(n.pointee.restRoutes, restStart: cursor, restEnd: cursor)
   }
 
-  /// Offers the first route of `routes` (sorted by priority) whose query requirements hold.
-  private mutating func offer(_ routes: TrieTables.Run, rest: Range<Int>?) throws(Stop) -> Bool {
-    for k in routes.range {
+  /// Offers the first route of `routes` (sorted by priority) whose query requirements hold; a `{rest...}`
+  /// route captures `restStart..<restEnd` (-1 for routes that end here).
+  private mutating func offer(_ routes: TrieTables.Run, restStart: Int, restEnd: Int) throws(Stop) -> Bool {
+    var k = Int(routes.start)
+    let routesEnd = k &+ Int(routes.count)
+    while k < routesEnd {
       let r = tables.routeIndices[k]
+      k &+= 1
       let route = tables.routes[Int(r)]
       if route.hasQuery {
         guard let query else { throw .queryNeeded }
@@ -214,8 +220,9 @@ struct Search {
         // A loop rather than `update(from:count:)`: a call to `memcpy` costs more than the few slots.
         for k in 0..<stack.count { best[k] = stack.base[k] }
         bestCount = stack.count
-        if let rest, route.rest >= 0 {
-          best[bestCount] = CaptureSlot(name: route.rest, start: Int32(rest.lowerBound), end: Int32(rest.upperBound))
+        if restStart >= 0 && route.rest >= 0 {
+          best[bestCount] = CaptureSlot(
+            name: route.rest, start: Int32(truncatingIfNeeded: restStart), end: Int32(truncatingIfNeeded: restEnd))
           bestCount += 1
         }
       }

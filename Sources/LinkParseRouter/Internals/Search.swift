@@ -145,16 +145,20 @@ struct Search {
         // The last eight bytes (within the component: `length` > 8), then any between.
         let last = loadWord(base + (end &- 8))
         guard (caseless ? asciiLowercasedWord(last) : last) == entry.pointee.suffix else { continue }
-        if length > 16 {
-          let literal = tables.components[Int(tables.nodes[Int(child)].component)].literal.baseAddress!
-          guard equalBytes(
-            base + (start &+ 8), readable: count &- start &- 8, literal + 8, count: length &- 16, caseless: caseless)
-          else { continue }
-        }
+        if length > 16 && !middleMatches(child, start, length, caseless: caseless) { continue }
       }
       if try descend(child, level: nextLevel, cursor: nextCursor) { found = true }
     }
     return found
+  }
+
+  /// Whether bytes 8..<length-8 of `child`'s literal equal those of the component at `start`. Out of line:
+  /// inlined, its setup would run at every literal compared, for the few literals longer than sixteen.
+  @inline(never)
+  private func middleMatches(_ child: Int32, _ start: Int, _ length: Int, caseless: Bool) -> Bool {
+    let literal = tables.components[Int(tables.nodes[Int(child)].component)].literal.baseAddress!
+    return equalBytes(
+      base + (start &+ 8), readable: count &- start &- 8, literal + 8, count: length &- 16, caseless: caseless)
   }
 
   /// The literal children of a node with many, found by the hash of `buf[start..<end]`: the exact table,

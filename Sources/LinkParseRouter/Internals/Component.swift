@@ -249,7 +249,8 @@ struct ComponentCode: @unchecked Sendable {
         if r == .match {
           let mark = stack.count
           stack.push(part.name, pos, e)
-          let rest = matchParts(index + 1, buf, e, end, &stack)
+          // The literal that follows is known to be at `e`: go on after it.
+          let rest = matchParts(index + 2, buf, e + next.literal.count, end, &stack)
           if rest != .noMatch { return rest }
           stack.count = mark
         }

@@ -15,11 +15,11 @@ public import LinkParseCore
 ///
 /// ## Cost
 ///
-/// A match holds a reference to its router's compiled table, the URL, the route's index and the captures'
-/// byte ranges (up to six in place), so making one allocates nothing and costs two reference-count
-/// increments (the table and the URL's storage). ``name``, ``provider``, ``route`` and
-/// the captures are read from the table when asked for: ``captures`` builds an array on each call, while
-/// ``captureCount``, ``capture(at:)`` and the subscript do not allocate (beyond the decoded `String`).
+/// A match holds a reference to its router's compiled table, the URL (moved in by ``Router/match(_:)`` when
+/// the caller does not use it afterwards), the route's index and the captures' byte ranges (up to six in
+/// place), so making one allocates nothing and retains only the table. ``name``, ``provider``, ``route``
+/// and the captures are read from the table when asked for: ``captures`` builds an array on each call,
+/// while ``captureCount``, ``capture(at:)`` and the subscript do not allocate (beyond the decoded `String`).
 public struct RouteMatch: Sendable {
   /// The router's compiled table: the routes and the capture names.
   let router: CompiledRouter

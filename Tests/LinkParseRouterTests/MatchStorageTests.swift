@@ -3,7 +3,7 @@ import Testing
 import LinkParseCore
 @_spi(Testing) import LinkParseRouter
 
-@Suite("Router: match storage and cheap accessors")
+@Suite("Router: match storage, accessors and word-wide comparisons")
 struct RouterMatchStorageTests {
   static let table = [
     Route("sber", "myapp://sberidauth", provider: "sber"),
@@ -80,6 +80,44 @@ struct RouterMatchStorageTests {
     #expect(try matched(r, "myapp://app/abcdefghi")?.0 == "nine")
     #expect(try match(r, "myapp://app/abcdefghI") == nil)
     #expect(try match(r, "myapp://app/Abcdefghi") == nil)
+  }
+
+  /// Literals are compared a word at a time (first eight bytes, last eight, then the middle): every length
+  /// around those boundaries, a difference at every position, at the end of the URL or before its query.
+  @Test(arguments: 1...26)
+  func literalsOfEveryLengthMatchExactly(length: Int) throws {
+    let letters = Array("abcdefghijklmnopqrstuvwxyz")
+    let text = String(letters[0..<length])
+    let r = try router([
+      Route("exact", "myapp://h/\(text)"),
+      Route("caseless", "myapp://c/\(text)", options: .caseInsensitivePath),
+      Route("host", "myapp://\(text).ru/x"),
+    ])
+    for suffix in ["", "?q=1", "#f", "/"] {
+      #expect(try matched(r, "myapp://h/\(text)\(suffix)")?.0 == (suffix == "/" ? nil : "exact"))
+      #expect(try matched(r, "myapp://c/\(text.uppercased())\(suffix)")?.0 == (suffix == "/" ? nil : "caseless"))
+      #expect(try matched(r, "myapp://\(text.uppercased()).ru/x\(suffix)")?.0 == (suffix == "/" ? nil : "host"))
+    }
+    #expect(try match(r, "myapp://h/\(text)x") == nil)
+    #expect(try match(r, "myapp://h/\(text.dropLast())") == nil)
+    #expect(try match(r, "myapp://h/\(text.uppercased())") == nil)
+    for k in 0..<length {
+      var changed = letters[0..<length]
+      changed[k] = "0"
+      #expect(try match(r, "myapp://h/\(String(changed))") == nil, "difference at \(k)")
+      #expect(try match(r, "myapp://c/\(String(changed))") == nil, "difference at \(k)")
+    }
+  }
+
+  /// Folding changes only the ASCII letters: '@' and '[' (just below and above the capitals) stay as they are.
+  @Test func caselessComparisonsFoldOnlyLetters() throws {
+    let r = try router([
+      Route("a", "myapp://x/a@b[c", options: .caseInsensitivePath),
+      Route("b", "myapp://x/z", options: .caseInsensitivePath),
+    ])
+    #expect(try matched(r, "myapp://x/A@B[C")?.0 == "a")
+    #expect(try match(r, "myapp://x/a%60b%7Bc") == nil)
+    #expect(try matched(r, "MYAPP://X/Z")?.0 == "b")
   }
 
   /// The matcher reads the components from the serialization; they must be where the parser put them.

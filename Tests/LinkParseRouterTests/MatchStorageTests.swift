@@ -5,18 +5,14 @@ import LinkParseCore
 
 @Suite("Router: match storage, accessors and word-wide comparisons")
 struct RouterMatchStorageTests {
-  static let table = [
-    Route("sber", "myapp://sberidauth", provider: "sber"),
-    Route("vk", "vk{app:[0-9]+}://vk.ru/blank.html", provider: "vk"),
-    Route("web", "https://{tenant}.example.ru/auth/{provider}/callback"),
-    Route("open", "myapp://open/{rest...}"),
-  ]
+  static let table = RouterPatternTests.table
 
   @Test(arguments: [
-    ("myapp://sberidauth?code=1", 0, [String]()),
-    ("vk7915193://vk.ru/blank.html?code=1", 1, ["app"]),
+    ("vk7915193://vk.ru/blank.html?code=1", 0, ["app"]),
+    ("myapp://sberidauth?code=1", 1, [String]()),
     ("https://acme.example.ru/auth/vk/callback", 2, ["tenant", "provider"]),
-    ("myapp://open/a/b%20c", 3, ["rest"]),
+    ("myapp://open/a/b%20c", 4, ["rest"]),
+    ("https://cdn.example.ru/img_42.png", 5, ["id"]),
   ])
   func captureCountCaptureAtAndRouteIndexAgreeWithCaptures(url: String, index: Int, names: [String]) throws {
     let r = try router(Self.table)

@@ -49,18 +49,21 @@ struct CallbackOptions {
   /// Decodes (and, when asked, validates) the callback of `url`, whose parameters are `body` when given
   /// (Apple's `form_post`), else its query or fragment.
   func decode(_ url: ParsedURL, body: FormParameters?) -> Result {
-    let parameters = body ?? ProviderDetector.callbackParameters(of: url)
     let provider: Provider
     let checks = state != nil || redirectURI != nil || issuer != nil
-    switch self.provider {
-    case .none: return .none
-    case .auto where !checks:
-      // Detection and decoding share one scan of the parameters.
-      guard let (provider, result) = ProviderDetector.decode(url: url, parameters: parameters) else { return .none }
+    if self.provider == .auto && !checks {
+      // Detection and decoding share one scan of the parameters (of the URL's own, read from its text).
+      let decoded =
+        body.map { ProviderDetector.decode(url: url, parameters: $0) } ?? ProviderDetector.decode(url: url)
+      guard let (provider, result) = decoded else { return .none }
       switch result {
       case .success(let callback): return .decoded(callback)
       case .failure(let error): return .rejected(provider, error)
       }
+    }
+    let parameters = body ?? ProviderDetector.callbackParameters(of: url)
+    switch self.provider {
+    case .none: return .none
     case .auto:
       guard let detected = ProviderDetector.detect(url: url, parameters: parameters) else { return .none }
       provider = detected

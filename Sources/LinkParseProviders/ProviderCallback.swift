@@ -311,9 +311,48 @@ public enum ProviderDetector {
     return (provider, result)
   }
 
+  /// ``decode(url:parameters:ssoPolicy:)`` with the URL's own callback parameters
+  /// (``callbackParameters(of:)``: the query, or the fragment), scanned straight from its serialization.
+  ///
+  /// ```swift
+  /// let url = try ParsedURL("https://example.com/cb#state=s&code=c")
+  /// ProviderDetector.decode(url: url)?.provider  // .oauth2
+  /// ```
+  public static func decode(url: ParsedURL, ssoPolicy: SberSSOTrustPolicy = .default) -> (
+    provider: Provider, result: Result<ProviderCallback, CallbackError>
+  )? {
+    let ranges = url.utf8Ranges
+    var fields = callbackFields(of: url, ranges: ranges)
+    let traits = schemeTraits(url, ranges.scheme)
+    guard let provider = detect(vkScheme: traits.vk, appleScheme: traits.apple, fields: fields) else { return nil }
+    let result = Result { () throws(CallbackError) -> ProviderCallback in
+      if provider == .sber && fields.hasSberIDRedirect {
+        return .sberSeamless(try SberSeamlessLogin(callbackParameters(of: url), policy: ssoPolicy))
+      }
+      return try ProviderCallback(provider: provider, fields: &fields)
+    }
+    return (provider, result)
+  }
+
+  /// Whether a URL's scheme (at `range` of its serialization) is `vk<digits>`, and whether it is
+  /// `signinwithapple`: read from the bytes, without making a `Substring`.
+  static func schemeTraits(_ url: ParsedURL, _ range: Range<Int>) -> (vk: Bool, apple: Bool) {
+    var href = url.href
+    return href.withUTF8 { bytes in
+      let scheme = UnsafeBufferPointer(rebasing: bytes[range])
+      return (isVKScheme(scheme), PendingAuthorization.equals(scheme, "signinwithapple"))
+    }
+  }
+
   /// ``detect(url:parameters:)`` over already scanned parameters.
   static func detect(url: ParsedURL, fields f: borrowing CallbackFields) -> Provider? {
-    if isVKScheme(url.scheme) || f.contains(.deviceID) || f.contains(.payload) || f.value(.type, equals: "code_v2")
+    let traits = schemeTraits(url, url.utf8Ranges.scheme)
+    return detect(vkScheme: traits.vk, appleScheme: traits.apple, fields: f)
+  }
+
+  /// ``detect(url:parameters:)`` given what the rules read from the scheme.
+  static func detect(vkScheme: Bool, appleScheme: Bool, fields f: borrowing CallbackFields) -> Provider? {
+    if vkScheme || f.contains(.deviceID) || f.contains(.payload) || f.value(.type, equals: "code_v2")
       || f.contains(.vkMethod)
     {
       return .vk
@@ -334,7 +373,7 @@ public enum ProviderDetector {
       return .tid
     }
     if f.value(.error, equals: "user_cancelled_authorize") || (f.contains(.idToken) && f.contains(.user))
-      || url.scheme == "signinwithapple"
+      || appleScheme
     {
       return .apple
     }

@@ -223,6 +223,10 @@ import Testing
     let detected = ProviderDetector.detect(url: url, parameters: parameters)
     let combined = ProviderDetector.decode(url: url, parameters: parameters)
     #expect(combined?.provider == detected)
+    // From the URL's own text: the same as from its callback parameters.
+    let fromURL = ProviderDetector.decode(url: url)
+    #expect(fromURL?.provider == combined?.provider)
+    #expect(fromURL?.result == combined?.result, "\(input)")
     guard let detected, let combined else { return }
     let separate = Result { () throws(CallbackError) in try ProviderCallback(provider: detected, parameters: parameters) }
     #expect(combined.result == separate, "\(input)")

@@ -164,6 +164,14 @@ public struct JSONWriter: ~Copyable {
     byte(0x22)
   }
 
+  /// Appends bytes known to need no escape (none below 0x20, no `"` or `\`) as a quoted JSON string: a copy.
+  /// The caller has checked them, or a string they are part of (the components of an href checked whole).
+  public mutating func quotedVerbatim(_ utf8: UnsafeBufferPointer<UInt8>) {
+    byte(0x22)
+    raw(utf8)
+    byte(0x22)
+  }
+
   /// Appends UTF-8 bytes escaped for the inside of a JSON string, without quotes. The bytes must be valid
   /// UTF-8.
   public mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {

@@ -112,29 +112,35 @@ struct RecordWriter: ~Copyable {
     // Components straight from the serialization's bytes (no Substrings), parameters as decode-on-demand views.
     url.withUnsafeUTF8 { bytes in
       let r = url.utf8Ranges
-      func part(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[range]) }
-      if !redact { json.quoted(bytes) }
+      // The components are slices of the href: when the href has nothing to escape (nearly always: a
+      // serialization percent-encodes controls and '"', though '\\' can stay), neither has any of them.
+      let verbatim = bytes.baseAddress.map { Scan.jsonEscapable($0, 0, bytes.count) == bytes.count } ?? true
+      func part(_ range: Range<Int>) {
+        let slice = UnsafeBufferPointer(rebasing: bytes[range])
+        if verbatim { json.quotedVerbatim(slice) } else { json.quoted(slice) }
+      }
+      if !redact { part(0..<bytes.count) }
       json.raw(",\"scheme\":")
-      json.quoted(part(r.scheme))
+      part(r.scheme)
       json.raw(",\"username\":")
-      json.quoted(part(r.username))
+      part(r.username)
       json.raw(",\"password\":")
-      json.quoted(part(r.password))
+      part(r.password)
       json.raw(",\"host\":")
-      if let host = r.host { json.quoted(part(host)) } else { json.null() }
+      if let host = r.host { part(host) } else { json.null() }
       json.raw(",\"port\":")
       if let port = url.port { json.integer(Int(port)) } else { json.null() }
       json.raw(",\"path\":")
-      json.quoted(part(r.path))
+      part(r.path)
       json.raw(",\"query\":")
       if let query = r.query {
-        if redact { json.string(CallbackOptions.redactFormText(url.query!)) } else { json.quoted(part(query)) }
+        if redact { json.string(CallbackOptions.redactFormText(url.query!)) } else { part(query) }
       } else {
         json.null()
       }
       json.raw(",\"fragment\":")
       if let fragment = r.fragment {
-        if redact { json.string(CallbackOptions.redactFormText(url.fragment!)) } else { json.quoted(part(fragment)) }
+        if redact { json.string(CallbackOptions.redactFormText(url.fragment!)) } else { part(fragment) }
       } else {
         json.null()
       }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import LinkParseCLI
+import LinkParse
 
 /// The command run in process. These tests do not depend on what the URL parser returns, only on the
 /// contract's framing: records, line numbers, error records of the CLI's own, statuses, help, stats.
@@ -141,5 +142,22 @@ import LinkParseCLI
         #expect((try? JSONSerialization.jsonObject(with: data)) is [String: Any], "\(line)")
       }
     }
+  }
+}
+
+/// Components are written verbatim only when the whole href needs no JSON escape; a serialization can keep
+/// '"' in an opaque host and '\' in a non-special path or a query, and then every string is escaped.
+@Suite struct ComponentEscapingTests {
+  @Test(arguments: ["foo://a\"b/x\\y?q=\\#f\\", "https://a.ru/cb?x=\\", "https://a.ru/cb?code=1"])
+  func componentsAreValidJSON(_ input: String) throws {
+    let result = runInProcess(["--provider", "none"], input: input + "\n")
+    let line = try #require(result.stdout.split(separator: "\n").first)
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    let url = try ParsedURL(input)
+    #expect(object["href"] as? String == url.href)
+    #expect(object["host"] as? String == url.host.map(String.init))
+    #expect(object["path"] as? String == String(url.path))
+    #expect(object["query"] as? String == url.query.map(String.init))
+    #expect(object["fragment"] as? String == url.fragment.map(String.init))
   }
 }

@@ -236,7 +236,11 @@ package enum Scan {
       return lanes(v .< SIMD16(repeating: 0x20)) | eq(v, 0x22) | eq(v, 0x5C)
     }
     var i = 0
-    while i &+ 16 <= count {
+    while i &+ 32 <= count {  // two blocks per test
+      if !isZero(block(i) | block(i &+ 16)) { return true }
+      i &+= 32
+    }
+    if i &+ 16 <= count {
       if !isZero(block(i)) { return true }
       i &+= 16
     }

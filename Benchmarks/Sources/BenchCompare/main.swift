@@ -187,12 +187,19 @@ func linkparseDecode() -> Int {
     let match = try? router.match(url)
     sum &+= match?.captureCount ?? 0
     guard let pending = pending[i] else { continue }
-    switch Result(catching: { () throws(CallbackError) -> ProviderCallback in try pending.validate(url, now: 0) }) {
-    case .success(let callback): sum &+= callback.outcome == .success ? 1 : 2
-    case .failure: sum &+= 3
-    }
+    sum &+= validated(pending, url)
   }
   return sum
+}
+
+/// Validates `url` against `pending` (`now` 0: nothing expires): 1 for a success, 2 for another outcome, 3 for
+/// a rejection.
+@inline(__always)
+func validated(_ pending: PendingAuthorization, _ url: ParsedURL) -> Int {
+  switch Result(catching: { () throws(CallbackError) -> ProviderCallback in try pending.validate(url, now: 0) }) {
+  case .success(let callback): return callback.outcome == .success ? 1 : 2
+  case .failure: return 3
+  }
 }
 
 /// Parse and validate against the pending authorization, without the router: isolates `validate` for
@@ -205,10 +212,7 @@ func linkparseValidate() -> Int {
     i &+= 1
     guard let url = try? ParsedURL(string) else { continue }
     guard let pending = pending[i] else { continue }
-    switch Result(catching: { () throws(CallbackError) -> ProviderCallback in try pending.validate(url, now: 0) }) {
-    case .success(let callback): sum &+= callback.outcome == .success ? 1 : 2
-    case .failure: sum &+= 3
-    }
+    sum &+= validated(pending, url)
   }
   return sum
 }

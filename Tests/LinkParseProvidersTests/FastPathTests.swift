@@ -93,6 +93,32 @@ import Testing
     #expect(accepted == (decodes || json.isEmpty), "\(json)")
   }
 
+  /// JSON strings are skipped sixteen bytes at a time up to the next `"`, `\`, control or non-ASCII byte:
+  /// strings of every length around the block size, with those bytes at every position, against JSONDecoder.
+  @Test func longStringsAgreeWithJSONDecoder() {
+    var rng = SystemRandomNumberGenerator()
+    let valid = ["a", "Z", "é", #"\""#, #"\\"#, #"\n"#, "Иван", "\u{1F600}", "/", " "]
+    let invalid = ["\u{01}", "\"", #"\x"#, #"\u0041"#]
+    for _ in 0..<3_000 {
+      var value = ""
+      var isValid = true
+      for _ in 0..<Int.random(in: 0...40, using: &rng) {
+        if Int.random(in: 0..<30, using: &rng) == 0 {
+          value += invalid.randomElement(using: &rng)!
+          isValid = false
+        } else {
+          value += valid.randomElement(using: &rng)!
+        }
+      }
+      let json = #"{"email":""# + value + #"","name":{"firstName":""# + value + #""}}"#
+      let decodes = JSONSupport.decodeAppleUser(json) != nil
+      var bytes = json
+      let quick = bytes.withUTF8 { JSONShape.isCertainlyValid($0, as: .appleUser) }
+      if quick { #expect(decodes, "\(json)") }
+      if isValid { #expect(quick, "\(json)") }
+    }
+  }
+
   @Test(arguments: [
     #"{"iss":"https://appleid.apple.com","aud":["a"],"exp":"1","email_verified":"true"}"#, #"{"iss":5}"#,
     #"{"sub":null,"nonce":{}}"#, #"{"aud":{"x":1},"exp":{},"real_user_status":[1]}"#, "[]", #"{"email":"\u00e9"}"#,

@@ -248,6 +248,14 @@ package enum Scan {
     return bitmask(block(i)) & ((1 &<< UInt32(count &- i)) &- 1) != 0
   }
 
+  /// Stops at the bytes a JSON string reader must look at: `"`, `\`, controls below 0x20 and non-ASCII (to
+  /// validate its UTF-8). (For the providers' JSON shape checks, hence `package`.)
+  package static func jsonStringSpecial(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+    scan(base, start, end, { v in
+      lanes((v &- SIMD16(repeating: 0x20)) .>= SIMD16(repeating: 0x60)) | eq(v, 0x22) | eq(v, 0x5C)
+    }, { $0 &- 0x20 >= 0x60 || $0 == 0x22 || $0 == 0x5C })
+  }
+
   /// Stops at the bytes a JSON string must escape: below 0x20, `"` and `\`. (Shared with the CLI's JSON
   /// writer, hence `package`.)
   @inline(__always)

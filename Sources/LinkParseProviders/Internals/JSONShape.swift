@@ -3,6 +3,7 @@
 // strictly RFC 8259 (no `\u` escapes, valid UTF-8, nesting at most 32 deep) whose typed keys have the types
 // the Decodable structs need (a string or null, an object or null); anything else is `unsure`, and the
 // caller asks JSONDecoder, so acceptance is exactly JSONDecoder's.
+import LinkParseCore
 
 enum JSONShape {
   /// What a key of an object must hold.
@@ -179,7 +180,11 @@ enum JSONShape {
       index &+= 1
       let start = index
       var escaped = false
+      guard let base = bytes.baseAddress else { return nil }
       while index < bytes.count {
+        // Plain ASCII runs are skipped sixteen bytes at a time.
+        index = Scan.jsonStringSpecial(base, index, bytes.count)
+        guard index < bytes.count else { return nil }
         let b = bytes[index]
         switch b {
         case UInt8(ascii: "\""):

@@ -197,12 +197,14 @@ struct RecordWriter: ~Copyable {
   }
 
   /// Writes a form-encoded slice decoded: as it is when it has no `%` or `+` (decoding would not change it),
-  /// else through `decode`, the library's decoder. Saves a String per parameter on the common path.
+  /// else decoded into a temporary buffer by the library's decoder — no String on either path.
   @inline(__always)
   private mutating func formDecoded(_ bytes: FormParameters.UnsafeDecodedBytes) {
     // The raw bytes come from a serialized URL, so they are ASCII: written as they are unless they need
     // decoding. Decoded bytes are written straight from a temporary buffer when they are valid UTF-8, and
     // through a String (which replaces invalid sequences with U+FFFD) only when an escape made them invalid.
+    // (The guard is checked here, inline, although `withDecodedBytes` checks again: a closure call for every
+    // value cost more than the second, short scan of the few values that need decoding.)
     guard bytes.needsDecoding else { return json.quoted(bytes.raw) }
     bytes.withDecodedBytes { decoded in
       if isValidUTF8(decoded) {

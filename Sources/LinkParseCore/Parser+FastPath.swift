@@ -38,16 +38,7 @@ extension URLParser {
     // Scheme: a lower-case letter, then scheme bytes other than upper case, up to ':'.
     guard end > 0, base[0] &- 0x61 < 26 else { return nil }
     var q = 1
-    while q < end {
-      let b = base[q]
-      if b &- 0x61 < 26 || b &- 0x30 < 10 || b == UInt8(ascii: "+") || b == UInt8(ascii: "-")
-        || b == UInt8(ascii: ".")
-      {
-        q &+= 1
-        continue
-      }
-      break
-    }
+    while q < end && isSchemeByte(base[q]) && base[q] &- 0x41 >= 26 { q &+= 1 }
     guard q &+ 3 <= end, base[q] == UInt8(ascii: ":"), base[q &+ 1] == UInt8(ascii: "/"),
       base[q &+ 2] == UInt8(ascii: "/")
     else { return nil }

@@ -134,7 +134,7 @@ public struct PendingAuthorization: Sendable {
         let host = ranges.host.map { UnsafeBufferPointer(rebasing: bytes[$0]) }
         return (
           provider == .vk && ProviderDetector.isVKScheme(UnsafeBufferPointer(rebasing: bytes[ranges.scheme])),
-          host.map { PendingAuthorization.equals($0, "127.0.0.1") || PendingAuthorization.equals($0, "[::1]") }
+          host.map { bytesEqual($0, "127.0.0.1") || bytesEqual($0, "[::1]") }
             ?? false
         )
       }
@@ -183,17 +183,17 @@ public struct PendingAuthorization: Sendable {
       guard same(u.username, e.username), same(u.password, e.password) else { return false }
       if expected.isVKApp {
         let host = bytes(ub, u.host)
-        guard host.isEmpty || Self.equals(host, "vk.ru") || Self.equals(host, "vk.com") else { return false }
+        guard host.isEmpty || bytesEqual(host, "vk.ru") || bytesEqual(host, "vk.com") else { return false }
         guard u.port == nil else { return false }
         let path = bytes(ub, u.path)
-        if host.isEmpty && (path.isEmpty || Self.equals(path, "/")) { return true }
+        if host.isEmpty && (path.isEmpty || bytesEqual(path, "/")) { return true }
         return same(u.path, e.path)
       }
       guard same(u.host, e.host), same(u.path, e.path) else { return false }
       // Serialized ports are canonical (decimal, no leading zeros, the scheme's default omitted): equal digits
       // are equal ports.
       if same(u.port, e.port) { return true }
-      return expected.isLoopback && Self.equals(bytes(ub, u.scheme), "http")
+      return expected.isLoopback && bytesEqual(bytes(ub, u.scheme), "http")
     }
   }
 
@@ -214,13 +214,6 @@ public struct PendingAuthorization: Sendable {
       if a[i &+ k] != b[j &+ k] { return false }
       k &+= 1
     }
-    return true
-  }
-
-  static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
-    guard bytes.count == literal.utf8CodeUnitCount else { return false }
-    let l = literal.utf8Start
-    for i in 0..<bytes.count where bytes[i] != l[i] { return false }
     return true
   }
 

@@ -302,13 +302,7 @@ public enum ProviderDetector {
   ) -> (provider: Provider, result: Result<ProviderCallback, CallbackError>)? {
     var fields = CallbackFields(parameters)
     guard let provider = detect(url: url, fields: fields) else { return nil }
-    let result = Result { () throws(CallbackError) -> ProviderCallback in
-      if provider == .sber && fields.hasSberIDRedirect {
-        return .sberSeamless(try SberSeamlessLogin(parameters, policy: ssoPolicy))
-      }
-      return try ProviderCallback(provider: provider, fields: &fields)
-    }
-    return (provider, result)
+    return (provider, decode(provider, &fields, ssoPolicy: ssoPolicy, seamless: { parameters }))
   }
 
   /// ``decode(url:parameters:ssoPolicy:)`` with the URL's own callback parameters
@@ -325,13 +319,21 @@ public enum ProviderDetector {
     var fields = callbackFields(of: url, ranges: ranges)
     let traits = schemeTraits(url, ranges.scheme)
     guard let provider = detect(vkScheme: traits.vk, appleScheme: traits.apple, fields: fields) else { return nil }
-    let result = Result { () throws(CallbackError) -> ProviderCallback in
+    return (provider, decode(provider, &fields, ssoPolicy: ssoPolicy, seamless: { callbackParameters(of: url) }))
+  }
+
+  /// The decoding step of both `decode` functions: a Sber seamless-login link is read from its parameters
+  /// (`seamless`, made only then), any other callback from the scanned `fields`.
+  private static func decode(
+    _ provider: Provider, _ fields: inout CallbackFields, ssoPolicy: SberSSOTrustPolicy,
+    seamless: () -> FormParameters
+  ) -> Result<ProviderCallback, CallbackError> {
+    Result { () throws(CallbackError) -> ProviderCallback in
       if provider == .sber && fields.hasSberIDRedirect {
-        return .sberSeamless(try SberSeamlessLogin(callbackParameters(of: url), policy: ssoPolicy))
+        return .sberSeamless(try SberSeamlessLogin(seamless(), policy: ssoPolicy))
       }
       return try ProviderCallback(provider: provider, fields: &fields)
     }
-    return (provider, result)
   }
 
   /// Whether a URL's scheme (at `range` of its serialization) is `vk<digits>`, and whether it is
@@ -340,7 +342,7 @@ public enum ProviderDetector {
     var href = url.href
     return href.withUTF8 { bytes in
       let scheme = UnsafeBufferPointer(rebasing: bytes[range])
-      return (isVKScheme(scheme), PendingAuthorization.equals(scheme, "signinwithapple"))
+      return (isVKScheme(scheme), bytesEqual(scheme, "signinwithapple"))
     }
   }
 
@@ -408,12 +410,6 @@ public enum ProviderDetector {
   @inline(__always)
   static func callbackFields(of url: ParsedURL, ranges: ParsedURL.UTF8Ranges) -> CallbackFields {
     CallbackFields(url: url.href, query: ranges.query, fragment: ranges.fragment)
-  }
-
-  /// `vk` followed by one or more ASCII digits.
-  static func isVKScheme(_ scheme: Substring) -> Bool {
-    var scheme = scheme
-    return scheme.withUTF8 { isVKScheme($0) }
   }
 
   static func isVKScheme(_ scheme: UnsafeBufferPointer<UInt8>) -> Bool {

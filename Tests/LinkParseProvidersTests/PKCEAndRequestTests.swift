@@ -155,10 +155,14 @@ import Testing
     #expect(ProviderDetector.callbackParameters(of: fragmentOnly).value(for: "code") == "f")
     let neither = try ParsedURL("https://e/cb?a=1#b=2")
     #expect(ProviderDetector.callbackParameters(of: neither).value(for: "a") == "1")
-    #expect(ProviderDetector.isVKScheme("vk1"))
-    #expect(!ProviderDetector.isVKScheme("vk"))
-    #expect(!ProviderDetector.isVKScheme("vk1a"))
-    #expect(!ProviderDetector.isVKScheme("vkontakte"))
+    func isVKScheme(_ scheme: String) -> Bool {
+      var scheme = scheme
+      return scheme.withUTF8 { ProviderDetector.isVKScheme($0) }
+    }
+    #expect(isVKScheme("vk1"))
+    #expect(!isVKScheme("vk"))
+    #expect(!isVKScheme("vk1a"))
+    #expect(!isVKScheme("vkontakte"))
   }
 }
 

@@ -47,6 +47,15 @@ func constantTimeEquals(_ a: some StringProtocol, _ b: some StringProtocol) -> B
   withUTF8Bytes(a) { x in withUTF8Bytes(b) { y in constantTimeEquals(x, y) } }
 }
 
+/// Whether `bytes` are exactly the literal's UTF-8 bytes.
+@inline(__always)
+func bytesEqual(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+  guard bytes.count == literal.utf8CodeUnitCount else { return false }
+  let l = literal.utf8Start
+  for i in 0..<bytes.count where bytes[i] != l[i] { return false }
+  return true
+}
+
 /// Calls `body` with the UTF-8 bytes of `string`, in place for native `String`s and `Substring`s.
 @inline(__always)
 func withUTF8Bytes<R>(_ string: some StringProtocol, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {

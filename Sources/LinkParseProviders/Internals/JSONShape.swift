@@ -30,20 +30,20 @@ enum JSONShape {
     func expectation(_ key: UnsafeBufferPointer<UInt8>) -> (Expectation, UInt32) {
       switch self {
       case .claims:
-        if JSONShape.equals(key, "iss") { return (.stringOrNull, 1) }
-        if JSONShape.equals(key, "sub") { return (.stringOrNull, 2) }
-        if JSONShape.equals(key, "nonce") { return (.stringOrNull, 4) }
-        if JSONShape.equals(key, "email") { return (.stringOrNull, 8) }
-        if JSONShape.equals(key, "transfer_sub") { return (.stringOrNull, 16) }
+        if bytesEqual(key, "iss") { return (.stringOrNull, 1) }
+        if bytesEqual(key, "sub") { return (.stringOrNull, 2) }
+        if bytesEqual(key, "nonce") { return (.stringOrNull, 4) }
+        if bytesEqual(key, "email") { return (.stringOrNull, 8) }
+        if bytesEqual(key, "transfer_sub") { return (.stringOrNull, 16) }
         return (.any, 0)
       case .appleUser:
-        if JSONShape.equals(key, "name") { return (.objectOrNull(.appleName), 1) }
-        if JSONShape.equals(key, "email") { return (.stringOrNull, 2) }
+        if bytesEqual(key, "name") { return (.objectOrNull(.appleName), 1) }
+        if bytesEqual(key, "email") { return (.stringOrNull, 2) }
         return (.any, 0)
       case .appleName:
-        if JSONShape.equals(key, "firstName") { return (.stringOrNull, 1) }
-        if JSONShape.equals(key, "lastName") { return (.stringOrNull, 2) }
-        if JSONShape.equals(key, "middleName") { return (.stringOrNull, 4) }
+        if bytesEqual(key, "firstName") { return (.stringOrNull, 1) }
+        if bytesEqual(key, "lastName") { return (.stringOrNull, 2) }
+        if bytesEqual(key, "middleName") { return (.stringOrNull, 4) }
         return (.any, 0)
       }
     }
@@ -57,14 +57,6 @@ enum JSONShape {
     guard scanner.peek() == UInt8(ascii: "{"), scanner.object(schema, depth: 1) else { return false }
     scanner.skipWhitespace()
     return scanner.index == bytes.count
-  }
-
-  @inline(__always)
-  static func equals(_ key: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
-    guard key.count == literal.utf8CodeUnitCount else { return false }
-    let l = literal.utf8Start
-    for i in 0..<key.count where key[i] != l[i] { return false }
-    return true
   }
 
   private enum Kind { case object, array, string, number, literal, null }

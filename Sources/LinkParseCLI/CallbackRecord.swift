@@ -122,7 +122,9 @@ struct CallbackOptions {
 
 extension RecordWriter {
   /// Writes `,"callback":…` for `result`.
-  mutating func callback(_ result: CallbackOptions.Result, redact: Bool) {
+  /// Values that are slices of `clean` (the record's href, when it has nothing to escape) are written without
+  /// an escape check.
+  mutating func callback(_ result: CallbackOptions.Result, redact: Bool, clean: CleanBytes) {
     json.raw(",\"callback\":")
     switch result {
     case .none:
@@ -132,14 +134,14 @@ extension RecordWriter {
       json.string(callback.provider.rawValue)
       json.raw(",\"outcome\":")
       json.string(callback.outcome.rawValue)
-      callback.forEachValue { name, value in
+      callback.forEachValueBytes { name, value in
         json.byte(UInt8(ascii: ","))
         json.string(name)
         json.byte(UInt8(ascii: ":"))
         if redact && CallbackOptions.secretNames.contains(name) {
           json.string(CallbackOptions.redacted)
         } else {
-          json.string(value)
+          formDecoded(value, clean)
         }
       }
       if let error = callback.providerError {

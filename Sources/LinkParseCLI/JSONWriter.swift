@@ -67,10 +67,41 @@ public struct JSONWriter: ~Copyable {
   @inline(__always)
   public mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) {
     if let source = bytes.baseAddress, capacity &- count >= bytes.count {
-      (buffer + count).update(from: source, count: bytes.count)
+      Self.copy(buffer + count, source, bytes.count)
       count &+= bytes.count
     } else {
       rawInPieces(bytes)
+    }
+  }
+
+  /// Copies `n` bytes (non-overlapping). Most pieces of a record are short (keys, components, values), and
+  /// for them a libc `memcpy` call costs more than the copy: up to 32 bytes are copied inline as two
+  /// possibly overlapping loads and stores that never read or write outside either range.
+  @inline(__always)
+  static func copy(_ destination: UnsafeMutablePointer<UInt8>, _ source: UnsafePointer<UInt8>, _ n: Int) {
+    let to = UnsafeMutableRawPointer(destination)
+    let from = UnsafeRawPointer(source)
+    if n >= 16 {
+      guard n <= 32 else { return destination.update(from: source, count: n) }
+      let head = from.loadUnaligned(as: SIMD16<UInt8>.self)
+      let tail = from.loadUnaligned(fromByteOffset: n &- 16, as: SIMD16<UInt8>.self)
+      to.storeBytes(of: head, as: SIMD16<UInt8>.self)
+      to.storeBytes(of: tail, toByteOffset: n &- 16, as: SIMD16<UInt8>.self)
+    } else if n >= 8 {
+      let head = from.loadUnaligned(as: UInt64.self)
+      let tail = from.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+      to.storeBytes(of: head, as: UInt64.self)
+      to.storeBytes(of: tail, toByteOffset: n &- 8, as: UInt64.self)
+    } else if n >= 4 {
+      let head = from.loadUnaligned(as: UInt32.self)
+      let tail = from.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)
+      to.storeBytes(of: head, as: UInt32.self)
+      to.storeBytes(of: tail, toByteOffset: n &- 4, as: UInt32.self)
+    } else if n > 0 {
+      // 1 to 3 bytes: the first, the middle and the last (some the same).
+      destination[0] = source[0]
+      destination[n >> 1] = source[n >> 1]
+      destination[n &- 1] = source[n &- 1]
     }
   }
 
@@ -129,6 +160,8 @@ public struct JSONWriter: ~Copyable {
 
   /// Appends `value` as a quoted, escaped JSON string.
   public mutating func string(_ value: String) {
+    // In place (a small string's bytes are copied to the stack), without the copy `withUTF8` needs.
+    if value.utf8.withContiguousStorageIfAvailable({ quoted($0) }) != nil { return }
     var value = value
     value.withUTF8 { quoted($0) }
   }
@@ -152,7 +185,7 @@ public struct JSONWriter: ~Copyable {
     if let source = utf8.baseAddress, capacity &- count >= n &+ 18 {
       let start = buffer + count
       start.pointee = 0x22
-      (start + 1).update(from: source, count: n)
+      Self.copy(start + 1, source, n)
       if !Scan.hasJSONEscapable(start + 1, n) {
         start[n &+ 1] = 0x22
         count &+= n &+ 2
@@ -167,6 +200,15 @@ public struct JSONWriter: ~Copyable {
   /// Appends bytes known to need no escape (none below 0x20, no `"` or `\`) as a quoted JSON string: a copy.
   /// The caller has checked them, or a string they are part of (the components of an href checked whole).
   public mutating func quotedVerbatim(_ utf8: UnsafeBufferPointer<UInt8>) {
+    let n = utf8.count
+    if let source = utf8.baseAddress, capacity &- count >= n &+ 2 {
+      let start = buffer + count
+      start.pointee = 0x22
+      Self.copy(start + 1, source, n)
+      start[n &+ 1] = 0x22
+      count &+= n &+ 2
+      return
+    }
     byte(0x22)
     raw(utf8)
     byte(0x22)

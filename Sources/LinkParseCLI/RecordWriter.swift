@@ -104,59 +104,62 @@ struct RecordWriter: ~Copyable {
   /// Writes a success record; `body` (a `form_post` body) replaces the URL's parameters for `"callback"`.
   mutating func success(_ url: ParsedURL, line: Int, body: FormParameters? = nil) {
     records += 1
+    // Everything is written from the serialization's bytes (no Substrings) while they are in reach: the
+    // components are slices of them, and so are most parameter and callback values.
+    url.withUnsafeUTF8 { href in success(url, href: href, line: line, body: body) }
+  }
+
+  private mutating func success(_ url: ParsedURL, href bytes: UnsafeBufferPointer<UInt8>, line: Int, body: FormParameters?) {
     let redact = callbackOptions.redact
     json.raw("{\"line\":")
     json.integer(line)
     json.raw(",\"ok\":true,\"href\":")
     if redact { json.string(CallbackOptions.redactHref(url)) }
-    // Components straight from the serialization's bytes (no Substrings), parameters as decode-on-demand views.
-    url.withUnsafeUTF8 { bytes in
-      let r = url.utf8Ranges
-      // The components are slices of the href: when the href has nothing to escape (nearly always: a
-      // serialization percent-encodes controls and '"', though '\\' can stay), neither has any of them.
-      let verbatim = bytes.baseAddress.map { Scan.jsonEscapable($0, 0, bytes.count) == bytes.count } ?? true
-      func part(_ range: Range<Int>) {
-        let slice = UnsafeBufferPointer(rebasing: bytes[range])
-        if verbatim { json.quotedVerbatim(slice) } else { json.quoted(slice) }
-      }
-      if !redact { part(0..<bytes.count) }
-      json.raw(",\"scheme\":")
-      part(r.scheme)
-      json.raw(",\"username\":")
-      part(r.username)
-      json.raw(",\"password\":")
-      part(r.password)
-      json.raw(",\"host\":")
-      if let host = r.host { part(host) } else { json.null() }
-      json.raw(",\"port\":")
-      if let port = url.port { json.integer(Int(port)) } else { json.null() }
-      json.raw(",\"path\":")
-      part(r.path)
-      json.raw(",\"query\":")
-      if let query = r.query {
-        if redact { json.string(CallbackOptions.redactFormText(url.query!)) } else { part(query) }
-      } else {
-        json.null()
-      }
-      json.raw(",\"fragment\":")
-      if let fragment = r.fragment {
-        if redact { json.string(CallbackOptions.redactFormText(url.fragment!)) } else { part(fragment) }
-      } else {
-        json.null()
-      }
+    // When the href has nothing to escape (nearly always: a serialization percent-encodes controls and '"',
+    // though '\\' can stay), neither has any slice of it: those are written without a check.
+    let clean = CleanBytes(bytes)
+    let r = url.utf8Ranges
+    func part(_ range: Range<Int>) {
+      let slice = UnsafeBufferPointer(rebasing: bytes[range])
+      if clean.isWhole { json.quotedVerbatim(slice) } else { json.quoted(slice) }
+    }
+    if !redact { part(0..<bytes.count) }
+    json.raw(",\"scheme\":")
+    part(r.scheme)
+    json.raw(",\"username\":")
+    part(r.username)
+    json.raw(",\"password\":")
+    part(r.password)
+    json.raw(",\"host\":")
+    if let host = r.host { part(host) } else { json.null() }
+    json.raw(",\"port\":")
+    if let port = url.port { json.integer(Int(port)) } else { json.null() }
+    json.raw(",\"path\":")
+    part(r.path)
+    json.raw(",\"query\":")
+    if let query = r.query {
+      if redact { json.string(CallbackOptions.redactFormText(url.query!)) } else { part(query) }
+    } else {
+      json.null()
+    }
+    json.raw(",\"fragment\":")
+    if let fragment = r.fragment {
+      if redact { json.string(CallbackOptions.redactFormText(url.fragment!)) } else { part(fragment) }
+    } else {
+      json.null()
     }
     json.raw(",\"params\":[")
     var first = true
     url.queryParameters.forEachDecoded { name, value in
       json.raw(first ? "[" : ",[")
       first = false
-      formDecoded(name)
+      formDecoded(name, clean)
       json.byte(UInt8(ascii: ","))
       if let value {
         if redact && CallbackOptions.secretNames.contains(where: { name == $0 }) {
           json.string(CallbackOptions.redacted)
         } else {
-          formDecoded(value)
+          formDecoded(value, clean)
         }
       } else {
         json.raw("\"\"")
@@ -172,7 +175,7 @@ struct RecordWriter: ~Copyable {
     {
       options.provider = chosen
     }
-    callback(options.decode(url, body: body), redact: redact)
+    callback(options.decode(url, body: body), redact: redact, clean: clean)
     if router != nil { route(match) }
     json.raw("}\n")
   }
@@ -199,13 +202,15 @@ struct RecordWriter: ~Copyable {
   /// Writes a form-encoded slice decoded: as it is when it has no `%` or `+` (decoding would not change it),
   /// else decoded into a temporary buffer by the library's decoder — no String on either path.
   @inline(__always)
-  private mutating func formDecoded(_ bytes: FormParameters.UnsafeDecodedBytes) {
-    // The raw bytes come from a serialized URL, so they are ASCII: written as they are unless they need
-    // decoding. Decoded bytes are written straight from a temporary buffer when they are valid UTF-8, and
-    // through a String (which replaces invalid sequences with U+FFFD) only when an escape made them invalid.
+  mutating func formDecoded(_ bytes: FormParameters.UnsafeDecodedBytes, _ clean: CleanBytes) {
+    // Raw bytes are written as they are unless they need decoding: without a check when they lie in `clean`.
+    // Decoded bytes are written straight from a temporary buffer when they are valid UTF-8, and through a
+    // String (which replaces invalid sequences with U+FFFD) only when an escape made them invalid.
     // (The guard is checked here, inline, although `withDecodedBytes` checks again: a closure call for every
     // value cost more than the second, short scan of the few values that need decoding.)
-    guard bytes.needsDecoding else { return json.quoted(bytes.raw) }
+    guard bytes.needsDecoding else {
+      return clean.contains(bytes.raw) ? json.quotedVerbatim(bytes.raw) : json.quoted(bytes.raw)
+    }
     bytes.withDecodedBytes { decoded in
       if isValidUTF8(decoded) {
         json.quoted(decoded)
@@ -228,5 +233,34 @@ struct RecordWriter: ~Copyable {
     json.raw(",\"message\":")
     json.string(message)
     json.raw("}}\n")
+  }
+}
+
+/// A byte range known to hold nothing a JSON string must escape (no `"`, `\` or byte below 0x20), so that
+/// any slice of it is written as it is: the href of a record, when a scan found it clean; else empty.
+struct CleanBytes {
+  private let start: UnsafePointer<UInt8>?
+  private let end: UnsafePointer<UInt8>?
+  /// Whether the whole of the bytes given is clean.
+  let isWhole: Bool
+
+  /// `bytes` if a scan finds nothing to escape in them, else an empty range.
+  init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    if let base = bytes.baseAddress, Scan.jsonEscapable(base, 0, bytes.count) == bytes.count {
+      start = base
+      end = base + bytes.count
+      isWhole = true
+    } else {
+      start = nil
+      end = nil
+      isWhole = bytes.isEmpty
+    }
+  }
+
+  /// Whether `bytes` lie inside the clean range (compared by address: a slice of the same memory).
+  @inline(__always)
+  func contains(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let start, let end, let base = bytes.baseAddress else { return false }
+    return base >= start && base + bytes.count <= end
   }
 }

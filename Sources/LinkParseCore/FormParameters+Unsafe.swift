@@ -34,8 +34,10 @@ extension FormParameters {
       self.mayContainPlus = true
     }
 
+    /// A view whose bytes are known to contain no `%` (`mayContainEscapes` false) or no `+`
+    /// (`mayContainPlus` false): what a scan that already looked at them can say.
     @inlinable
-    init(raw: UnsafeBufferPointer<UInt8>, encoding: Encoding, mayContainEscapes: Bool, mayContainPlus: Bool) {
+    package init(raw: UnsafeBufferPointer<UInt8>, encoding: Encoding, mayContainEscapes: Bool, mayContainPlus: Bool) {
       self.raw = raw
       self.encoding = encoding
       self.mayContainEscapes = mayContainEscapes

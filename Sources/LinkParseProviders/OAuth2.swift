@@ -69,7 +69,7 @@ public enum OAuth2Callback: Sendable, Hashable {
 /// ```
 public struct OAuth2Success: Sendable, Hashable {
   /// `code`, `state`, `iss`, `session_state`, read from the callback's text on access.
-  private var values: StoredValues
+  private(set) var values: StoredValues
 
   init(values: StoredValues) { self.values = values }
 

@@ -190,71 +190,115 @@ public enum ProviderCallback: Sendable, Hashable {
   /// callback.forEachValue { name, value in print(name, value) }  // code c, state s, …
   /// ```
   public func forEachValue(_ body: (_ name: String, _ value: Substring) -> Void) {
-    func add(_ name: String, _ value: String?) { if let value { body(name, value[...]) } }
-    func add(_ name: String, _ value: Substring?) { if let value { body(name, value) } }
+    visitValues { name, values, index, unflagged in
+      if unflagged {
+        if let raw = values.raw(index) { body(name, FormParameters.decode(raw)[...]) }
+      } else if let value = values[index] {
+        body(name, value)
+      }
+    } other: { name, value in
+      if let value { body(name, value) }
+    }
+  }
+
+  /// Calls `body` with each of ``values`` in turn as bytes that decode on demand, without a `Substring` or
+  /// `String` per value: a value decoded from the callback's text is a view of that text, still
+  /// form-encoded; any other is a view of its own string's bytes, with nothing to decode. The views are
+  /// valid during the call only. For writers that copy values out (the CLI's JSON).
+  ///
+  /// ```swift
+  /// callback.forEachValueBytes { name, value in print(name, value.needsDecoding) }  // code false, …
+  /// ```
+  package func forEachValueBytes(_ body: (_ name: String, _ value: FormParameters.UnsafeDecodedBytes) -> Void) {
+    visitValues { name, values, index, unflagged in
+      values.withDecodedBytes(index, unflagged: unflagged) { body(name, $0) }
+    } other: { name, value in
+      guard var value else { return }
+      value.withUTF8 {
+        body(name, FormParameters.UnsafeDecodedBytes(raw: $0, encoding: .form, mayContainEscapes: false, mayContainPlus: false))
+      }
+    }
+  }
+
+  /// The one list of values both readers above see, in order, each under its parameter name: a value a
+  /// result stores goes to `stored` (its `values`, its index, and whether it was stored unflagged: see
+  /// ``StoredValues/withDecodedBytes(_:unflagged:_:)``), any other to `other`, already decoded. Absent
+  /// values are skipped by the callees. (Closures rather than a generic visitor: a visitor struct holding the
+  /// caller's closure needed a reabstraction thunk and a heap context per call.)
+  private func visitValues(
+    _ stored: (_ name: String, _ values: StoredValues, _ index: Int, _ unflagged: Bool) -> Void,
+    other: (_ name: String, _ value: Substring?) -> Void
+  ) {
+    func visit(_ name: String, _ values: StoredValues, _ index: Int, unflagged: Bool = false) {
+      stored(name, values, index, unflagged)
+    }
+    func visit(_ name: String, _ value: Substring?) { other(name, value) }
     switch self {
     case .sber(.success(let s)):
-      add("code", s.code)
-      add("state", s.state)
-      add("status", s.status)
-      for key in s.extras.keys.sorted() { add(key, s.extras[key]) }
+      visit("code", s.values, 0)
+      visit("state", s.values, 1)
+      visit("status", s.values, 2)
+      let extras = s.extras
+      for key in extras.keys.sorted() { visit(key, extras[key].map { $0[...] }) }
     case .sber(.failure(let f)):
-      add("state", f.state)
-      add(f.encoding == .androidApp ? "result" : "status", f.status)
-      add("error_code", f.errorCode)
-      add("error_description", f.error?.errorDescription)
-      add("error_uri", f.error?.errorURI)
-      add("encoding", f.encoding.rawValue)
+      visit("state", f.values, 2)
+      visit(f.encoding == .androidApp ? "result" : "status", f.values, 1)
+      visit("error_code", f.values, 0)
+      visit("error_description", f.error?.errorDescription?[...])
+      visit("error_uri", f.error?.errorURI?[...])
+      visit("encoding", f.encoding.rawValue[...])
     case .sberSeamless(let s):
-      add("sso_base_url", s.baseURL)
-      add("token", s.token)
+      visit("sso_base_url", s.baseURL[...])
+      visit("token", s.token?[...])
     case .vk(.success(let s)):
-      add("code", s.code)
-      add("state", s.state)
-      add("device_id", s.deviceID)
-      add("type", s.type)
-      add("expires_in", s.expiresInRaw)
-      add("ext_id", s.extID)
-      if s.isReturnFromVKApp { add("vkconnect_auth_provider_method", "external_auth") }
+      visit("code", s.values, 0)
+      visit("state", s.values, 1)
+      visit("device_id", s.values, 2)
+      visit("type", s.values, 3)
+      visit("expires_in", s.values, 4)
+      visit("ext_id", s.values, 5)
+      if s.isReturnFromVKApp { visit("vkconnect_auth_provider_method", "external_auth") }
     case .vk(.legacy(let l)):
-      add("code", l.code)
-      add("state", l.state)
-      add("user_id", l.user?.id.map { String($0) })
-      add("first_name", l.user?.firstName)
-      add("last_name", l.user?.lastName)
-      add("email", l.user?.email)
+      visit("code", l.code[...])
+      visit("state", l.state?[...])
+      visit("user_id", l.user?.id.map { String($0)[...] })
+      visit("first_name", l.user?.firstName?[...])
+      visit("last_name", l.user?.lastName?[...])
+      visit("email", l.user?.email?[...])
     case .vk(.failure(let e, let state)), .apple(.failure(let e, let state)):
-      add("state", state)
-      add("error_description", e.errorDescription)
-      add("error_uri", e.errorURI)
+      visit("state", state)
+      visit("error_description", e.errorDescription?[...])
+      visit("error_uri", e.errorURI?[...])
     case .oauth2(.failure(let e, let state, let issuer)):
-      add("state", state)
-      add("iss", issuer)
-      add("error_description", e.errorDescription)
-      add("error_uri", e.errorURI)
+      visit("state", state)
+      visit("iss", issuer)
+      visit("error_description", e.errorDescription?[...])
+      visit("error_uri", e.errorURI?[...])
     case .tid(.success(let s)):
-      add("code", s.code)
-      add("state", s.state)
-      add("session_state", s.sessionState)
+      visit("code", s.values, 0)
+      visit("state", s.values, 1)
+      visit("session_state", s.values, 2)
     case .tid(.debugResult(let value)):
-      add("result", value)
+      visit("result", value[...])
     case .tid(.cancelled), .tid(.unavailable):
       break
     case .apple(.success(let s)):
-      add("code", s.code)
-      add("state", s.state)
-      add("id_token", s.idToken)
-      add("user", s.userJSON)
+      visit("code", s.values, 0)
+      visit("state", s.values, 1)
+      visit("id_token", s.values, 2)
+      // `user` is stored as sent (see `AppleCallback`): `userJSON` decodes it.
+      visit("user", s.values, 3, unflagged: true)
     case .apple(.cancelled(let state)):
-      add("state", state)
+      visit("state", state)
     case .oauth2(.success(let s)):
-      add("code", s.code)
-      add("state", s.state)
-      add("iss", s.issuer)
-      add("session_state", s.sessionState)
+      visit("code", s.values, 0)
+      visit("state", s.values, 1)
+      visit("iss", s.values, 2)
+      visit("session_state", s.values, 3)
     }
   }
 }
+
 
 /// Picks the provider of a callback (`--provider auto`) and the parameters to decode.
 ///

@@ -115,7 +115,7 @@ public enum SberIDCallback: Sendable, Hashable {
 public struct SberIDSuccess: Sendable, Hashable {
   /// `code`, `state`, `status`, and the callback's whole parameter text (raw, for ``extras``), read from the
   /// callback's text on access.
-  private var values: StoredValues
+  private(set) var values: StoredValues
 
   init(values: StoredValues) { self.values = values }
 
@@ -184,7 +184,7 @@ public struct SberIDFailure: Sendable, Hashable {
     case web
   }
   /// `error_code`, the status flag and `state`, read from the callback's text on access.
-  private var values: StoredValues
+  private(set) var values: StoredValues
 
   /// The encoding.
   public var encoding: Encoding

@@ -97,7 +97,7 @@ public enum AppleCallback: Sendable, Hashable {
 public struct AppleSuccess: Sendable, Hashable {
   /// `code`, `state`, `id_token`, and `user` as sent (still form-encoded), read from the callback's text on
   /// access.
-  private var values: StoredValues
+  private(set) var values: StoredValues
 
   init(values: StoredValues) { self.values = values }
 

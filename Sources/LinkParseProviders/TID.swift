@@ -148,7 +148,7 @@ public enum TIDCallback: Sendable, Hashable {
 /// ```
 public struct TIDSuccess: Sendable, Hashable {
   /// `code`, `state`, `session_state`, read from the callback's text on access.
-  private var values: StoredValues
+  private(set) var values: StoredValues
 
   init(values: StoredValues) { self.values = values }
 

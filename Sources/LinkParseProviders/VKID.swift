@@ -96,7 +96,7 @@ public enum VKIDCallback: Sendable, Hashable {
 /// ```
 public struct VKIDSuccess: Sendable, Hashable {
   /// `code`, `state`, `device_id`, `type`, `expires_in`, `ext_id`, read from the callback's text on access.
-  private var values: StoredValues
+  private(set) var values: StoredValues
   /// The code's lifetime in seconds, when sent as an integer.
   public var expiresIn: Int?
   /// Whether the callback is a return from the VK app (`vkconnect_auth_provider_method=external_auth`).

@@ -161,3 +161,30 @@ import LinkParse
     #expect(object["fragment"] as? String == url.fragment.map(String.init))
   }
 }
+
+/// Parameter and callback values that are slices of a clean href are copied without an escape check; any
+/// other (decoded, or from an href that keeps a '\') is checked and escaped. Either way the JSON holds the
+/// library's decoded values.
+@Suite struct ValueEscapingTests {
+  @Test(arguments: [
+    "https://a.ru/cb?code=a\\b&state=s%22t",
+    "https://a.ru/cb?code=c&state=%5C%22%0A",
+    "vk7915193://vk.ru/blank.html?code=x\\y&state=s&device_id=d",
+    "myapp://sberidauth?status=fail&error=access_denied&error_description=%22q%22&state=s\\",
+    "https://a.ru/cb?error=access_denied&error_description=a%5Cb&state=s",
+  ])
+  func valuesAreTheLibrarysDecodedValues(_ input: String) throws {
+    let result = runInProcess([], input: input + "\n")
+    let line = try #require(result.stdout.split(separator: "\n").first)
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    let url = try ParsedURL(input)
+    let params = try #require(object["params"] as? [[String]])
+    #expect(params == url.queryParameters.map { [$0.name(), $0.value() ?? ""] }, "\(input)")
+    let callback = try #require(object["callback"] as? [String: Any])
+    guard case .success(let decoded)? = ProviderDetector.decode(url: url)?.result else {
+      Issue.record("no callback decoded from \(input)")
+      return
+    }
+    for (name, value) in decoded.values { #expect(callback[name] as? String == value, "\(input): \(name)") }
+  }
+}

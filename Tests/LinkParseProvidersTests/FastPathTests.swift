@@ -258,3 +258,35 @@ import Testing
     #expect(combined.result == separate, "\(input)")
   }
 }
+
+/// `forEachValueBytes` (byte views, for the CLI) hands out the same names and decoded values, in the same
+/// order, as `forEachValue` (`Substring`s), for every kind of result.
+@Suite struct ValueBytesTests {
+  @Test(arguments: [
+    (Provider.vk, "code=vk2.a.c&state=s%2B1&device_id=d+e&type=code_v2&expires_in=600&ext_id=x&vkconnect_auth_provider_method=external_auth"),
+    (.vk, "payload=%7B%22oauth%22%3A%7B%22code%22%3A%22c1%22%2C%22state%22%3A%22s1%22%7D%2C%22user%22%3A%7B%22id%22%3A1%2C%22first_name%22%3A%22Ivan%22%7D%7D"),
+    (.vk, "error=access_denied&error_description=No+way%21&state=s"),
+    (.sber, "state=s&code=FA21&status=ok&utm_source=a+b&option1=%22o%22&other=1"),
+    (.sber, "status=fail&error=access_denied&error_description=x%5Cy&state=s"),
+    (.sber, "result=FAILURE&error_code=2"),
+    (.sber, "sberIDRedirect=https%3A%2F%2Fid.sber.ru%2Fsso&token=t"),
+    (.tid, "code=c&state=s&session_state=x%20y"),
+    (.tid, "result=failure"),
+    (.tid, "cancelled"),
+    (.apple, "code=c&state=s&id_token=\(jwt(#"{"sub":"1"}"#))&user=%7B%22name%22%3A%7B%22firstName%22%3A%22A+%5C%22B%22%7D%7D"),
+    (.apple, "error=user_cancelled_authorize&state=s"),
+    (.oauth2, "code=c%2B%2B&state=s&iss=https%3A%2F%2Fi&session_state=z"),
+    (.oauth2, "error=access_denied&error_description=no+%E2%9C%93&error_uri=u&state=s&iss=i"),
+  ])
+  func bytesAgreeWithSubstrings(_ provider: Provider, _ query: String) throws {
+    let callback = try ProviderCallback(provider: provider, parameters: FormParameters(query))
+    var substrings: [String] = []
+    callback.forEachValue { name, value in substrings.append("\(name)=\(value)") }
+    var bytes: [String] = []
+    callback.forEachValueBytes { name, value in
+      bytes.append("\(name)=" + String(decoding: Array(value), as: UTF8.self))
+    }
+    #expect(!substrings.isEmpty || provider == .tid)
+    #expect(bytes == substrings, "\(query)")
+  }
+}

@@ -178,4 +178,18 @@ struct StoredValues: Sendable {
 
   /// Value `i` as it stands in the text (still form-encoded); `nil` when absent.
   func raw(_ i: Int) -> Substring? { text.raw(span(i)) }
+
+  /// Calls `body` with value `i`'s bytes in the text, still form-encoded, as a view that decodes on demand;
+  /// nothing when the value is absent. No `Substring` is made. `unflagged`: the span was stored as raw
+  /// (``ValueSpan/raw``) although its bytes are to be decoded, so whether they need it is found by looking.
+  func withDecodedBytes(_ i: Int, unflagged: Bool = false, _ body: (FormParameters.UnsafeDecodedBytes) -> Void) {
+    let span = span(i)
+    guard !span.isAbsent else { return }
+    withUTF8Bytes(text.string) { bytes in
+      let start = bytes.baseAddress.map { $0 + span.lowerBound }
+      let raw = UnsafeBufferPointer(start: start, count: span.upperBound &- span.lowerBound)
+      let flag = unflagged || span.needsDecoding
+      body(FormParameters.UnsafeDecodedBytes(raw: raw, encoding: .form, mayContainEscapes: flag, mayContainPlus: flag))
+    }
+  }
 }

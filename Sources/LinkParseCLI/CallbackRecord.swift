@@ -133,7 +133,8 @@ extension RecordWriter {
       json.raw("{\"provider\":")
       json.string(callback.provider.rawValue)
       json.raw(",\"outcome\":")
-      json.string(callback.outcome.rawValue)
+      let outcome = callback.outcome
+      json.string(outcome.rawValue)
       callback.forEachValueBytes { name, value in
         json.byte(UInt8(ascii: ","))
         json.string(name)
@@ -144,7 +145,8 @@ extension RecordWriter {
           formDecoded(value, clean)
         }
       }
-      if let error = callback.providerError {
+      // Only an error has a provider error (and asking costs a walk through the result).
+      if outcome == .error, let error = callback.providerError {
         errorObject(code: error.code, raw: error.code, parameter: nil, en: error.descriptionEN, ru: error.descriptionRU)
       }
       json.byte(UInt8(ascii: "}"))

@@ -92,7 +92,7 @@ private func scan(
   return i
 }
 
-package enum Scan {
+@usableFromInline package enum Scan {
 
   /// Stops at the query percent-encode set (which includes '#', the fragment's start) and, for special
   /// URLs, at '\''.

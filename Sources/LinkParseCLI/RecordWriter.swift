@@ -150,7 +150,9 @@ struct RecordWriter: ~Copyable {
     }
     json.raw(",\"params\":[")
     var first = true
-    url.queryParameters.forEachDecoded { name, value in
+    // The query's pairs, read from the href's bytes (no `FormParameters`, no Substring).
+    let query = r.query.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
+    FormParameters.forEachDecoded(in: query) { name, value in
       json.raw(first ? "[" : ",[")
       first = false
       formDecoded(name, clean)
@@ -169,13 +171,17 @@ struct RecordWriter: ~Copyable {
     json.byte(UInt8(ascii: "]"))
     // A matched route with a provider picks that provider's decoder, unless --provider names one.
     let match = router.flatMap { try? $0.match(url) }
-    var options = callbackOptions
-    if options.provider == .auto, let name = match?.provider, let chosen = ProviderOption(rawValue: name),
+    let decoded: CallbackOptions.Result
+    if callbackOptions.provider == .auto, let name = match?.provider, let chosen = ProviderOption(rawValue: name),
       chosen != .auto
     {
+      var options = callbackOptions
       options.provider = chosen
+      decoded = options.decode(url, body: body)
+    } else {
+      decoded = callbackOptions.decode(url, body: body)
     }
-    callback(options.decode(url, body: body), redact: redact, clean: clean)
+    callback(decoded, redact: redact, clean: clean)
     if router != nil { route(match) }
     json.raw("}\n")
   }

@@ -199,6 +199,7 @@ public struct JSONWriter: ~Copyable {
 
   /// Appends bytes known to need no escape (none below 0x20, no `"` or `\`) as a quoted JSON string: a copy.
   /// The caller has checked them, or a string they are part of (the components of an href checked whole).
+  @inline(__always)
   public mutating func quotedVerbatim(_ utf8: UnsafeBufferPointer<UInt8>) {
     let n = utf8.count
     if let source = utf8.baseAddress, capacity &- count >= n &+ 2 {

@@ -53,8 +53,13 @@ struct CallbackOptions {
     let checks = state != nil || redirectURI != nil || issuer != nil
     if self.provider == .auto && !checks {
       // Detection and decoding share one scan of the parameters (of the URL's own, read from its text).
-      let decoded =
-        body.map { ProviderDetector.decode(url: url, parameters: $0) } ?? ProviderDetector.decode(url: url)
+      // (Not `body.map { … }`: a closure capturing the URL copies it.)
+      let decoded: (provider: Provider, result: Swift.Result<ProviderCallback, CallbackError>)?
+      if let body {
+        decoded = ProviderDetector.decode(url: url, parameters: body)
+      } else {
+        decoded = ProviderDetector.decode(url: url)
+      }
       guard let (provider, result) = decoded else { return .none }
       switch result {
       case .success(let callback): return .decoded(callback)

@@ -119,7 +119,7 @@ struct RecordWriter: ~Copyable {
     // though '\\' can stay), neither has any slice of it: those are written without a check.
     let clean = CleanBytes(bytes)
     let r = url.utf8Ranges
-    func part(_ range: Range<Int>) {
+    @inline(__always) func part(_ range: Range<Int>) {
       let slice = UnsafeBufferPointer(rebasing: bytes[range])
       if clean.isWhole { json.quotedVerbatim(slice) } else { json.quoted(slice) }
     }

@@ -65,7 +65,12 @@ extension ParsedURL {
   /// let url = try ParsedURL("https://a.ru/cb")
   /// let first = url.withUnsafeUTF8 { $0[url.utf8Ranges.host!.lowerBound] }  // UInt8(ascii: "a")
   /// ```
+  @inlinable
   public func withUnsafeUTF8<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    // Borrowed in place (copying it into a `var` for `withUTF8` cost a retain and a release per call), and
+    // inlinable so that `R` is specialized in the caller (a generic call looked up its metadata each time).
+    // The copy is only for storage that is not contiguous UTF-8, which a parsed URL's never is.
+    if let result = try storage.utf8.withContiguousStorageIfAvailable(body) { return result }
     var storage = self.storage
     return try storage.withUTF8(body)
   }

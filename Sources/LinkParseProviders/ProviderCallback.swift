@@ -346,7 +346,7 @@ public enum ProviderDetector {
   ) -> (provider: Provider, result: Result<ProviderCallback, CallbackError>)? {
     var fields = CallbackFields(parameters)
     guard let provider = detect(url: url, fields: fields) else { return nil }
-    return (provider, decode(provider, &fields, ssoPolicy: ssoPolicy, seamless: { parameters }))
+    return (provider, decode(provider, &fields, ssoPolicy: ssoPolicy, url: url, parameters: parameters))
   }
 
   /// ``decode(url:parameters:ssoPolicy:)`` with the URL's own callback parameters
@@ -363,28 +363,27 @@ public enum ProviderDetector {
     var fields = callbackFields(of: url, ranges: ranges)
     let traits = schemeTraits(url, ranges.scheme)
     guard let provider = detect(vkScheme: traits.vk, appleScheme: traits.apple, fields: fields) else { return nil }
-    return (provider, decode(provider, &fields, ssoPolicy: ssoPolicy, seamless: { callbackParameters(of: url) }))
+    return (provider, decode(provider, &fields, ssoPolicy: ssoPolicy, url: url, parameters: nil))
   }
 
   /// The decoding step of both `decode` functions: a Sber seamless-login link is read from its parameters
-  /// (`seamless`, made only then), any other callback from the scanned `fields`.
+  /// (`parameters`, or when `nil` the URL's own, made only then), any other callback from the scanned
+  /// `fields`. (The URL is borrowed, not captured: a closure capturing it cost a copy of it per call.)
   private static func decode(
-    _ provider: Provider, _ fields: inout CallbackFields, ssoPolicy: SberSSOTrustPolicy,
-    seamless: () -> FormParameters
+    _ provider: Provider, _ fields: inout CallbackFields, ssoPolicy: SberSSOTrustPolicy, url: ParsedURL,
+    parameters: FormParameters?
   ) -> Result<ProviderCallback, CallbackError> {
-    Result { () throws(CallbackError) -> ProviderCallback in
-      if provider == .sber && fields.hasSberIDRedirect {
-        return .sberSeamless(try SberSeamlessLogin(seamless(), policy: ssoPolicy))
-      }
-      return try ProviderCallback(provider: provider, fields: &fields)
+    if provider == .sber && fields.hasSberIDRedirect {
+      let seamless = parameters ?? callbackParameters(of: url)
+      return Result { () throws(CallbackError) in .sberSeamless(try SberSeamlessLogin(seamless, policy: ssoPolicy)) }
     }
+    return Result { () throws(CallbackError) in try ProviderCallback(provider: provider, fields: &fields) }
   }
 
   /// Whether a URL's scheme (at `range` of its serialization) is `vk<digits>`, and whether it is
   /// `signinwithapple`: read from the bytes, without making a `Substring`.
   static func schemeTraits(_ url: ParsedURL, _ range: Range<Int>) -> (vk: Bool, apple: Bool) {
-    var href = url.href
-    return href.withUTF8 { bytes in
+    url.withUnsafeUTF8 { bytes in
       let scheme = UnsafeBufferPointer(rebasing: bytes[range])
       return (isVKScheme(scheme), bytesEqual(scheme, "signinwithapple"))
     }

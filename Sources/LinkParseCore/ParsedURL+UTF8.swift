@@ -57,6 +57,17 @@ extension ParsedURL {
       fragment: s.fragmentStart != absent ? Int(s.fragmentStart) &+ 1..<count : nil)
   }
 
+  /// The scheme's end (its ':'), the host's start (after any userinfo; `nil` without a host) and the path's
+  /// start, as UTF-8 offsets: the stored offsets as they are, for the router (`utf8Ranges` computes every
+  /// range).
+  @inlinable
+  package var schemeHostPathOffsets: (schemeEnd: Int, hostStart: Int?, pathStart: Int) {
+    (
+      Int(structure.schemeEnd), structure.hostKind == .none ? nil : Int(structure.hostStart),
+      Int(structure.pathStart)
+    )
+  }
+
   /// Calls `body` with the serialization's UTF-8 bytes, in place (no copy).
   ///
   /// The buffer is valid only for the duration of the call: do not store or return it.

@@ -34,7 +34,7 @@ public enum OAuth2Callback: Sendable, Hashable {
 
   init(_ fields: inout CallbackFields) throws(CallbackError) {
     try fields.rejectDuplicates()
-    if let error = ProviderError(fields) {
+    if let error = ProviderError(&fields) {
       self = .failure(error, state: fields.value(.state), issuer: fields.value(.iss))
       return
     }

@@ -118,6 +118,9 @@ public struct PendingAuthorization: Sendable {
     let isVKApp: Bool
     /// RFC 8252 loopback: the host is `127.0.0.1` or `[::1]` (any port matches over `http`).
     let isLoopback: Bool
+    /// Whether ``redirectURI`` matches itself under rule 1 (false only for a VK app URI whose host VK never
+    /// sends): the answer for every URL whose serialization up to the end of its path is the same.
+    let matchesItself: Bool
 
     init(_ provider: Provider, _ redirectURI: ParsedURL, _ state: String?, _ issuer: String?, _ expiresAt: Int64?) {
       self.provider = provider
@@ -130,13 +133,14 @@ public struct PendingAuthorization: Sendable {
       self.href = href
       self.ranges = ranges
       self.port = redirectURI.port
-      (isVKApp, isLoopback) = withUTF8Bytes(href) { bytes in
+      (isVKApp, isLoopback, matchesItself) = withUTF8Bytes(href) { bytes in
         let host = ranges.host.map { UnsafeBufferPointer(rebasing: bytes[$0]) }
-        return (
-          provider == .vk && ProviderDetector.isVKScheme(UnsafeBufferPointer(rebasing: bytes[ranges.scheme])),
-          host.map { bytesEqual($0, "127.0.0.1") || bytesEqual($0, "[::1]") }
-            ?? false
-        )
+        let isVKApp =
+          provider == .vk && ProviderDetector.isVKScheme(UnsafeBufferPointer(rebasing: bytes[ranges.scheme]))
+        let isLoopback = host.map { bytesEqual($0, "127.0.0.1") || bytesEqual($0, "[::1]") } ?? false
+        let matchesItself = PendingAuthorization.matchesRedirect(
+          ranges, bytes, expected: ranges, bytes, isVKApp: isVKApp, isLoopback: isLoopback)
+        return (isVKApp, isLoopback, matchesItself)
       }
     }
   }
@@ -165,36 +169,55 @@ public struct PendingAuthorization: Sendable {
 
   /// ``matchesRedirect(_:)`` with `url`'s byte ranges and serialization's bytes already read.
   func matchesRedirect(_ url: ParsedURL, ranges u: ParsedURL.UTF8Ranges, bytes ub: UnsafeBufferPointer<UInt8>) -> Bool {
-    // Over the serializations' bytes: they are ASCII, so byte equality is `String` equality.
     let expected = box
     return withUTF8Bytes(expected.href) { eb in
       let e = expected.ranges
-      @inline(__always) func bytes(_ buf: UnsafeBufferPointer<UInt8>, _ range: Range<Int>?) -> UnsafeBufferPointer<UInt8> {
-        range.map { UnsafeBufferPointer(rebasing: buf[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
+      // The usual callback: the redirect URI itself up to the end of its path, then a query or fragment. With
+      // the same components at the same offsets and the same bytes up to there, every comparison below
+      // answers as it does for the redirect URI against itself.
+      if u.path.upperBound == e.path.upperBound && u.path.lowerBound == e.path.lowerBound && u.host == e.host
+        && u.port == e.port && u.scheme == e.scheme && u.username == e.username && u.password == e.password
+        && Self.equalBytes(ub.baseAddress, 0, eb.baseAddress, 0, e.path.upperBound)
+      {
+        return expected.matchesItself
       }
-      @inline(__always) func same(_ a: Range<Int>?, _ b: Range<Int>?) -> Bool {
-        guard let a, let b else { return a == nil && b == nil }
-        return a.count == b.count && Self.equalBytes(ub.baseAddress, a.lowerBound, eb.baseAddress, b.lowerBound, a.count)
-      }
-      // Parsed schemes are lower-cased, so equal bytes are the common case.
-      guard same(u.scheme, e.scheme) || Self.equalIgnoringASCIICase(bytes(ub, u.scheme), bytes(eb, e.scheme)) else {
-        return false
-      }
-      guard same(u.username, e.username), same(u.password, e.password) else { return false }
-      if expected.isVKApp {
-        let host = bytes(ub, u.host)
-        guard host.isEmpty || bytesEqual(host, "vk.ru") || bytesEqual(host, "vk.com") else { return false }
-        guard u.port == nil else { return false }
-        let path = bytes(ub, u.path)
-        if host.isEmpty && (path.isEmpty || bytesEqual(path, "/")) { return true }
-        return same(u.path, e.path)
-      }
-      guard same(u.host, e.host), same(u.path, e.path) else { return false }
-      // Serialized ports are canonical (decimal, no leading zeros, the scheme's default omitted): equal digits
-      // are equal ports.
-      if same(u.port, e.port) { return true }
-      return expected.isLoopback && bytesEqual(bytes(ub, u.scheme), "http")
+      return Self.matchesRedirect(
+        u, ub, expected: e, eb, isVKApp: expected.isVKApp, isLoopback: expected.isLoopback)
     }
+  }
+
+  /// Rule 1 over two serializations' bytes and component ranges: the URL's (`u`, `ub`) and the redirect URI's
+  /// (`e`, `eb`, whose VK app and loopback relaxations are given).
+  private static func matchesRedirect(
+    _ u: ParsedURL.UTF8Ranges, _ ub: UnsafeBufferPointer<UInt8>, expected e: ParsedURL.UTF8Ranges,
+    _ eb: UnsafeBufferPointer<UInt8>, isVKApp: Bool, isLoopback: Bool
+  ) -> Bool {
+    // Over the serializations' bytes: they are ASCII, so byte equality is `String` equality.
+    @inline(__always) func bytes(_ buf: UnsafeBufferPointer<UInt8>, _ range: Range<Int>?) -> UnsafeBufferPointer<UInt8> {
+      range.map { UnsafeBufferPointer(rebasing: buf[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
+    }
+    @inline(__always) func same(_ a: Range<Int>?, _ b: Range<Int>?) -> Bool {
+      guard let a, let b else { return a == nil && b == nil }
+      return a.count == b.count && Self.equalBytes(ub.baseAddress, a.lowerBound, eb.baseAddress, b.lowerBound, a.count)
+    }
+    // Parsed schemes are lower-cased, so equal bytes are the common case.
+    guard same(u.scheme, e.scheme) || Self.equalIgnoringASCIICase(bytes(ub, u.scheme), bytes(eb, e.scheme)) else {
+      return false
+    }
+    guard same(u.username, e.username), same(u.password, e.password) else { return false }
+    if isVKApp {
+      let host = bytes(ub, u.host)
+      guard host.isEmpty || bytesEqual(host, "vk.ru") || bytesEqual(host, "vk.com") else { return false }
+      guard u.port == nil else { return false }
+      let path = bytes(ub, u.path)
+      if host.isEmpty && (path.isEmpty || bytesEqual(path, "/")) { return true }
+      return same(u.path, e.path)
+    }
+    guard same(u.host, e.host), same(u.path, e.path) else { return false }
+    // Serialized ports are canonical (decimal, no leading zeros, the scheme's default omitted): equal digits
+    // are equal ports.
+    if same(u.port, e.port) { return true }
+    return isLoopback && bytesEqual(bytes(ub, u.scheme), "http")
   }
 
   /// Whether `count` bytes at `a + i` and `b + j` are equal (eight at a time; no call into libc).
@@ -232,16 +255,16 @@ public struct PendingAuthorization: Sendable {
   public func validate(
     _ url: ParsedURL, parameters: FormParameters? = nil, now: Int64 = PendingAuthorization.currentUnixTime()
   ) throws(CallbackError) -> ProviderCallback {
-    // One scan of the parameters serves every check and the decoder; the URL's serialization is read once
-    // (and kept by the result when the parameters are the URL's own).
+    // One scan of the parameters serves every check and the decoder (and the result keeps the URL's
+    // serialization when the parameters are the URL's own). The redirect is matched before the scan: a
+    // closure over the scanned fields would copy them.
     let ranges = url.utf8Ranges
+    let matches = withUTF8Bytes(url.href) { matchesRedirect(url, ranges: ranges, bytes: $0) }
     if let parameters {
-      let matches = withUTF8Bytes(url.href) { matchesRedirect(url, ranges: ranges, bytes: $0) }
       var fields = CallbackFields(parameters)
       return try validate(url, &fields, redirectMatches: matches, now: now)
     }
     var fields = ProviderDetector.callbackFields(of: url, ranges: ranges)
-    let matches = fields.withBytes { matchesRedirect(url, ranges: ranges, bytes: $0) }
     return try validate(url, &fields, redirectMatches: matches, now: now)
   }
 
@@ -250,8 +273,8 @@ public struct PendingAuthorization: Sendable {
   ) throws(CallbackError) -> ProviderCallback {
     guard redirectMatches else { throw CallbackError(.redirectMismatch, found: Self.describe(url)) }
     try fields.rejectDuplicates()
-    try checkState(fields)
-    try checkIssuer(fields)
+    try checkState(&fields)
+    try checkIssuer(&fields)
     if let expiresAt = box.expiresAt, now >= expiresAt { throw CallbackError(.expired) }
     if box.provider == .sber && fields.hasSberIDRedirect {
       // A seamless-login link is inbound, not a callback to this request.
@@ -261,7 +284,11 @@ public struct PendingAuthorization: Sendable {
   }
 
   /// `state`, compared in constant time over the decoded bytes, without allocating.
-  func checkState(_ fields: borrowing CallbackFields) throws(CallbackError) {
+  ///
+  /// This and ``checkIssuer(_:)`` are inlined into `validate`: a call would copy the fields (~350 bytes) for
+  /// the callee to borrow.
+  @inline(__always)
+  func checkState(_ fields: inout CallbackFields) throws(CallbackError) {
     let box = self.box
     switch (box.state != nil, fields.isNonEmpty(.state)) {
     case (false, false):
@@ -270,14 +297,13 @@ public struct PendingAuthorization: Sendable {
       // Raw bytes sliced from a `String` are valid UTF-8; only percent-decoding can make them invalid.
       let mayBeInvalid = fields[.state].needsDecoding
       var valid = true
-      var equal = withUTF8Bytes(box.state!) { expectedBytes in
-        fields.withDecodedValue(.state) { found -> Bool in
-          if mayBeInvalid && !isValidUTF8(found) {
-            valid = false
-            return false
-          }
-          return constantTimeEquals(expectedBytes, found)
+      // The fields' method outermost: a closure capturing `fields` would copy them.
+      var equal = fields.withDecodedValue(.state) { found -> Bool in
+        if mayBeInvalid && !isValidUTF8(found) {
+          valid = false
+          return false
         }
+        return withUTF8Bytes(box.state!) { expectedBytes in constantTimeEquals(expectedBytes, found) }
       }
       if !valid {
         // A decoded state that is not valid UTF-8 is compared as `String` decoding repairs it (U+FFFD).
@@ -295,7 +321,15 @@ public struct PendingAuthorization: Sendable {
   }
 
   /// `iss` against ``issuer`` (simple comparison of the decoded bytes), without allocating.
-  func checkIssuer(_ fields: borrowing CallbackFields) throws(CallbackError) {
+  @inline(__always)
+  func checkIssuer(_ fields: inout CallbackFields) throws(CallbackError) {
+    if box.issuer == nil && !fields.isNonEmpty(.iss) { return }  // the common case, inline
+    try checkIssuerSent(&fields)
+  }
+
+  /// ``checkIssuer(_:)`` when an issuer is expected or `iss` is present.
+  @inline(never)
+  private func checkIssuerSent(_ fields: inout CallbackFields) throws(CallbackError) {
     let present = fields.isNonEmpty(.iss)
     switch (box.issuer, present) {
     case (nil, false): return

@@ -102,7 +102,7 @@ public final class PendingAuthorizationStore: Sendable {
     _ url: ParsedURL, _ parameters: FormParameters, _ now: Int64, _ contents: inout Contents, _ limit: Int
   ) throws(CallbackError) -> ProviderCallback {
     let candidates = contents.pending.indices.filter { contents.pending[$0].matchesRedirect(url) }
-    let fields = CallbackFields(parameters)
+    var fields = CallbackFields(parameters)
     let state = fields.value(.state)
     func wasConsumed() -> Bool {
       contents.consumed.contains { record in

@@ -40,7 +40,7 @@ public enum SberIDCallback: Sendable, Hashable {
     let status = fields.span(.status)
     let result = fields.span(.result)
     let errorCode = fields.span(.errorCode)
-    if let error = ProviderError(fields) {
+    if let error = ProviderError(&fields) {
       let encoding: SberIDFailure.Encoding =
         !status.isAbsent ? .iOSApp : (!result.isAbsent || !errorCode.isAbsent ? .androidApp : .web)
       let values = StoredValues(fields.takeText(), errorCode, status.isAbsent ? result : status, state)

@@ -47,7 +47,7 @@ public enum AppleCallback: Sendable, Hashable {
 
   init(_ fields: inout CallbackFields) throws(CallbackError) {
     try fields.rejectDuplicates(also: .idToken, .user)
-    if let error = ProviderError(fields) {
+    if let error = ProviderError(&fields) {
       let state = fields.value(.state)
       self = error.code == .userCancelledAuthorize ? .cancelled(state: state) : .failure(error, state: state)
       return

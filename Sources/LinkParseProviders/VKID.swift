@@ -42,7 +42,7 @@ public enum VKIDCallback: Sendable, Hashable {
       self = .legacy(try VKIDLegacyPayload(json: fields.string(.payload) ?? ""))
       return
     }
-    if let error = ProviderError(fields) {
+    if let error = ProviderError(&fields) {
       self = .failure(error, state: fields.value(.state))
       return
     }

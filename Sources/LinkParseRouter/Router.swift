@@ -174,15 +174,15 @@ public struct Router: Sendable {
   }
 
   /// Where the matcher finds the scheme, the host (with its port) and the path of `url`, as UTF-8 offsets
-  /// into its href, read from the serialization rather than from the parser's offsets: for tests that compare
-  /// them with ``ParsedURL/utf8Ranges``. Meaningless for an opaque path.
+  /// into its href (the path's end found in the serialization, as the search finds it): for tests that
+  /// compare them with ``ParsedURL/utf8Ranges``. Meaningless for an opaque path.
   @_spi(Testing)
   public static func componentOffsets(
     of url: ParsedURL
   ) -> (schemeEnd: Int, host: Range<Int>?, pathStart: Int, pathEnd: Int) {
-    withHrefBytes(url) { buf in
-      let view = URLView(buf)
-      return (view.schemeEnd, view.host, view.pathStart, view.pathEnd(buf, from: view.pathStart))
+    let view = URLView(url)
+    return withHrefBytes(url) { buf in
+      (view.schemeEnd, view.host, view.pathStart, view.pathEnd(buf, from: view.pathStart))
     }
   }
 

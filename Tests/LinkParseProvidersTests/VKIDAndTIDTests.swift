@@ -103,6 +103,13 @@ import Testing
     // Without the VK relaxation (another provider), the host must match exactly.
     let other = PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("vk7915193://vk.ru/blank.html"), state: "s")
     #expect(!other.matchesRedirect(try ParsedURL("vk7915193://vk.com/blank.html")))
+    // A redirect URI whose host VK never sends is not matched by itself either (the byte-equal fast path
+    // answers what the rules answer for the URI itself).
+    let foreign = PendingAuthorization(provider: .vk, redirectURI: try ParsedURL("vk7915193://example.ru/blank.html"), state: "s")
+    for url in ["vk7915193://example.ru/blank.html", "vk7915193://example.ru/blank.html?code=c#x"] {
+      #expect(!foreign.matchesRedirect(try ParsedURL(url)), "\(url)")
+    }
+    #expect(foreign.matchesRedirect(try ParsedURL("vk7915193://vk.ru/blank.html?code=c")))
   }
 }
 

@@ -176,7 +176,7 @@ import Testing
       let text = prefix + query + "#tail"
       let source = text.dropFirst(prefix.count).prefix(query.utf8.count)
       let parameters = FormParameters(source)
-      let fields = CallbackFields(parameters)
+      var fields = CallbackFields(parameters)
       for key in CallbackFields.Key.allCases {
         let all = parameters.all(named: key.name)
         #expect(fields[key].count == min(all.count, Int(UInt16.max)), "\(query) \(key.name)")

@@ -172,11 +172,12 @@ final class CompiledRouter: Sendable {
   ) -> SearchOutcome {
     let maxCaptures = self.maxCaptures
     let router = Unmanaged.passUnretained(self)  // captured below without a retain
+    let view = URLView(url)
     return withHrefBytes(url) { buf in
       // The explored branch's captures (`stack`), then the best route's so far (`best`, with its rest).
       withUnsafeTemporaryAllocation(of: CaptureSlot.self, capacity: 2 * maxCaptures + 1) { slots -> SearchOutcome in
         var search = Search(
-          router: router, buf: buf, query: query,
+          router: router, buf: buf, view: view, query: query,
           stack: CaptureStack(UnsafeMutableBufferPointer(rebasing: slots[0..<(maxCaptures + 1)])),
           best: slots.baseAddress! + (maxCaptures + 1), statistics: statistics)
         do throws(Search.Stop) {

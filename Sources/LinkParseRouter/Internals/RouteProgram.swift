@@ -3,19 +3,15 @@
 
 import LinkParseCore
 
-/// Where the components of a URL are, as UTF-8 offsets into its serialization, read from the serialization
-/// itself: a word-wide scan of the scheme and the authority, cheaper than `ParsedURL.utf8Ranges`, which
-/// computes every component's range. The URL Standard's serializer makes them unambiguous:
+/// Where the scheme, the host (with its port) and the path of a URL start and end, as UTF-8 offsets into its
+/// serialization: the parser's stored offsets, read without a scan (`ParsedURL.utf8Ranges` computes every
+/// component's range). Segments and the path's end are found in the serialization as they are read: the
+/// URL Standard's serializer makes them unambiguous:
 ///
 ///     scheme ":" [ "//" [userinfo "@"] host [":" port] | "/." ] path ["?" query] ["#" fragment]
 ///
-/// - a scheme has no ':';
-/// - "//" follows the ':' exactly when there is a host (a path without a host that starts with an empty
-///   segment is written after "/.", so that it does not read as an authority);
-/// - userinfo has its '@', '/', '?' and '#' percent-encoded, a host and a port have none, so the authority
-///   ends at the first '/', '?' or '#', and the host starts after the '@', if any;
-/// - a path has its '?' and '#' percent-encoded, so a path segment ends at the next '/', '?' or '#', and the
-///   path at the first '?' or '#' (found as segments are read, rather than by a scan of its own).
+/// a path has its '?' and '#' percent-encoded, so a path segment ends at the next '/', '?' or '#', and the
+/// path at the first '?' or '#' (found as segments are read, rather than by a scan of its own).
 ///
 /// Meaningless for a URL with an opaque path (`mailto:…`), which no pattern matches.
 struct URLView {
@@ -24,30 +20,13 @@ struct URLView {
   let host: Range<Int>?
   let pathStart: Int
 
-  init(_ buf: UnsafeBufferPointer<UInt8>) {
-    let p = buf.baseAddress!
-    let count = buf.count
-    let slash = UInt8(ascii: "/")
-    schemeEnd = firstIndex(of: UInt8(ascii: ":"), in: p, from: 0, to: count)
-    var pathStart = schemeEnd &+ 1
-    if schemeEnd &+ 2 < count && p[schemeEnd &+ 1] == slash && p[schemeEnd &+ 2] == slash {
-      var hostStart = schemeEnd &+ 3
-      // The first '/', '?' or '#' ends the authority; an '@' before it ends the userinfo.
-      pathStart = firstIndex(of: (slash, UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "@")), in: p, from: hostStart, to: count)
-      if pathStart < count && p[pathStart] == UInt8(ascii: "@") {
-        hostStart = pathStart &+ 1
-        pathStart = firstIndex(of: (slash, UInt8(ascii: "?"), UInt8(ascii: "#"), slash), in: p, from: hostStart, to: count)
-      }
-      host = hostStart..<pathStart
-    } else {
-      host = nil
-      if schemeEnd &+ 3 < count && p[schemeEnd &+ 1] == slash && p[schemeEnd &+ 2] == UInt8(ascii: ".")
-        && p[schemeEnd &+ 3] == slash
-      {
-        pathStart &+= 2  // "/." before a path that starts with "//"
-      }
-    }
-    self.pathStart = pathStart
+  /// (`borrowing`: an initializer takes its arguments owned, which costs the caller a retain of the URL.)
+  @inline(__always)
+  init(_ url: borrowing ParsedURL) {
+    let offsets = url.schemeHostPathOffsets
+    schemeEnd = offsets.schemeEnd
+    host = offsets.hostStart.map { $0..<offsets.pathStart }
+    pathStart = offsets.pathStart
   }
 
   /// Whether the path ends at `cursor` (the path's start or the end of a segment): no '/' follows.
@@ -135,8 +114,8 @@ struct RouteProgram: Sendable {
 
   /// Matches this route alone against `url`, saying where it stopped when it does not match.
   func trace(_ url: ParsedURL, names: [String]) -> RouteExplanation.Outcome {
-    withHrefBytes(url) { buf -> RouteExplanation.Outcome in
-      let view = URLView(buf)
+    let view = URLView(url)
+    return withHrefBytes(url) { buf -> RouteExplanation.Outcome in
       let pathEnd = view.pathEnd(buf, from: view.pathStart)
       return withUnsafeTemporaryAllocation(of: CaptureSlot.self, capacity: max(captureCount, 1)) { slots in
         var stack = CaptureStack(slots)

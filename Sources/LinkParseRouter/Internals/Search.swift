@@ -36,7 +36,8 @@ struct Search {
   let statistics: UnsafeMutablePointer<CompiledRouter.SearchStatistics>?
 
   init(
-    router: Unmanaged<CompiledRouter>, buf: UnsafeBufferPointer<UInt8>, query: UnsafePointer<FormParameters>?,
+    router: Unmanaged<CompiledRouter>, buf: UnsafeBufferPointer<UInt8>, view: URLView,
+    query: UnsafePointer<FormParameters>?,
     stack: CaptureStack, best: UnsafeMutablePointer<CaptureSlot>,
     statistics: UnsafeMutablePointer<CompiledRouter.SearchStatistics>?
   ) {
@@ -45,7 +46,7 @@ struct Search {
     self.buf = buf
     self.base = buf.baseAddress!
     self.count = buf.count
-    self.view = URLView(buf)
+    self.view = view
     self.query = query
     self.stack = stack
     self.best = best

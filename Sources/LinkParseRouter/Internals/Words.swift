@@ -70,12 +70,6 @@ func firstIndex(
   return end
 }
 
-/// The index of the first `byte` in `buf[start..<end]`, or `end`.
-@inline(__always)
-func firstIndex(of byte: UInt8, in buf: UnsafePointer<UInt8>, from start: Int, to end: Int) -> Int {
-  firstIndex(of: (byte, byte, byte, byte), in: buf, from: start, to: end)
-}
-
 /// Reads a path segment from `start`: where it ends (the first '/', '?' or '#' of `buf[start..<end]`, or
 /// `end`) and its first eight bytes as `prefixWord` reads them. One word-wide scan does both for a segment
 /// of up to seven bytes, the common case.

@@ -1,8 +1,10 @@
 // The fast path: recognizes, in a handful of wide scans, an input that is already the canonical
-// serialization of a URL with an authority, and returns its structure without running the state machine.
+// serialization of a URL with an authority (or a non-special one whose path starts with '/'), and returns
+// its structure without running the state machine.
 //
 // Nearly every callback URL has this shape: `scheme://host[:port]/path?query#fragment`, lower-case scheme
-// and host, nothing to percent-encode, no dot segments. For such an input the basic URL parser's output is
+// and host, nothing to percent-encode, no dot segments; the rest are mostly app schemes with an empty host
+// (`vk123://?code=…`) or none (`com.example.app:/oauth2redirect?code=…`). For such an input the basic URL parser's output is
 // the input itself, so all that is left to compute is where the components are. The state machine
 // (`URLStateMachine`) spends most of its time proving exactly that byte by byte: trimming, a scan for tabs
 // and newlines, a writer that checks each byte it "writes" against the input, per-segment bookkeeping.
@@ -22,7 +24,11 @@
 // - Authority `//host[:port]`: no `@` (no credentials). A special URL's host of lower-case letters, digits
 //   and `._-` whose last label is not a number is its own "domain to ASCII" (ASCII lower-casing) and not an
 //   IPv4 address; an opaque host of those bytes needs no percent-encoding. A port of 1–5 digits without a
-//   leading zero, at most 65535 and not the scheme's default, serializes as written.
+//   leading zero, at most 65535 and not the scheme's default, serializes as written. A non-special URL's
+//   host may be empty when the path, query, fragment or the end follows at once (an empty host serializes
+//   as nothing; with a port it is left to the state machine).
+// - No authority (`scheme:/path`, non-special only): the path starts with exactly one '/', so it cannot read
+//   as an authority and needs no "/." prefix; special URLs would gain "//" and are left to the state machine.
 // - Path: special URLs need it to start with '/' (an empty one becomes "/"); segments contain nothing of
 //   the path percent-encode set (nor `\` in special URLs), and none that starts with `.` or `%` and is at
 //   most six bytes long (the longest dot segment is `%2e%2e`) is accepted, so no segment is removed.
@@ -39,39 +45,56 @@ extension URLParser {
     guard end > 0, base[0] &- 0x61 < 26 else { return nil }
     var q = 1
     while q < end && isSchemeByte(base[q]) && base[q] &- 0x41 >= 26 { q &+= 1 }
-    guard q &+ 3 <= end, base[q] == UInt8(ascii: ":"), base[q &+ 1] == UInt8(ascii: "/"),
-      base[q &+ 2] == UInt8(ascii: "/")
-    else { return nil }
+    guard q &+ 2 <= end, base[q] == UInt8(ascii: ":"), base[q &+ 1] == UInt8(ascii: "/") else { return nil }
     let scheme = SchemeKind(UnsafeBufferPointer(start: base, count: q))
     if scheme == .file { return nil }
     let special = scheme.isSpecial
-
-    // Host: lower-case letters, digits, '.', '-', '_'; then ':' (a port) or the authority's end.
-    let hostStart = q &+ 3
-    let hostEnd = Scan.simpleHost(base, hostStart, end)
-    guard hostEnd > hostStart else { return nil }
-    if special && endsInNumber(UnsafeBufferPointer(start: base + hostStart, count: hostEnd &- hostStart)) {
-      return nil
-    }
     var url = URLStructure()
     url.schemeEnd = UInt32(truncatingIfNeeded: q)
-    url.usernameEnd = UInt32(truncatingIfNeeded: hostStart)
-    url.hostStart = UInt32(truncatingIfNeeded: hostStart)
-    url.hostEnd = UInt32(truncatingIfNeeded: hostEnd)
-    url.hostKind = special ? .domain : .opaque
     url.isSpecial = special
-    var p = hostEnd
-    if p < end && base[p] == UInt8(ascii: ":") {
-      p &+= 1
-      let digitsStart = p
-      var value: UInt32 = 0
-      while p < end && base[p] &- 0x30 < 10 && p &- digitsStart < 5 {
-        value = value &* 10 &+ UInt32(base[p] &- 0x30)
-        p &+= 1
+    var p: Int
+    if q &+ 2 < end && base[q &+ 2] == UInt8(ascii: "/") {
+      // Host: lower-case letters, digits, '.', '-', '_'; then ':' (a port) or the authority's end.
+      let hostStart = q &+ 3
+      let hostEnd = Scan.simpleHost(base, hostStart, end)
+      if hostEnd == hostStart {
+        // An empty host (`vk123://?code=…`): non-special URLs only, and without a port.
+        guard !special,
+          hostEnd == end || base[hostEnd] == UInt8(ascii: "/") || base[hostEnd] == UInt8(ascii: "?")
+            || base[hostEnd] == UInt8(ascii: "#")
+        else { return nil }
+        url.hostKind = .empty
+      } else {
+        if special && endsInNumber(UnsafeBufferPointer(start: base + hostStart, count: hostEnd &- hostStart)) {
+          return nil
+        }
+        url.hostKind = special ? .domain : .opaque
       }
-      guard p > digitsStart, base[digitsStart] != UInt8(ascii: "0"), value <= 65535, value != scheme.defaultPort
-      else { return nil }
-      url.port = value
+      url.usernameEnd = UInt32(truncatingIfNeeded: hostStart)
+      url.hostStart = UInt32(truncatingIfNeeded: hostStart)
+      url.hostEnd = UInt32(truncatingIfNeeded: hostEnd)
+      p = hostEnd
+      if p < end && base[p] == UInt8(ascii: ":") {
+        p &+= 1
+        let digitsStart = p
+        var value: UInt32 = 0
+        while p < end && base[p] &- 0x30 < 10 && p &- digitsStart < 5 {
+          value = value &* 10 &+ UInt32(base[p] &- 0x30)
+          p &+= 1
+        }
+        guard p > digitsStart, base[digitsStart] != UInt8(ascii: "0"), value <= 65535, value != scheme.defaultPort
+        else { return nil }
+        url.port = value
+      }
+    } else {
+      // No authority (`com.example.app:/oauth2redirect?code=…`): non-special URLs only; the path starts with
+      // one '/' (two would have been an authority).
+      guard !special else { return nil }
+      let afterColon = UInt32(truncatingIfNeeded: q &+ 1)
+      url.usernameEnd = afterColon
+      url.hostStart = afterColon
+      url.hostEnd = afterColon
+      p = q &+ 1
     }
 
     // Path: segments after '/', each free of bytes that need encoding and not possibly a dot segment.

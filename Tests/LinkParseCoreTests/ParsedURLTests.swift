@@ -367,6 +367,14 @@ struct ByteSetTests {
     "http://localhost:8080/cb?code=1",
     "wss://a.b-c_d.ru:65535/x/.well-known/y?q=1#f'",
     "ftp://a.ru:21000/",
+    "vk7915193://?code=c&device_id=d",
+    "myapp://#f",
+    "myapp://",
+    "myapp:///x",
+    "myapp:/x",
+    "myapp:/",
+    "com.example.app:/oauth2redirect?code=c&state=s",
+    "com.example.app:/a//b/?q#f",
   ])
   func canonicalURLsTakeTheFastPath(_ input: String) throws {
     var bytes = input
@@ -384,7 +392,8 @@ struct ByteSetTests {
     "https://a.ru:65536/", "https://a.ru:/", "https://u@a.ru/", "https://1.2.3.4/", "https://a.0x1/",
     "https://[::1]/", "https://xn--p1ai.рф/", "https://a.ru/./b", "https://a.ru/%2e/b", "https://a.ru/b/..",
     "https://a.ru/a b", "https://a.ru/a\\b", "https://a.ru/?a b", "https://a.ru/#a b", " https://a.ru/",
-    "https://a.ru/\t", "file:///tmp/x", "https:a.ru/", "myapp:/x", "myapp:opaque", "myapp:///x",
+    "https://a.ru/\t", "file:///tmp/x", "https:a.ru/", "https:/a.ru/", "myapp:opaque", "myapp://:80/",
+    "myapp://:80", "myapp://:", "myapp:/./x", "myapp:/..", "file:/x", "myapp:/a b",
     "myapp://h\\x/", "https://a.ru/?'", "https://a.ru/x`", "https://a.ru/a^b", "http://a.ru:80/",
   ])
   func nonCanonicalURLsAreLeftToTheStateMachine(_ input: String) {
@@ -400,10 +409,12 @@ struct ByteSetTests {
       Int.random(in: 0..<4, using: &rng) < 3 ? good.randomElement(using: &rng)! : bad.randomElement(using: &rng)!
     }
     var accepted = 0
+    var acceptedEmptyHost = 0
+    var acceptedWithoutHost = 0
     for _ in 0..<20_000 {
       var s = pick(["https", "http", "wss", "ftp", "myapp", "vk7915193", "a+b.c-d"], ["file", "Https", "x", "ws"])
-      s += pick(["://"], [":", ":/", ":///", "://u:p@", "://@"])
-      s += pick(["a.ru", "id.sber.ru", "a_b", "a.ru.", "xn--p1ai", "a..b"], ["1.2.3.4", "a.1", "0x10", "A.ru", "", "[::1]", "a%41", "a.0x"])
+      s += pick(["://", "://", ":/"], [":", ":///", "://u:p@", "://@"])
+      s += pick(["a.ru", "id.sber.ru", "a_b", "a.ru.", "xn--p1ai", "a..b", ""], ["1.2.3.4", "a.1", "0x10", "A.ru", "[::1]", "a%41", "a.0x", "/"])
       s += pick(["", ":8080", ":65535", ":1"], [":", ":0", ":080", ":65536", ":443", ":80", ":21", ":123456", ":1a"])
       for _ in 0..<Int.random(in: 0...4, using: &rng) {
         s += "/" + pick(["", "a", ".a", "..b", "a.b", "%41", "....", "a'b", ".well-known"], [".", "..", "%2e", "%2E%2e", "a b", "a\\b", "^", "{x}", "é"])
@@ -412,9 +423,14 @@ struct ByteSetTests {
       s += pick(["", "#", "#f", "#a#b", "#a?b"], ["#a b", "#`", "#é", "#<"])
       if let problem = ParsedURL.fastPathDisagreement(s) { Issue.record("\(s): \(problem)") }
       var bytes = s
-      if bytes.withUTF8({ URLParser.fastPath($0) }) != nil { accepted += 1 }
+      if let fast = bytes.withUTF8({ URLParser.fastPath($0) }) {
+        accepted += 1
+        if fast.hostKind == .empty { acceptedEmptyHost += 1 }
+        if fast.hostKind == .none { acceptedWithoutHost += 1 }
+      }
     }
-    // Not vacuous: a fair share of the mix is canonical and goes the fast way.
+    // Not vacuous: a fair share of the mix is canonical and goes the fast way, empty and absent hosts too.
     #expect(accepted > 500, "the fast path accepted \(accepted) of 20,000")
+    #expect(acceptedEmptyHost > 100 && acceptedWithoutHost > 100, "\(acceptedEmptyHost), \(acceptedWithoutHost)")
   }
 }

@@ -50,7 +50,9 @@ struct CallbackOptions {
   /// (Apple's `form_post`), else its query or fragment.
   func decode(_ url: ParsedURL, body: FormParameters?) -> Result {
     let provider: Provider
-    let checks = state != nil || redirectURI != nil || issuer != nil
+    // (`if case`: comparing the `ParsedURL?` with `nil` copied it through Optional's generic witness.)
+    var checks = state != nil || issuer != nil
+    if case .some = redirectURI { checks = true }
     if self.provider == .auto && !checks {
       // Detection and decoding share one scan of the parameters (of the URL's own, read from its text).
       // (Not `body.map { … }`: a closure capturing the URL copies it.)

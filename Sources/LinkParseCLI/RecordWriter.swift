@@ -47,7 +47,12 @@ struct RecordWriter: ~Copyable {
     switch event {
     case .line(let bytes):
       do throws(URLParseError) {
-        success(try ParsedURL(utf8: bytes, base: defaultBase), line: number)
+        // (Not `base: defaultBase` when there is none: passing the `ParsedURL?` copied it generically.)
+        if let defaultBase {
+          success(try ParsedURL(utf8: bytes, base: defaultBase), line: number)
+        } else {
+          success(try ParsedURL(utf8: bytes), line: number)
+        }
       } catch {
         failure(line: number, code: error.code.rawValue, offset: error.offset, message: error.message)
       }
@@ -169,20 +174,20 @@ struct RecordWriter: ~Copyable {
       json.byte(UInt8(ascii: "]"))
     }
     json.byte(UInt8(ascii: "]"))
-    // A matched route with a provider picks that provider's decoder, unless --provider names one.
-    let match = router.flatMap { try? $0.match(url) }
-    let decoded: CallbackOptions.Result
-    if callbackOptions.provider == .auto, let name = match?.provider, let chosen = ProviderOption(rawValue: name),
-      chosen != .auto
-    {
+    if let router {
+      // A matched route with a provider picks that provider's decoder, unless --provider names one.
+      let match = try? router.match(url)
       var options = callbackOptions
-      options.provider = chosen
-      decoded = options.decode(url, body: body)
+      if options.provider == .auto, let name = match?.provider, let chosen = ProviderOption(rawValue: name),
+        chosen != .auto
+      {
+        options.provider = chosen
+      }
+      callback(options.decode(url, body: body), redact: redact, clean: clean)
+      route(match)
     } else {
-      decoded = callbackOptions.decode(url, body: body)
+      callback(callbackOptions.decode(url, body: body), redact: redact, clean: clean)
     }
-    callback(decoded, redact: redact, clean: clean)
-    if router != nil { route(match) }
     json.raw("}\n")
   }
 

@@ -64,6 +64,7 @@ extension ParsedURL {
   /// ```swift
   /// let url = try ParsedURL(utf8: Array("myapp://sberidauth?code=1".utf8))
   /// ```
+  @inlinable  // specialized in the caller: a generic call dispatched through witness tables
   public init<Bytes: Collection<UInt8>>(utf8 bytes: Bytes, base: ParsedURL? = nil) throws(URLParseError) {
     self = try URLParser.parse(bytes: bytes, base: base)
   }

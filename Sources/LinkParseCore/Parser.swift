@@ -23,7 +23,7 @@
 
 // MARK: - Entry points
 
-enum URLParser {
+@usableFromInline enum URLParser {
 
   /// Inputs above this size are rejected: offsets are `UInt32`, and percent-encoding can triple a byte.
   static let maximumInputLength = Int(UInt32.max / 4)
@@ -42,6 +42,7 @@ enum URLParser {
     return try finish(result, sharing: whole ? substring.base : String(substring))
   }
 
+  @inlinable
   static func parse<Bytes: Collection<UInt8>>(bytes: Bytes, base: ParsedURL?) throws(URLParseError) -> ParsedURL {
     let contiguous: Result<ParsedURL, URLParseError>? = bytes.withContiguousStorageIfAvailable { buffer in
       Result { () throws(URLParseError) -> ParsedURL in try parse(utf8Buffer: buffer, base: base) }
@@ -53,7 +54,8 @@ enum URLParser {
     }.get()
   }
 
-  private static func parse(utf8Buffer buffer: UnsafeBufferPointer<UInt8>, base: ParsedURL?) throws(URLParseError)
+  @usableFromInline
+  static func parse(utf8Buffer buffer: UnsafeBufferPointer<UInt8>, base: ParsedURL?) throws(URLParseError)
     -> ParsedURL
   {
     if isValidUTF8(buffer) {
@@ -108,7 +110,7 @@ enum URLParser {
           code: .inputTooLong, offset: nil,
           message: "the input is \(input.count) bytes; at most \(maximumInputLength) are accepted"))
     }
-    if base == nil, let structure = fastPath(input) {
+    if case .none = base, let structure = fastPath(input) {  // (not `base == nil`: a generic Optional copy)
       return .success(ParseOutput(serialization: .input, structure: structure))
     }
     return parseWithStateMachine(input, base: base)

@@ -68,7 +68,7 @@ internal func bitmask(_ m: SIMD16<UInt8>) -> UInt32 {
 }
 
 /// The index of the first byte of `start..<end` that `block` flags (it maps sixteen bytes to a mask of 0x00
-/// or 0xFF lanes), or `end`. Blocks of sixteen from `start`; then, when the input has sixteen bytes, the
+/// or 0xFF lanes), or `end`. Blocks of sixteen from `start` (tested in pairs); then, when the input has sixteen bytes, the
 /// sixteen ending at `end` with the lanes already scanned shifted out of the mask (no byte loop for the
 /// tail, which is most of a short component); only inputs shorter than sixteen bytes use `byte`.
 @inline(__always)
@@ -77,7 +77,14 @@ private func scan(
   _ byte: (UInt8) -> Bool
 ) -> Int {
   var i = start
-  while i &+ 16 <= end {
+  // Two blocks per test while they fit (one branch per 32 bytes on long runs such as a query), then one.
+  while i &+ 32 <= end {
+    let m0 = block(load16(base, i))
+    let m1 = block(load16(base, i &+ 16))
+    if !isZero(m0 | m1) { return isZero(m0) ? i &+ 16 &+ firstLane(m1) : i &+ firstLane(m0) }
+    i &+= 32
+  }
+  if i &+ 16 <= end {
     let m = block(load16(base, i))
     if !isZero(m) { return i &+ firstLane(m) }
     i &+= 16

@@ -58,18 +58,19 @@ func written(capacity: Int = 16, _ body: (inout JSONWriter) -> Void) -> String {
   }
 
   /// The wide scan for escapable bytes agrees with the byte predicate, for every byte value at every position
-  /// of a buffer long enough to have full sixteen-byte blocks and a tail.
-  @Test func wideScanMatchesBytePredicate() {
+  /// of buffers long enough to have pairs of sixteen-byte blocks, a single block and a tail.
+  @Test(arguments: [40, 70])
+  func wideScanMatchesBytePredicate(_ n: Int) {
     func needsEscape(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x22 || byte == 0x5C }
     for special in UInt8.min...UInt8.max {
-      for position in 0..<40 {
+      for position in 0..<n {
         for filler: UInt8 in [0x20, 0x41, 0x7F, 0x80, 0xD0, 0xFF] {
-          var bytes = [UInt8](repeating: filler, count: 40)
+          var bytes = [UInt8](repeating: filler, count: n)
           bytes[position] = special
-          let expected = needsEscape(special) ? position : 40
+          let expected = needsEscape(special) ? position : n
           for start in [0, position] {
-            let found = bytes.withUnsafeBufferPointer { Scan.jsonEscapable($0.baseAddress!, start, 40) }
-            #expect(found == (start <= expected ? expected : 40), "\(bytes) from \(start)")
+            let found = bytes.withUnsafeBufferPointer { Scan.jsonEscapable($0.baseAddress!, start, n) }
+            #expect(found == (start <= expected ? expected : n), "\(bytes) from \(start)")
           }
         }
       }

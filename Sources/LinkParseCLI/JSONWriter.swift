@@ -143,11 +143,22 @@ public struct JSONWriter: ~Copyable {
     var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch, filled from the end
     withUnsafeMutableBytes(of: &digits) { scratch in
       var index = scratch.count
-      repeat {
+      // Two digits per division (a line number has five or six).
+      while magnitude >= 100 {
+        let (rest, pair) = magnitude.quotientAndRemainder(dividingBy: 100)
+        index &-= 2
+        scratch[index] = UInt8(truncatingIfNeeded: pair / 10) &+ 0x30
+        scratch[index &+ 1] = UInt8(truncatingIfNeeded: pair % 10) &+ 0x30
+        magnitude = rest
+      }
+      if magnitude >= 10 {
+        index &-= 2
+        scratch[index] = UInt8(truncatingIfNeeded: magnitude / 10) &+ 0x30
+        scratch[index &+ 1] = UInt8(truncatingIfNeeded: magnitude % 10) &+ 0x30
+      } else {
         index &-= 1
-        scratch[index] = UInt8(truncatingIfNeeded: magnitude % 10) &+ 0x30
-        magnitude /= 10
-      } while magnitude != 0
+        scratch[index] = UInt8(truncatingIfNeeded: magnitude) &+ 0x30
+      }
       if value < 0 {
         index &-= 1
         scratch[index] = 0x2D

@@ -100,7 +100,7 @@ func written(capacity: Int = 16, _ body: (inout JSONWriter) -> Void) -> String {
     }
   }
 
-  @Test(arguments: [0, 7, -7, 65535, 1_000_000, Int.max, Int.min])
+  @Test(arguments: [0, 7, -7, 9, 10, 99, 100, 101, -100, 999, 1000, 12345, 65535, 1_000_000, Int.max, Int.min])
   func integers(value: Int) {
     #expect(written { $0.integer(value) } == String(value))
   }

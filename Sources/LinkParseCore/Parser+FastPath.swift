@@ -100,13 +100,15 @@ extension URLParser {
     // Path: segments after '/', each free of bytes that need encoding and not possibly a dot segment.
     url.pathStart = UInt32(truncatingIfNeeded: p)
     if special && (p == end || base[p] != UInt8(ascii: "/")) { return nil }
-    while p < end && base[p] == UInt8(ascii: "/") {
-      let segmentStart = p &+ 1
-      p = Scan.pathSegment(base, segmentStart, end, special: special)
-      if p > segmentStart && p &- segmentStart <= 6
-        && (base[segmentStart] == UInt8(ascii: ".") || base[segmentStart] == UInt8(ascii: "%"))
-      {
-        return nil
+    if p < end && base[p] == UInt8(ascii: "/") {
+      // One scan over the whole path; it stops early only at a segment starting with '.' or '%', which is
+      // let through when it is longer than six bytes (see above).
+      p = Scan.path(base, p &+ 1, end, special: special)
+      while p < end && (base[p] == UInt8(ascii: ".") || base[p] == UInt8(ascii: "%")) {
+        let segmentEnd = Scan.pathSegment(base, p, end, special: special)
+        if segmentEnd &- p <= 6 { return nil }
+        p = segmentEnd
+        if p < end && base[p] == UInt8(ascii: "/") { p = Scan.path(base, p &+ 1, end, special: special) }
       }
     }
     // Anything but the query, the fragment or the end ends the path here: the state machine decides.

@@ -120,6 +120,42 @@ private func scan(
     }, ByteSet.fragment.contains)
   }
 
+  /// Stops where a path's bytes stop being plainly canonical: at the path percent-encode set (which includes
+  /// '?' and '#'), for special URLs at '\', and at a '.' or '%' right after a '/' (a segment that might be a
+  /// dot segment; the caller measures it). One pass over the whole path, where ``pathSegment(_:_:_:special:)``
+  /// restarts at every '/'. `start` is at least 1: each block is compared with the one a byte before it.
+  @inline(__always)
+  static func path(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, special: Bool) -> Int {
+    @inline(__always) func block(_ i: Int) -> SIMD16<UInt8> {
+      let v = load16(base, i)
+      var m = notVisibleASCII(v) | eq(v, 0x22) | eq(v, 0x23) | eq(v, 0x3C) | eq(v, 0x3E)
+      m = m | eq(v, 0x3F) | eq(v, 0x5E) | eq(v, 0x60) | eq(v, 0x7B) | eq(v, 0x7D)
+      if special { m = m | eq(v, 0x5C) }
+      let afterSlash = eq(load16(base, i &- 1), 0x2F)
+      return m | (afterSlash & (eq(v, 0x2E) | eq(v, 0x25)))
+    }
+    var i = start
+    while i &+ 16 <= end {
+      let m = block(i)
+      if !isZero(m) { return i &+ firstLane(m) }
+      i &+= 16
+    }
+    guard i < end else { return end }
+    if end >= 17 {
+      let last = end &- 16
+      let bits = bitmask(block(last)) &>> UInt32(i &- last)
+      return bits == 0 ? end : i &+ bits.trailingZeroBitCount
+    }
+    let set: ByteSet = special ? .specialPathSegmentEnd : .pathSegmentEnd
+    while i < end {
+      let b = base[i]
+      if b != 0x2F && set.contains(b) { return i }
+      if (b == 0x2E || b == 0x25) && base[i &- 1] == 0x2F { return i }
+      i &+= 1
+    }
+    return end
+  }
+
   /// Stops at the path percent-encode set (which includes '?' and '#'), at '/', and for special URLs at '\'.
   /// `end` is the end of the input, not of the segment: the segment ends at one of these bytes anyway, so
   /// blocks of sixteen can run past it.

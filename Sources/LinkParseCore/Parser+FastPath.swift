@@ -43,8 +43,7 @@ extension URLParser {
     let end = input.count
     // Scheme: a lower-case letter, then scheme bytes other than upper case, up to ':'.
     guard end > 0, base[0] &- 0x61 < 26 else { return nil }
-    var q = 1
-    while q < end && isSchemeByte(base[q]) && base[q] &- 0x41 >= 26 { q &+= 1 }
+    let q = Scan.lowerCaseScheme(base, 1, end)
     guard q &+ 2 <= end, base[q] == UInt8(ascii: ":"), base[q &+ 1] == UInt8(ascii: "/") else { return nil }
     let scheme = SchemeKind(UnsafeBufferPointer(start: base, count: q))
     if scheme == .file { return nil }

@@ -120,6 +120,16 @@ private func scan(
     }, ByteSet.fragment.contains)
   }
 
+  /// Stops at the first byte that is not a lower-case scheme byte (`a`–`z`, digits, `+`, `-`, `.`).
+  @inline(__always)
+  static func lowerCaseScheme(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+    scan(base, start, end, { v in
+      let letter = lanes((v &- SIMD16(repeating: 0x61)) .< SIMD16(repeating: 26))
+      let digit = lanes((v &- SIMD16(repeating: 0x30)) .< SIMD16(repeating: 10))
+      return ~(letter | digit | eq(v, 0x2B) | eq(v, 0x2D) | eq(v, 0x2E))
+    }, { b in !isSchemeByte(b) || b &- 0x41 < 26 })
+  }
+
   /// Stops where a path's bytes stop being plainly canonical: at the path percent-encode set (which includes
   /// '?' and '#'), for special URLs at '\', and at a '.' or '%' right after a '/' (a segment that might be a
   /// dot segment; the caller measures it). One pass over the whole path, where ``pathSegment(_:_:_:special:)``

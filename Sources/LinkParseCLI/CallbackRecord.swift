@@ -49,25 +49,33 @@ struct CallbackOptions {
   /// Decodes (and, when asked, validates) the callback of `url`, whose parameters are `body` when given
   /// (Apple's `form_post`), else its query or fragment.
   func decode(_ url: ParsedURL, body: FormParameters?) -> Result {
-    let provider: Provider
     // (`if case`: comparing the `ParsedURL?` with `nil` copied it through Optional's generic witness.)
     var checks = state != nil || issuer != nil
     if case .some = redirectURI { checks = true }
-    if self.provider == .auto && !checks {
-      // Detection and decoding share one scan of the parameters (of the URL's own, read from its text).
-      // (Not `body.map { … }`: a closure capturing the URL copies it.)
-      let decoded: (provider: Provider, result: Swift.Result<ProviderCallback, CallbackError>)?
-      if let body {
-        decoded = ProviderDetector.decode(url: url, parameters: body)
-      } else {
-        decoded = ProviderDetector.decode(url: url)
-      }
-      guard let (provider, result) = decoded else { return .none }
-      switch result {
-      case .success(let callback): return .decoded(callback)
-      case .failure(let error): return .rejected(provider, error)
-      }
+    if provider == .auto && !checks { return Self.detectAndDecode(url, body: body) }
+    return decodeAndCheck(url, body: body, checks: checks)
+  }
+
+  /// `--provider auto` without checks: detection and decoding share one scan of the parameters (of the URL's
+  /// own, read from its text). Static, so that the options are not copied for it.
+  private static func detectAndDecode(_ url: ParsedURL, body: FormParameters?) -> Result {
+    let decoded: (provider: Provider, result: Swift.Result<ProviderCallback, CallbackError>)?
+    if let body {
+      decoded = ProviderDetector.decode(url: url, parameters: body)
+    } else {
+      decoded = ProviderDetector.decode(url: url)
     }
+    guard let (provider, result) = decoded else { return .none }
+    switch result {
+    case .success(let callback): return .decoded(callback)
+    case .failure(let error): return .rejected(provider, error)
+    }
+  }
+
+  /// A named provider, or any provider with the `--state` / `--redirect-uri` / `--issuer` checks.
+  @inline(never)
+  private func decodeAndCheck(_ url: ParsedURL, body: FormParameters?, checks: Bool) -> Result {
+    let provider: Provider
     let parameters = body ?? ProviderDetector.callbackParameters(of: url)
     switch self.provider {
     case .none: return .none

@@ -257,21 +257,22 @@ public struct PendingAuthorization: Sendable {
   ) throws(CallbackError) -> ProviderCallback {
     // One scan of the parameters serves every check and the decoder (and the result keeps the URL's
     // serialization when the parameters are the URL's own). The redirect is matched before the scan: a
-    // closure over the scanned fields would copy them.
+    // closure over the scanned fields would copy them. The rest takes the fields alone: passing `url` on
+    // as well made a copy of it.
     let ranges = url.utf8Ranges
-    let matches = withUTF8Bytes(url.href) { matchesRedirect(url, ranges: ranges, bytes: $0) }
+    guard withUTF8Bytes(url.href, { matchesRedirect(url, ranges: ranges, bytes: $0) }) else {
+      throw CallbackError(.redirectMismatch, found: Self.describe(url))
+    }
     if let parameters {
       var fields = CallbackFields(parameters)
-      return try validate(url, &fields, redirectMatches: matches, now: now)
+      return try validate(&fields, now: now)
     }
     var fields = ProviderDetector.callbackFields(of: url, ranges: ranges)
-    return try validate(url, &fields, redirectMatches: matches, now: now)
+    return try validate(&fields, now: now)
   }
 
-  private func validate(
-    _ url: ParsedURL, _ fields: inout CallbackFields, redirectMatches: Bool, now: Int64
-  ) throws(CallbackError) -> ProviderCallback {
-    guard redirectMatches else { throw CallbackError(.redirectMismatch, found: Self.describe(url)) }
+  /// The checks after the redirect's, then the decoder.
+  private func validate(_ fields: inout CallbackFields, now: Int64) throws(CallbackError) -> ProviderCallback {
     try fields.rejectDuplicates()
     try checkState(&fields)
     try checkIssuer(&fields)

@@ -310,10 +310,13 @@ struct CallbackFields {
   }
 
   /// The first occurrence's decoded value as a `String`, or `nil` when it is absent, bare or empty.
+  ///
+  /// Made from the text's bytes in place (``CallbackText/decodedString(_:_:in:)``), as
+  /// `FormParameters.decode` makes it, without slicing the text.
   func string(_ key: Key) -> String? {
     let slot = self[key]
     guard slot.count > 0, slot.hasValue, slot.end > slot.start else { return nil }
-    return FormParameters.decode(slice(Int(slot.start), Int(slot.end)))
+    return CallbackText.decodedString(Int(slot.start), Int(slot.end), in: text)
   }
 
   /// Whether the first occurrence's decoded value (bare counts as `""`) equals `literal`, without

@@ -478,14 +478,19 @@ struct CallbackFields {
 
     private mutating func lookupName(ending nameEnd: Int) -> Key? {
       let name = UnsafeBufferPointer(start: base + nameStart, count: nameEnd &- nameStart)
-      if nameEscaped {
-        return withFormDecoded(name) { decoded in
-          if isSeamlessKey(decoded) { seamless = true }
-          return lookup(decoded)
-        }
-      }
+      if nameEscaped { return lookupEscapedName(name) }
       if name.count == 14 && isSeamlessKey(name) { seamless = true }
       return lookup(name)
+    }
+
+    /// ``lookupName(ending:)`` for a name with `%` or `+`, decoded first. Out of line: its temporary buffer
+    /// would otherwise give the block visitor a stack frame check and spills on every call.
+    @inline(never)
+    private mutating func lookupEscapedName(_ name: UnsafeBufferPointer<UInt8>) -> Key? {
+      withFormDecoded(name) { decoded in
+        if isSeamlessKey(decoded) { seamless = true }
+        return lookup(decoded)
+      }
     }
 
     private mutating func record(_ key: Key, _ valueStart: Int, _ valueEnd: Int, hasValue: Bool, escaped: Bool) {

@@ -68,6 +68,56 @@ extension ParsedURL {
     )
   }
 
+  /// Where a URL's components before its query lie, packed for comparison: two URLs with equal layouts have
+  /// the same scheme end, userinfo, host kind and bounds, port and path bounds, so their ``utf8Ranges`` agree
+  /// on everything but the query and the fragment (the converse does not hold: equal ranges with different
+  /// host kinds, say). For a caller that compares URLs with a known one (`PendingAuthorization`'s redirect
+  /// check keeps its redirect URI's layout).
+  @usableFromInline
+  package struct LayoutThroughPath: Equatable, Sendable {
+    @usableFromInline let schemeAndUser: UInt64
+    @usableFromInline let host: UInt64
+    @usableFromInline let pathStartAndPort: UInt64
+    /// The path's end (low 32 bits), the host kind and the password flag.
+    @usableFromInline let pathEndAndKinds: UInt64
+
+    @inlinable
+    internal init(_ s: URLStructure, count: Int) {
+      schemeAndUser = UInt64(s.schemeEnd) | UInt64(s.usernameEnd) &<< 32
+      host = UInt64(s.hostStart) | UInt64(s.hostEnd) &<< 32
+      pathStartAndPort = UInt64(s.pathStart) | UInt64(s.port) &<< 32
+      pathEndAndKinds =
+        UInt64(s.pathEnd(count: count)) | UInt64(s.hostKind.rawValue) &<< 32 | (s.hasPassword ? 1 &<< 40 : 0)
+    }
+
+    /// Where the path ends (a UTF-8 offset).
+    @inlinable
+    package var pathEnd: Int { Int(truncatingIfNeeded: pathEndAndKinds & 0xFFFF_FFFF) }
+
+    @inlinable
+    package static func == (a: LayoutThroughPath, b: LayoutThroughPath) -> Bool {
+      a.schemeAndUser == b.schemeAndUser && a.host == b.host && a.pathStartAndPort == b.pathStartAndPort
+        && a.pathEndAndKinds == b.pathEndAndKinds
+    }
+  }
+
+  /// This URL's ``LayoutThroughPath``, from the stored offsets.
+  @inlinable
+  package var layoutThroughPath: LayoutThroughPath { LayoutThroughPath(structure, count: storage.utf8.count) }
+
+  /// ``utf8Ranges``' query and fragment alone.
+  @inlinable
+  package var queryAndFragmentRanges: (query: Range<Int>?, fragment: Range<Int>?) {
+    let s = structure
+    let absent = URLStructure.absent
+    let count = storage.utf8.count
+    let queryEnd = s.fragmentStart != absent ? Int(s.fragmentStart) : count
+    return (
+      s.queryStart != absent ? Int(s.queryStart) &+ 1..<queryEnd : nil,
+      s.fragmentStart != absent ? Int(s.fragmentStart) &+ 1..<count : nil
+    )
+  }
+
   /// Calls `body` with the serialization's UTF-8 bytes, in place (no copy).
   ///
   /// The buffer is valid only for the duration of the call: do not store or return it.

@@ -110,9 +110,10 @@ public struct PendingAuthorization: Sendable {
     let state: String?
     let issuer: String?
     let expiresAt: Int64?
-    /// ``redirectURI``'s serialization and component ranges.
+    /// ``redirectURI``'s serialization, component ranges, and layout up to its path's end.
     let href: String
     let ranges: ParsedURL.UTF8Ranges
+    let layout: ParsedURL.LayoutThroughPath
     let port: UInt16?
     /// VK's relaxed host rules apply: the provider is VK and the scheme is `vk<digits>`.
     let isVKApp: Bool
@@ -132,6 +133,7 @@ public struct PendingAuthorization: Sendable {
       let ranges = redirectURI.utf8Ranges
       self.href = href
       self.ranges = ranges
+      self.layout = redirectURI.layoutThroughPath
       self.port = redirectURI.port
       (isVKApp, isLoopback, matchesItself) = withUTF8Bytes(href) { bytes in
         let host = ranges.host.map { UnsafeBufferPointer(rebasing: bytes[$0]) }
@@ -164,25 +166,23 @@ public struct PendingAuthorization: Sendable {
   /// pending.matchesRedirect(try ParsedURL("vk7915193://?code=c"))                   // true
   /// ```
   public func matchesRedirect(_ url: ParsedURL) -> Bool {
-    withUTF8Bytes(url.href) { matchesRedirect(url, ranges: url.utf8Ranges, bytes: $0) }
+    withUTF8Bytes(url.href) { matchesRedirect(url, bytes: $0) }
   }
 
-  /// ``matchesRedirect(_:)`` with `url`'s byte ranges and serialization's bytes already read.
-  func matchesRedirect(_ url: ParsedURL, ranges u: ParsedURL.UTF8Ranges, bytes ub: UnsafeBufferPointer<UInt8>) -> Bool {
+  /// ``matchesRedirect(_:)`` with `url`'s serialization's bytes already read.
+  func matchesRedirect(_ url: ParsedURL, bytes ub: UnsafeBufferPointer<UInt8>) -> Bool {
     let expected = box
     return withUTF8Bytes(expected.href) { eb in
-      let e = expected.ranges
       // The usual callback: the redirect URI itself up to the end of its path, then a query or fragment. With
-      // the same components at the same offsets and the same bytes up to there, every comparison below
-      // answers as it does for the redirect URI against itself.
-      if u.path.upperBound == e.path.upperBound && u.path.lowerBound == e.path.lowerBound && u.host == e.host
-        && u.port == e.port && u.scheme == e.scheme && u.username == e.username && u.password == e.password
-        && Self.equalBytes(ub.baseAddress, 0, eb.baseAddress, 0, e.path.upperBound)
-      {
+      // the same components at the same offsets (compared as packed offsets, without computing ranges) and
+      // the same bytes up to there, every comparison below answers as it does for the redirect URI against
+      // itself.
+      let layout = url.layoutThroughPath
+      if layout == expected.layout && Self.equalBytes(ub.baseAddress, 0, eb.baseAddress, 0, layout.pathEnd) {
         return expected.matchesItself
       }
       return Self.matchesRedirect(
-        u, ub, expected: e, eb, isVKApp: expected.isVKApp, isLoopback: expected.isLoopback)
+        url.utf8Ranges, ub, expected: expected.ranges, eb, isVKApp: expected.isVKApp, isLoopback: expected.isLoopback)
     }
   }
 
@@ -221,17 +221,24 @@ public struct PendingAuthorization: Sendable {
   }
 
   /// Whether `count` bytes at `a + i` and `b + j` are equal (eight at a time; no call into libc).
+  ///
+  /// From eight bytes on, the last partial word is compared as the eight bytes that end at `count`
+  /// (overlapping ones already compared, all within the `count` bytes).
   @inline(__always)
   static func equalBytes(
     _ a: UnsafePointer<UInt8>?, _ i: Int, _ b: UnsafePointer<UInt8>?, _ j: Int, _ count: Int
   ) -> Bool {
     guard count > 0, let a, let b else { return true }
+    @inline(__always) func word(_ p: UnsafePointer<UInt8>, _ at: Int) -> UInt64 {
+      UnsafeRawPointer(p + at).loadUnaligned(as: UInt64.self)
+    }
     var k = 0
     while k &+ 8 <= count {
-      let x = UnsafeRawPointer(a + (i &+ k)).loadUnaligned(as: UInt64.self)
-      let y = UnsafeRawPointer(b + (j &+ k)).loadUnaligned(as: UInt64.self)
-      if x != y { return false }
+      if word(a, i &+ k) != word(b, j &+ k) { return false }
       k &+= 8
+    }
+    if k < count && count >= 8 {
+      return word(a, i &+ (count &- 8)) == word(b, j &+ (count &- 8))
     }
     while k < count {
       if a[i &+ k] != b[j &+ k] { return false }
@@ -257,21 +264,21 @@ public struct PendingAuthorization: Sendable {
   ) throws(CallbackError) -> ProviderCallback {
     // One scan of the parameters serves every check and the decoder (and the result keeps the URL's
     // serialization when the parameters are the URL's own). The redirect is matched before the scan: a
-    // closure over the scanned fields would copy them.
-    let ranges = url.utf8Ranges
-    let matches = withUTF8Bytes(url.href) { matchesRedirect(url, ranges: ranges, bytes: $0) }
+    // closure over the scanned fields would copy them. The rest takes the fields alone: passing `url` on
+    // as well made a copy of it.
+    guard withUTF8Bytes(url.href, { matchesRedirect(url, bytes: $0) }) else {
+      throw CallbackError(.redirectMismatch, found: Self.describe(url))
+    }
     if let parameters {
       var fields = CallbackFields(parameters)
-      return try validate(url, &fields, redirectMatches: matches, now: now)
+      return try validate(&fields, now: now)
     }
-    var fields = ProviderDetector.callbackFields(of: url, ranges: ranges)
-    return try validate(url, &fields, redirectMatches: matches, now: now)
+    var fields = ProviderDetector.callbackFields(of: url)
+    return try validate(&fields, now: now)
   }
 
-  private func validate(
-    _ url: ParsedURL, _ fields: inout CallbackFields, redirectMatches: Bool, now: Int64
-  ) throws(CallbackError) -> ProviderCallback {
-    guard redirectMatches else { throw CallbackError(.redirectMismatch, found: Self.describe(url)) }
+  /// The checks after the redirect's, then the decoder.
+  private func validate(_ fields: inout CallbackFields, now: Int64) throws(CallbackError) -> ProviderCallback {
     try fields.rejectDuplicates()
     try checkState(&fields)
     try checkIssuer(&fields)

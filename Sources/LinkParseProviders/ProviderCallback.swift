@@ -360,7 +360,7 @@ public enum ProviderDetector {
     provider: Provider, result: Result<ProviderCallback, CallbackError>
   )? {
     let ranges = url.utf8Ranges
-    var fields = callbackFields(of: url, ranges: ranges)
+    var fields = callbackFields(of: url)
     let traits = schemeTraits(url, ranges.scheme)
     guard let provider = detect(vkScheme: traits.vk, appleScheme: traits.apple, fields: fields) else { return nil }
     return (provider, decode(provider, &fields, ssoPolicy: ssoPolicy, url: url, parameters: nil))
@@ -451,8 +451,9 @@ public enum ProviderDetector {
 
   /// ``callbackParameters(of:)``, scanned; the fields' text is the URL's serialization.
   @inline(__always)
-  static func callbackFields(of url: ParsedURL, ranges: ParsedURL.UTF8Ranges) -> CallbackFields {
-    CallbackFields(url: url.href, query: ranges.query, fragment: ranges.fragment)
+  static func callbackFields(of url: ParsedURL) -> CallbackFields {
+    let (query, fragment) = url.queryAndFragmentRanges
+    return CallbackFields(url: url.href, query: query, fragment: fragment)
   }
 
   static func isVKScheme(_ scheme: UnsafeBufferPointer<UInt8>) -> Bool {

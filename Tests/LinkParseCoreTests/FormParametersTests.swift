@@ -158,6 +158,33 @@ private func pairs(_ params: FormParameters, _ encoding: FormParameters.Encoding
 
   // MARK: Decoding
 
+  /// The bulk decoder (eight bytes at a time up to each escape) agrees with decoding byte by byte, in both
+  /// encodings, for escapes and `+` at every position, truncated and invalid escapes, and non-ASCII bytes.
+  @Test func bulkDecodeAgreesWithBytewise() {
+    var generator = SystemRandomNumberGenerator()
+    let pieces: [[UInt8]] = [
+      Array("%".utf8), Array("+".utf8), Array("%2".utf8), Array("%41".utf8), Array("%e9".utf8), Array("%zz".utf8),
+      Array("a".utf8), Array("bcdefgh".utf8), Array("é".utf8), [0xFF], Array("0123456789".utf8),
+    ]
+    for _ in 0..<3_000 {
+      let count = Int.random(in: 0..<12, using: &generator)
+      let raw = (0..<count).flatMap { _ in pieces.randomElement(using: &generator)! }
+      for encoding in [FormParameters.Encoding.form, .percentEncoded] {
+        raw.withUnsafeBufferPointer { buf in
+          var expected: [UInt8] = []
+          var i = 0
+          while i < buf.count {
+            expected.append(FormParameters.decodedByte(buf, at: &i, end: buf.count, form: encoding == .form))
+          }
+          let got = [UInt8](unsafeUninitializedCapacity: max(buf.count, 1)) { out, n in
+            n = FormParameters.decode(buf, into: out, form: encoding == .form)
+          }
+          #expect(got == expected, "\(raw) \(encoding)")
+        }
+      }
+    }
+  }
+
   @Test func plusInBothEncodings() {
     let params = FormParameters("a+b=c+d%2B")
     let p = params.first!

@@ -436,3 +436,27 @@ struct ByteSetTests {
     #expect(acceptedEmptyHost > 100 && acceptedWithoutHost > 100, "\(acceptedEmptyHost), \(acceptedWithoutHost)")
   }
 }
+
+@Suite struct LayoutThroughPathTests {
+  /// Equal layouts mean equal ranges up to the path's end (and a URL's layout equals its own with any query
+  /// or fragment added); `pathEnd` is the path's end.
+  @Test func equalLayoutsMeanEqualRanges() throws {
+    let inputs = [
+      "https://a.ru/cb", "https://a.ru/cb?code=1", "https://a.ru/cb#code=1", "https://b.ru/cb?x", "https://a.ru:8443/cb",
+      "https://u:p@a.ru/cb", "https://u@a.ru/cb", "myapp://cb?code=1", "myapp:/cb?code=1", "vk123://vk.ru/blank.html",
+      "vk123://?code=1", "http://127.0.0.1:1/cb", "http://[::1]/cb", "https://a.ru/c?", "mailto:a@b.ru",
+    ]
+    let urls = try inputs.map { try ParsedURL($0) }
+    for a in urls {
+      #expect(a.layoutThroughPath.pathEnd == a.utf8Ranges.path.upperBound, "\(a.href)")
+      for b in urls where a.layoutThroughPath == b.layoutThroughPath {
+        let (ra, rb) = (a.utf8Ranges, b.utf8Ranges)
+        #expect(
+          ra.scheme == rb.scheme && ra.username == rb.username && ra.password == rb.password && ra.host == rb.host
+            && ra.port == rb.port && ra.path == rb.path, "\(a.href) \(b.href)")
+      }
+    }
+    #expect(try ParsedURL("https://a.ru/cb").layoutThroughPath == ParsedURL("https://a.ru/cb?code=1#f").layoutThroughPath)
+    #expect(try ParsedURL("https://a.ru/cb").layoutThroughPath != ParsedURL("https://a.ru:1/cb").layoutThroughPath)
+  }
+}

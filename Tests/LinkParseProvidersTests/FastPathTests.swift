@@ -220,6 +220,31 @@ import Testing
     }
     #expect(fields.firstDuplicate(.user, .code) == .code)
   }
+
+  /// Every name is found at the text's start and further in, and escaped; no name that differs from one in
+  /// one byte, or by one byte more or less, is taken for it.
+  @Test func namesAreMatchedExactly() {
+    for key in CallbackFields.Key.allCases {
+      let name = Array(key.name.utf8)
+      for prefix in ["", "x=1&", "padding_padding=1&"] {
+        let found = CallbackFields(FormParameters(prefix + key.name + "=v"))
+        #expect(found.value(key) == "v", "\(prefix)\(key.name)")
+        let escaped = "%" + String(name[0], radix: 16) + String(decoding: name.dropFirst(), as: UTF8.self)
+        #expect(CallbackFields(FormParameters(prefix + escaped + "=v")).value(key) == "v", "\(escaped)")
+        var variants = [Array(name.dropLast()), name + [UInt8(ascii: "s")], Array(name.dropFirst())]
+        for i in name.indices {
+          var variant = name
+          variant[i] ^= 0x01
+          variants.append(variant)
+        }
+        for variant in variants {
+          let text = prefix + String(decoding: variant, as: UTF8.self) + "=v"
+          let fields = CallbackFields(FormParameters(text))
+          #expect(CallbackFields.Key.allCases.allSatisfy { !fields.contains($0) || Array($0.name.utf8) == variant }, "\(text)")
+        }
+      }
+    }
+  }
 }
 
 /// `ProviderDetector.decode` (one scan) against `detect` followed by `ProviderCallback(provider:parameters:)`.

@@ -310,10 +310,13 @@ struct CallbackFields {
   }
 
   /// The first occurrence's decoded value as a `String`, or `nil` when it is absent, bare or empty.
+  ///
+  /// Made from the text's bytes in place (``CallbackText/decodedString(_:_:in:)``), as
+  /// `FormParameters.decode` makes it, without slicing the text.
   func string(_ key: Key) -> String? {
     let slot = self[key]
     guard slot.count > 0, slot.hasValue, slot.end > slot.start else { return nil }
-    return FormParameters.decode(slice(Int(slot.start), Int(slot.end)))
+    return CallbackText.decodedString(Int(slot.start), Int(slot.end), in: text)
   }
 
   /// Whether the first occurrence's decoded value (bare counts as `""`) equals `literal`, without
@@ -475,14 +478,19 @@ struct CallbackFields {
 
     private mutating func lookupName(ending nameEnd: Int) -> Key? {
       let name = UnsafeBufferPointer(start: base + nameStart, count: nameEnd &- nameStart)
-      if nameEscaped {
-        return withFormDecoded(name) { decoded in
-          if isSeamlessKey(decoded) { seamless = true }
-          return lookup(decoded)
-        }
-      }
+      if nameEscaped { return lookupEscapedName(name) }
       if name.count == 14 && isSeamlessKey(name) { seamless = true }
       return lookup(name)
+    }
+
+    /// ``lookupName(ending:)`` for a name with `%` or `+`, decoded first. Out of line: its temporary buffer
+    /// would otherwise give the block visitor a stack frame check and spills on every call.
+    @inline(never)
+    private mutating func lookupEscapedName(_ name: UnsafeBufferPointer<UInt8>) -> Key? {
+      withFormDecoded(name) { decoded in
+        if isSeamlessKey(decoded) { seamless = true }
+        return lookup(decoded)
+      }
     }
 
     private mutating func record(_ key: Key, _ valueStart: Int, _ valueEnd: Int, hasValue: Bool, escaped: Bool) {
@@ -559,34 +567,29 @@ struct CallbackFields {
   }
 }
 
-/// Calls `body` with `raw` form-decoded (`+` to space, `%XX` escapes) into a temporary buffer.
+/// Calls `body` with `raw` form-decoded (`+` to space, `%XX` escapes): `raw` itself when it has neither,
+/// otherwise a copy decoded into a temporary buffer by Core's bulk decoder.
+@inline(__always)
 func withFormDecoded<R>(_ raw: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-  withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(raw.count, 1)) { out in
-    var o = 0
-    for byte in FormParameters.UnsafeDecodedBytes(raw: raw, encoding: .form) {
-      out[o] = byte
-      o &+= 1
-    }
-    return body(UnsafeBufferPointer(rebasing: out[..<o]))
-  }
+  FormParameters.UnsafeDecodedBytes(raw: raw, encoding: .form).withDecodedBytes(body)
 }
 
 /// The bytes that end or escape a name or value (`&`, `=`, `%`, `+`), found sixteen at a time.
 ///
 /// In this toolchain the `SIMD16<UInt8>` comparisons (`.==`, `.<`) and `pointwiseMin` go through generic
 /// lane-by-lane code, while `^`, `&+`, `&` and `|` lower to single SSE2/NEON instructions. So a lane is
-/// matched arithmetically: with `x = v ^ c` (zero exactly where `v == c`), the high bit of `(x &+ 0x7F) | x`
-/// is clear exactly where `x` is zero (for `x` in 1...0x7F the sum reaches 0x80; for `x` ≥ 0x80 the `| x`
-/// sets it). A block's lanes are then read as two `UInt64` words whose set high bits `trailingZeroBitCount`
-/// finds, lowest lane first.
+/// matched arithmetically: for an ASCII byte `v` and an ASCII `c`, `x = v ^ c` is in 0...0x7F and zero exactly
+/// where `v == c`, and the high bit of `x &+ 0x7F` is clear exactly where `x` is zero. A non-ASCII byte is
+/// never special: one `| v` over the four tests sets its high bit, whatever they gave. A block's lanes are
+/// then read as two `UInt64` words whose set high bits `trailingZeroBitCount` finds, lowest lane first.
 enum SpecialBytes {
   private static let highBits: UInt64 = 0x8080_8080_8080_8080
 
-  /// High bit set in every lane that is not `c` (the other bits are noise).
+  /// High bit set in every ASCII lane that is not `c` (the other bits, and the lanes of non-ASCII bytes, are
+  /// noise).
   @inline(__always)
-  private static func notEqual(_ v: SIMD16<UInt8>, _ c: UInt8) -> SIMD16<UInt8> {
-    let x = v ^ SIMD16(repeating: c)
-    return (x &+ SIMD16(repeating: 0x7F)) | x
+  private static func notEqualASCII(_ v: SIMD16<UInt8>, _ c: UInt8) -> SIMD16<UInt8> {
+    (v ^ SIMD16(repeating: c)) &+ SIMD16(repeating: 0x7F)
   }
 
   /// The special lanes of the sixteen bytes at `at` (which must be readable): `0x80` in each special byte of
@@ -594,7 +597,8 @@ enum SpecialBytes {
   @inline(__always)
   static func lanes(_ base: UnsafePointer<UInt8>, _ at: Int) -> (low: UInt64, high: UInt64) {
     let v = UnsafeRawPointer(base + at).loadUnaligned(as: SIMD16<UInt8>.self)
-    let ordinary = notEqual(v, 0x26) & notEqual(v, 0x3D) & notEqual(v, 0x25) & notEqual(v, 0x2B)
+    let ordinary =
+      notEqualASCII(v, 0x26) & notEqualASCII(v, 0x3D) & notEqualASCII(v, 0x25) & notEqualASCII(v, 0x2B) | v
     let w = unsafeBitCast(ordinary, to: SIMD2<UInt64>.self)
     return (~w[0] & highBits, ~w[1] & highBits)
   }

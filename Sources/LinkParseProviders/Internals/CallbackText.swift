@@ -71,8 +71,17 @@ struct CallbackText: Sendable {
   /// ``value(_:)`` of a span of `string`.
   static func value(_ span: ValueSpan, in string: String, ascii: Bool) -> Substring? {
     guard !span.isAbsent else { return nil }
-    let raw = slice(string, span.lowerBound, span.upperBound, ascii: ascii)
-    return span.needsDecoding ? Substring(FormParameters.decode(raw)) : raw
+    guard span.needsDecoding else { return slice(string, span.lowerBound, span.upperBound, ascii: ascii) }
+    return Substring(decodedString(span.lowerBound, span.upperBound, in: string))
+  }
+
+  /// `string`'s bytes `start..<end` (on scalar boundaries) form-decoded into a new `String` as
+  /// `FormParameters.decode` makes it (`+` to space, `%XX` escapes, then UTF-8 with U+FFFD replacement),
+  /// read in place: no index into `string` is made (a slice's two indices cost more than the decoding).
+  static func decodedString(_ start: Int, _ end: Int, in string: String) -> String {
+    withUTF8Bytes(string) { bytes in
+      withFormDecoded(UnsafeBufferPointer(rebasing: bytes[start..<end])) { String(decoding: $0, as: UTF8.self) }
+    }
   }
 
   /// `string`'s bytes `start..<end`, which lie on scalar boundaries (they are next to ASCII delimiters).

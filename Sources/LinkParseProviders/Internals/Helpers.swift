@@ -116,17 +116,19 @@ enum Base64URL {
     var i = 0
     var o = 0
     // Whole groups of four alphabet characters, three bytes at a time, through the table (its pointer read
-    // once per call); the first group holding `=` or any other byte goes to the general loop below (which
-    // starts, like this one ends, on a group boundary).
-    sextets.withUnsafeBufferPointer { table in
+    // once per call): each character's sextet already in place, so a group is four loads and `|`s, one test
+    // and one four-byte store (its fourth byte is overwritten by the next group, or lies past the bytes
+    // returned; `o + 4 <= out.count` holds for every group of a buffer of the documented size, and is tested
+    // anyway). The first group holding `=` or any other byte goes to the general loop below (which starts,
+    // like this one ends, on a group boundary).
+    placedSextets.withUnsafeBufferPointer { table in
       let t = table.baseAddress!
-      while i &+ 4 <= n {
-        let a = t[Int(p[i])], b = t[Int(p[i &+ 1])], c = t[Int(p[i &+ 2])], d = t[Int(p[i &+ 3])]
-        if (a | b | c | d) >= 64 { break }
-        let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-        q[o] = UInt8(truncatingIfNeeded: v >> 16)
-        q[o &+ 1] = UInt8(truncatingIfNeeded: v >> 8)
-        q[o &+ 2] = UInt8(truncatingIfNeeded: v)
+      while i &+ 4 <= n && o &+ 4 <= out.count {
+        let v =
+          t[Int(p[i])] | t[256 &+ Int(p[i &+ 1])] | t[512 &+ Int(p[i &+ 2])] | t[768 &+ Int(p[i &+ 3])]
+        if v & Self.notInGroup != 0 { break }
+        // The three bytes are bits 23...0 of `v`: shifted to the top, big-endian puts them first in memory.
+        UnsafeMutableRawPointer(q + o).storeBytes(of: (v &<< 8).bigEndian, as: UInt32.self)
         o &+= 3
         i &+= 4
       }
@@ -150,9 +152,17 @@ enum Base64URL {
     return o
   }
 
-  /// ``sextet(_:)`` of every byte, for the group loop of ``decode(_:into:)``, which reads it through one
-  /// pointer per call (so the lazily initialised global is touched once per token, not per byte).
-  private static let sextets: [UInt8] = (0...255).map { sextet(UInt8($0)) }
+  /// ``sextet(_:)`` of every byte at each position of a group of four, for the group loop of
+  /// ``decode(_:into:)``: entry `256 * k + byte` is the sextet shifted to its place in the group's 24 bits
+  /// (`18 - 6 * k`), or ``notInGroup`` for `=` and the bytes outside the alphabets. Read through one pointer
+  /// per call (so the lazily initialised global is touched once per token, not per byte).
+  private static let placedSextets: [UInt32] = (0..<1024).map { entry in
+    let value = sextet(UInt8(truncatingIfNeeded: entry))
+    return value < 64 ? UInt32(value) &<< UInt32(18 &- 6 &* (entry >> 8)) : notInGroup
+  }
+
+  /// The bit of ``placedSextets`` that marks a byte the group loop leaves to the general one.
+  private static let notInGroup: UInt32 = 1 << 31
 
   /// The 6-bit value of a base64 or base64url character; 64 for `=`, 255 for anything else.
   @inline(__always)

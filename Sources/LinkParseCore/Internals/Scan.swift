@@ -123,11 +123,7 @@ private func scan(
   /// Stops at the first byte that is not a lower-case scheme byte (`a`–`z`, digits, `+`, `-`, `.`).
   @inline(__always)
   static func lowerCaseScheme(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
-    scan(base, start, end, { v in
-      let letter = lanes((v &- SIMD16(repeating: 0x61)) .< SIMD16(repeating: 26))
-      let digit = lanes((v &- SIMD16(repeating: 0x30)) .< SIMD16(repeating: 10))
-      return ~(letter | digit | eq(v, 0x2B) | eq(v, 0x2D) | eq(v, 0x2E))
-    }, { b in !isSchemeByte(b) || b &- 0x41 < 26 })
+    lowerCaseAlphanumeric(or: 0x2B, 0x2D, 0x2E, base, start, end)
   }
 
   /// Stops where a path's bytes stop being plainly canonical: at the path percent-encode set (which includes
@@ -183,11 +179,19 @@ private func scan(
   /// host the fast path accepts as canonical). `end` is the input's end: the host ends at such a byte anyway.
   @inline(__always)
   static func simpleHost(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+    lowerCaseAlphanumeric(or: 0x2E, 0x2D, 0x5F, base, start, end)
+  }
+
+  /// Stops at the first byte that is neither a lower-case ASCII letter, a digit, nor `a`, `b` or `c`.
+  @inline(__always)
+  private static func lowerCaseAlphanumeric(
+    or a: UInt8, _ b: UInt8, _ c: UInt8, _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int
+  ) -> Int {
     scan(base, start, end, { v in
       let letter = lanes((v &- SIMD16(repeating: 0x61)) .< SIMD16(repeating: 26))
       let digit = lanes((v &- SIMD16(repeating: 0x30)) .< SIMD16(repeating: 10))
-      return ~(letter | digit | eq(v, 0x2E) | eq(v, 0x2D) | eq(v, 0x5F))
-    }, { b in !(b &- 0x61 < 26 || b &- 0x30 < 10 || b == 0x2E || b == 0x2D || b == 0x5F) })
+      return ~(letter | digit | eq(v, a) | eq(v, b) | eq(v, c))
+    }, { x in !(x &- 0x61 < 26 || x &- 0x30 < 10 || x == a || x == b || x == c) })
   }
 
   /// Stops at the first byte that is not ASCII (0x80 and above).

@@ -45,7 +45,7 @@ extension ParsedURL {
     let usernameStart = hasHost ? Int(s.schemeEnd) &+ 3 : Int(s.usernameEnd)
     let passwordRange =
       hasHost && s.hasPassword ? Int(s.usernameEnd) &+ 1..<Int(s.hostStart) &- 1 : Int(s.usernameEnd)..<Int(s.usernameEnd)
-    let queryEnd = s.fragmentStart != absent ? Int(s.fragmentStart) : count
+    let (query, fragment) = Self.queryAndFragmentRanges(s, count: count)
     return UTF8Ranges(
       scheme: 0..<Int(s.schemeEnd),
       username: usernameStart..<Int(s.usernameEnd),
@@ -53,8 +53,8 @@ extension ParsedURL {
       host: hasHost ? Int(s.hostStart)..<Int(s.hostEnd) : nil,
       port: s.port != absent ? Int(s.hostEnd) &+ 1..<Int(s.pathStart) : nil,
       path: Int(s.pathStart)..<Int(s.pathEnd(count: count)),
-      query: s.queryStart != absent ? Int(s.queryStart) &+ 1..<queryEnd : nil,
-      fragment: s.fragmentStart != absent ? Int(s.fragmentStart) &+ 1..<count : nil)
+      query: query,
+      fragment: fragment)
   }
 
   /// The scheme's end (its ':'), the host's start (after any userinfo; `nil` without a host) and the path's
@@ -108,9 +108,13 @@ extension ParsedURL {
   /// ``utf8Ranges``' query and fragment alone.
   @inlinable
   package var queryAndFragmentRanges: (query: Range<Int>?, fragment: Range<Int>?) {
-    let s = structure
+    Self.queryAndFragmentRanges(structure, count: storage.utf8.count)
+  }
+
+  /// The query's and the fragment's ranges in a serialization of `count` bytes with structure `s`.
+  @inlinable
+  static func queryAndFragmentRanges(_ s: URLStructure, count: Int) -> (query: Range<Int>?, fragment: Range<Int>?) {
     let absent = URLStructure.absent
-    let count = storage.utf8.count
     let queryEnd = s.fragmentStart != absent ? Int(s.fragmentStart) : count
     return (
       s.queryStart != absent ? Int(s.queryStart) &+ 1..<queryEnd : nil,

@@ -68,9 +68,9 @@ internal func bitmask(_ m: SIMD16<UInt8>) -> UInt32 {
 }
 
 /// The index of the first byte of `start..<end` that `block` flags (it maps sixteen bytes to a mask of 0x00
-/// or 0xFF lanes), or `end`. Blocks of sixteen from `start` (tested in pairs); then, when the input has sixteen bytes, the
-/// sixteen ending at `end` with the lanes already scanned shifted out of the mask (no byte loop for the
-/// tail, which is most of a short component); only inputs shorter than sixteen bytes use `byte`.
+/// or 0xFF lanes), or `end`. Blocks of sixteen from `start` (tested in pairs); then, when the input has
+/// sixteen bytes, the sixteen ending at `end` with the lanes already scanned shifted out of the mask (no byte
+/// loop for the tail, which is most of a short component); only inputs shorter than sixteen bytes use `byte`.
 @inline(__always)
 private func scan(
   _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ block: (SIMD16<UInt8>) -> SIMD16<UInt8>,
@@ -97,6 +97,14 @@ private func scan(
   }
   while i < end && !byte(base[i]) { i &+= 1 }
   return i
+}
+
+/// The lanes of `v` in the path percent-encode set (which includes '?' and '#') and, for special URLs, at '\'.
+@inline(__always)
+private func pathEncoded(_ v: SIMD16<UInt8>, special: Bool) -> SIMD16<UInt8> {
+  var m = notVisibleASCII(v) | eq(v, 0x22) | eq(v, 0x23) | eq(v, 0x3C) | eq(v, 0x3E)
+  m = m | eq(v, 0x3F) | eq(v, 0x5E) | eq(v, 0x60) | eq(v, 0x7B) | eq(v, 0x7D)
+  return special ? m | eq(v, 0x5C) : m
 }
 
 @usableFromInline package enum Scan {
@@ -130,15 +138,14 @@ private func scan(
   /// '?' and '#'), for special URLs at '\', and at a '.' or '%' right after a '/' (a segment that might be a
   /// dot segment; the caller measures it). One pass over the whole path, where ``pathSegment(_:_:_:special:)``
   /// restarts at every '/'. `start` is at least 1: each block is compared with the one a byte before it.
+  /// (Its own loop rather than `scan`'s: each block also reads the byte before it, so the tail block needs
+  /// seventeen bytes, and paths are short enough that testing blocks in pairs cost more than it saved.)
   @inline(__always)
   static func path(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, special: Bool) -> Int {
     @inline(__always) func block(_ i: Int) -> SIMD16<UInt8> {
       let v = load16(base, i)
-      var m = notVisibleASCII(v) | eq(v, 0x22) | eq(v, 0x23) | eq(v, 0x3C) | eq(v, 0x3E)
-      m = m | eq(v, 0x3F) | eq(v, 0x5E) | eq(v, 0x60) | eq(v, 0x7B) | eq(v, 0x7D)
-      if special { m = m | eq(v, 0x5C) }
       let afterSlash = eq(load16(base, i &- 1), 0x2F)
-      return m | (afterSlash & (eq(v, 0x2E) | eq(v, 0x25)))
+      return pathEncoded(v, special: special) | (afterSlash & (eq(v, 0x2E) | eq(v, 0x25)))
     }
     var i = start
     while i &+ 16 <= end {
@@ -168,11 +175,7 @@ private func scan(
   @inline(__always)
   static func pathSegment(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, special: Bool) -> Int {
     let set: ByteSet = special ? .specialPathSegmentEnd : .pathSegmentEnd
-    return scan(base, start, end, { v in
-      var m = notVisibleASCII(v) | eq(v, 0x22) | eq(v, 0x23) | eq(v, 0x3C) | eq(v, 0x3E)
-      m = m | eq(v, 0x3F) | eq(v, 0x5E) | eq(v, 0x60) | eq(v, 0x7B) | eq(v, 0x7D) | eq(v, 0x2F)
-      return special ? m | eq(v, 0x5C) : m
-    }, set.contains)
+    return scan(base, start, end, { v in pathEncoded(v, special: special) | eq(v, 0x2F) }, set.contains)
   }
 
   /// Stops at the first byte that is not a lower-case ASCII letter, a digit, '.', '-' or '_' (the bytes of a

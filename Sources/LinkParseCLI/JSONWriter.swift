@@ -189,40 +189,31 @@ public struct JSONWriter: ~Copyable {
   }
 
   /// Appends UTF-8 bytes as a quoted, escaped JSON string. The bytes must be valid UTF-8.
-  public mutating func quoted(_ utf8: UnsafeBufferPointer<UInt8>) {
-    // Most strings need no escape: copy them with their quotes, then check the copy sixteen bytes at a time
-    // (the check reads up to fifteen bytes past the string, inside the buffer: hence the slack of 16).
+  public mutating func quoted(_ utf8: UnsafeBufferPointer<UInt8>) { quoted(utf8, checked: true) }
+
+  /// Appends bytes known to need no escape (none below 0x20, no `"` or `\`) as a quoted JSON string: a copy.
+  /// The caller has checked them, or a string they are part of (the components of an href checked whole).
+  @inline(__always)
+  public mutating func quotedVerbatim(_ utf8: UnsafeBufferPointer<UInt8>) { quoted(utf8, checked: false) }
+
+  /// Both of the above: the bytes copied with their quotes into the buffer when they fit, and, when
+  /// `checked`, the copy checked for bytes to escape sixteen at a time (the check reads up to fifteen bytes
+  /// past the string, inside the buffer: hence the slack of 16); written escaped, or in pieces, otherwise.
+  @inline(__always)
+  private mutating func quoted(_ utf8: UnsafeBufferPointer<UInt8>, checked: Bool) {
     let n = utf8.count
-    if let source = utf8.baseAddress, capacity &- count >= n &+ 18 {
+    if let source = utf8.baseAddress, capacity &- count >= n &+ (checked ? 18 : 2) {
       let start = buffer + count
       start.pointee = 0x22
       Self.copy(start + 1, source, n)
-      if !Scan.hasJSONEscapable(start + 1, n) {
+      if !checked || !Scan.hasJSONEscapable(start + 1, n) {
         start[n &+ 1] = 0x22
         count &+= n &+ 2
         return
       }
     }
     byte(0x22)
-    escaped(utf8)
-    byte(0x22)
-  }
-
-  /// Appends bytes known to need no escape (none below 0x20, no `"` or `\`) as a quoted JSON string: a copy.
-  /// The caller has checked them, or a string they are part of (the components of an href checked whole).
-  @inline(__always)
-  public mutating func quotedVerbatim(_ utf8: UnsafeBufferPointer<UInt8>) {
-    let n = utf8.count
-    if let source = utf8.baseAddress, capacity &- count >= n &+ 2 {
-      let start = buffer + count
-      start.pointee = 0x22
-      Self.copy(start + 1, source, n)
-      start[n &+ 1] = 0x22
-      count &+= n &+ 2
-      return
-    }
-    byte(0x22)
-    raw(utf8)
+    if checked { escaped(utf8) } else { raw(utf8) }
     byte(0x22)
   }
 

@@ -124,10 +124,7 @@ struct RecordWriter: ~Copyable {
     // though '\\' can stay), neither has any slice of it: those are written without a check.
     let clean = CleanBytes(bytes)
     let r = url.utf8Ranges
-    @inline(__always) func part(_ range: Range<Int>) {
-      let slice = UnsafeBufferPointer(rebasing: bytes[range])
-      if clean.isWhole { json.quotedVerbatim(slice) } else { json.quoted(slice) }
-    }
+    @inline(__always) func part(_ range: Range<Int>) { quoted(UnsafeBufferPointer(rebasing: bytes[range]), clean) }
     if !redact { part(0..<bytes.count) }
     json.raw(",\"scheme\":")
     part(r.scheme)
@@ -219,9 +216,7 @@ struct RecordWriter: ~Copyable {
     // String (which replaces invalid sequences with U+FFFD) only when an escape made them invalid.
     // (The guard is checked here, inline, although `withDecodedBytes` checks again: a closure call for every
     // value cost more than the second, short scan of the few values that need decoding.)
-    guard bytes.needsDecoding else {
-      return clean.contains(bytes.raw) ? json.quotedVerbatim(bytes.raw) : json.quoted(bytes.raw)
-    }
+    guard bytes.needsDecoding else { return quoted(bytes.raw, clean) }
     bytes.withDecodedBytes { decoded in
       if isValidUTF8(decoded) {
         json.quoted(decoded)
@@ -229,6 +224,13 @@ struct RecordWriter: ~Copyable {
         json.string(String(decoding: decoded, as: UTF8.self))
       }
     }
+  }
+
+  /// Writes `bytes` as a quoted JSON string: copied as they are when they lie in `clean`, else checked and
+  /// escaped.
+  @inline(__always)
+  private mutating func quoted(_ bytes: UnsafeBufferPointer<UInt8>, _ clean: CleanBytes) {
+    if clean.contains(bytes) { json.quotedVerbatim(bytes) } else { json.quoted(bytes) }
   }
 
   /// Writes a failure record.
@@ -252,19 +254,15 @@ struct RecordWriter: ~Copyable {
 struct CleanBytes {
   private let start: UnsafePointer<UInt8>?
   private let end: UnsafePointer<UInt8>?
-  /// Whether the whole of the bytes given is clean.
-  let isWhole: Bool
 
   /// `bytes` if a scan finds nothing to escape in them, else an empty range.
   init(_ bytes: UnsafeBufferPointer<UInt8>) {
     if let base = bytes.baseAddress, Scan.jsonEscapable(base, 0, bytes.count) == bytes.count {
       start = base
       end = base + bytes.count
-      isWhole = true
     } else {
       start = nil
       end = nil
-      isWhole = bytes.isEmpty
     }
   }
 

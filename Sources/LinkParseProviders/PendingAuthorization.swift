@@ -266,7 +266,7 @@ public struct PendingAuthorization: Sendable {
     // serialization when the parameters are the URL's own). The redirect is matched before the scan: a
     // closure over the scanned fields would copy them. The rest takes the fields alone: passing `url` on
     // as well made a copy of it.
-    guard withUTF8Bytes(url.href, { matchesRedirect(url, bytes: $0) }) else {
+    guard matchesRedirect(url) else {
       throw CallbackError(.redirectMismatch, found: Self.describe(url))
     }
     if let parameters {

@@ -56,10 +56,11 @@ func bytesEqual(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) ->
   return true
 }
 
-/// Calls `body` with the UTF-8 bytes of `string`, in place for native `String`s and `Substring`s.
+/// Calls `body` with the UTF-8 bytes of `string`, in place for native `String`s and `Substring`s (a
+/// `String` through the overload for it, in `CallbackText.swift`).
 @inline(__always)
 func withUTF8Bytes<R>(_ string: some StringProtocol, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-  if var s = string as? String { return s.withUTF8(body) }
+  if let s = string as? String { return withUTF8Bytes(s, body) }
   if var s = string as? Substring { return s.withUTF8(body) }
   var copy = String(string)
   return copy.withUTF8(body)

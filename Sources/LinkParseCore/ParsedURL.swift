@@ -47,8 +47,8 @@ extension ParsedURL {
   /// ```
   ///
   /// - Throws: ``URLParseError`` saying what was wrong and at which byte offset.
-  public init(_ string: String, base: ParsedURL? = nil) throws(URLParseError) {
-    self = try URLParser.parse(string: string, base: base)
+  public init(_ string: consuming String, base: borrowing ParsedURL? = nil) throws(URLParseError) {
+    self = try URLParser.parse(string: consume string, base: base)
   }
 
   /// Parses a substring, resolving it against `base` when it is relative.

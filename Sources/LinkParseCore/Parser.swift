@@ -28,10 +28,13 @@
   /// Inputs above this size are rejected: offsets are `UInt32`, and percent-encoding can triple a byte.
   static let maximumInputLength = Int(UInt32.max / 4)
 
-  static func parse(string: String, base: ParsedURL?) throws(URLParseError) -> ParsedURL {
-    var input = string
-    let result = input.withUTF8 { bytes in parse(validUTF8: bytes, base: base) }
-    return try finish(result, sharing: string)
+  /// Takes `string` owned: when the URL is the input, the string moves into the `ParsedURL` (no retain, no
+  /// release). Its bytes are read in place (a `var` copy for `withUTF8` cost a retain and a release).
+  static func parse(string: consuming String, base: borrowing ParsedURL?) throws(URLParseError) -> ParsedURL {
+    let result =
+      string.utf8.withContiguousStorageIfAvailable { bytes in parse(validUTF8: bytes, base: base) }
+      ?? { var copy = copy string; return copy.withUTF8 { bytes in parse(validUTF8: bytes, base: base) } }()
+    return try finish(result, sharing: consume string)
   }
 
   static func parse(substring: Substring, base: ParsedURL?) throws(URLParseError) -> ParsedURL {
@@ -71,17 +74,18 @@
   /// Builds the `ParsedURL` from a parse result: the output is either the input itself (share or copy it)
   /// or a new buffer.
   private static func finish(
-    _ result: Result<ParseOutput, URLParseError>, sharing original: String?,
+    _ result: Result<ParseOutput, URLParseError>, sharing original: consuming String?,
     input: UnsafeBufferPointer<UInt8>? = nil
   ) throws(URLParseError) -> ParsedURL {
     var output = try result.get()
     let storage: String
     switch output.serialization {
     case .input:
-      if let original {
+      switch consume original {
+      case .some(let original):
         storage = original
         output.structure.sharesInput = true
-      } else {
+      case .none:
         storage = String(decoding: input!, as: UTF8.self)
       }
     case .bytes(let bytes):

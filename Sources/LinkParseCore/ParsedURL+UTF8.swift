@@ -57,14 +57,14 @@ extension ParsedURL {
       fragment: fragment)
   }
 
-  /// The scheme's end (its ':'), the host's start (after any userinfo; `nil` without a host) and the path's
-  /// start, as UTF-8 offsets: the stored offsets as they are, for the router (`utf8Ranges` computes every
+  /// The scheme's end (its ':'), the host's start (after any userinfo; `nil` without a host), the path's
+  /// start and end, as UTF-8 offsets: the stored offsets as they are, for the router (`utf8Ranges` computes every
   /// range).
   @inlinable
-  package var schemeHostPathOffsets: (schemeEnd: Int, hostStart: Int?, pathStart: Int) {
+  package var schemeHostPathOffsets: (schemeEnd: Int, hostStart: Int?, pathStart: Int, pathEnd: Int) {
     (
       Int(structure.schemeEnd), structure.hostKind == .none ? nil : Int(structure.hostStart),
-      Int(structure.pathStart)
+      Int(structure.pathStart), Int(structure.pathEnd(count: storage.utf8.count))
     )
   }
 

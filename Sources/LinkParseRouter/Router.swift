@@ -173,6 +173,25 @@ public struct Router: Sendable {
     return (statistics.nodesVisited, statistics.componentsTried)
   }
 
+  /// The route the trie's search picks for `url`, without the table of literal-only routes that
+  /// ``match(_:)`` consults first: for tests that check the two agree.
+  @_spi(Testing)
+  public func trieRouteIndex(_ url: ParsedURL) -> Int? {
+    var statistics = CompiledRouter.SearchStatistics()
+    var captures = CaptureList()
+    guard let r = try? compiled.search(url, captures: &captures, statistics: &statistics), r >= 0 else { return nil }
+    return Int(r)
+  }
+
+  /// Whether ``match(_:)`` answers `url` from the table of literal-only routes (without the trie).
+  @_spi(Testing)
+  public func isStaticMatch(_ url: ParsedURL) -> Bool {
+    let view = URLView(url)
+    return !url.hasOpaquePath && !compiled.staticRoutes.isEmpty && withHrefBytes(url) { buf in
+      compiled.staticRoutes.find(buf, scheme: view.schemeEnd, host: view.host, path: view.pathStart..<view.pathEndOffset) >= 0
+    }
+  }
+
   /// Where the matcher finds the scheme, the host (with its port) and the path of `url`, as UTF-8 offsets
   /// into its href (the path's end found in the serialization, as the search finds it): for tests that
   /// compare them with ``ParsedURL/utf8Ranges``. Meaningless for an opaque path.

@@ -48,6 +48,8 @@ final class CompiledRouter: Sendable {
   let maxCaptures: Int
   let limits: RegexLimits
   let tables: TrieTables
+  /// The literal-only routes found by hash before any walk of the trie (see StaticRoutes.swift).
+  let staticRoutes: StaticRoutes
 
   init(programs: [RouteProgram], patterns: [ComponentPattern], names: [String], limits: RegexLimits) {
     self.programs = programs
@@ -60,9 +62,13 @@ final class CompiledRouter: Sendable {
     self.byName = byName
     tables = TrieTables(
       CompiledRouter.buildTrie(programs, patterns: patterns), patterns: patterns, programs: programs)
+    staticRoutes = StaticRoutes(programs)
   }
 
-  deinit { tables.deallocate() }
+  deinit {
+    tables.deallocate()
+    staticRoutes.deallocate()
+  }
 
   private static func buildTrie(_ programs: [RouteProgram], patterns: [ComponentPattern]) -> [TrieNode] {
     var nodes = [TrieNode()]
@@ -173,9 +179,17 @@ final class CompiledRouter: Sendable {
     let maxCaptures = self.maxCaptures
     let router = Unmanaged.passUnretained(self)  // captured below without a retain
     let view = URLView(url)
-    return withHrefBytes(url) { buf in
+    let staticRoutes = self.staticRoutes
+    return withHrefBytes(url) { buf -> SearchOutcome in
+      // A literal-only route equal to the URL's components is the answer (not for statistics, which describe
+      // the trie).
+      if statistics == nil && !staticRoutes.isEmpty {
+        let r = staticRoutes.find(
+          buf, scheme: view.schemeEnd, host: view.host, path: view.pathStart..<view.pathEndOffset)
+        if r >= 0 { return .route(r) }
+      }
       // The explored branch's captures (`stack`), then the best route's so far (`best`, with its rest).
-      withUnsafeTemporaryAllocation(of: CaptureSlot.self, capacity: 2 * maxCaptures + 1) { slots -> SearchOutcome in
+      return withUnsafeTemporaryAllocation(of: CaptureSlot.self, capacity: 2 * maxCaptures + 1) { slots -> SearchOutcome in
         var search = Search(
           router: router, buf: buf, view: view, query: query,
           stack: CaptureStack(UnsafeMutableBufferPointer(rebasing: slots[0..<(maxCaptures + 1)])),

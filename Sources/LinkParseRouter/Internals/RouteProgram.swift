@@ -19,6 +19,8 @@ struct URLView {
   /// From the host's start to the path's start (so a port is part of it).
   let host: Range<Int>?
   let pathStart: Int
+  /// Where the path ends (its serialization's '?', '#' or end), from the parser's offsets.
+  let pathEndOffset: Int
 
   /// (`borrowing`: an initializer takes its arguments owned, which costs the caller a retain of the URL.)
   @inline(__always)
@@ -27,6 +29,7 @@ struct URLView {
     schemeEnd = offsets.schemeEnd
     host = offsets.hostStart.map { $0..<offsets.pathStart }
     pathStart = offsets.pathStart
+    pathEndOffset = offsets.pathEnd
   }
 
   /// Whether the path ends at `cursor` (the path's start or the end of a segment): no '/' follows.

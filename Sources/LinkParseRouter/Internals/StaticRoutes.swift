@@ -1,0 +1,136 @@
+// Routes made of literals only (`myapp://sberidauth`, `https://example.com/auth/apple/callback`), found by one
+// hash of the URL's scheme, host and path instead of a walk down the trie.
+//
+// Why the answer is the trie's: such a route ranks `literal` at every component and at the path's end, so when
+// a URL's components equal its literals, no other matching route can outrank it (the first component where
+// another route differs ranks lower, a `{rest...}` included), except a route with the same literals: one
+// requiring query parameters outranks it when they are present, and a caseless one may match the same URLs.
+// Routes in either situation, and routes that require query parameters themselves, are left to the trie.
+// A URL whose components equal no entry is searched in the trie as before.
+
+import LinkParseCore
+
+/// The literal-only routes that no other route can tie with, by the hash of their scheme, host and path.
+///
+/// Flat memory allocated by `init` and freed by `deallocate()` (the compiled router's `deinit`); only read in
+/// between, from any thread.
+struct StaticRoutes: @unchecked Sendable {
+  struct Entry {
+    var hash: UInt64
+    /// The route's index; -1 for an empty slot.
+    var route: Int32
+    /// The entry's key in `text`: `scheme://host` (or `scheme:` for a route without a host), lower-case,
+    /// then the path as serialized.
+    var textStart: Int32
+    var count: Int32
+  }
+
+  /// Open addressing, a power of two at least twice the entries.
+  let slots: UnsafeMutablePointer<Entry>
+  let mask: Int
+  /// The entries' keys, then eight zero bytes, so that the word-wide comparison may read past any of them.
+  let text: UnsafeMutablePointer<UInt8>
+  /// Whether no route qualifies (the search then skips the table).
+  let isEmpty: Bool
+
+  init(_ programs: [RouteProgram]) {
+    /// Scheme, host and path segments of a route made of literals only, with no `{rest...}`.
+    func literals(_ p: RouteProgram) -> (scheme: [UInt8], host: [UInt8]?, segments: [[UInt8]], caseless: [Bool])? {
+      guard p.rest == nil, let scheme = p.scheme.literal else { return nil }
+      var host: [UInt8]?
+      if let h = p.host {
+        guard let literal = h.literal else { return nil }
+        host = literal
+      }
+      var segments: [[UInt8]] = []
+      for s in p.segments {
+        guard let literal = s.literal else { return nil }
+        segments.append(literal)
+      }
+      return (scheme, host, segments, p.segments.map(\.caseless))
+    }
+    let all = programs.map(literals)
+    var keys: [(route: Int, key: [UInt8])] = []
+    for (k, program) in programs.enumerated() {
+      guard let mine = all[k], program.query.isEmpty, program.scheme.caseless,
+        program.host?.caseless ?? true, !mine.caseless.contains(true)
+      else { continue }
+      // Left to the trie when another literal-only route may match the same URLs.
+      let rival = all.indices.contains { j in
+        guard j != k, let other = all[j], other.scheme == mine.scheme, other.host == mine.host,
+          other.segments.count == mine.segments.count
+        else { return false }
+        return zip(zip(other.segments, mine.segments), other.caseless).allSatisfy { pair, caseless in
+          caseless ? pair.0 == pair.1.map(asciiLowercased) : pair.0 == pair.1
+        }
+      }
+      if rival { continue }
+      let head = mine.scheme + (mine.host.map { Array("://".utf8) + $0 } ?? Array(":".utf8))
+      keys.append((k, head + mine.segments.flatMap { [UInt8(ascii: "/")] + $0 }))
+    }
+    keys.removeAll { $0.key.count < 8 }  // never looked up (see `find`)
+    isEmpty = keys.isEmpty
+    var capacity = 1
+    while capacity < 2 * keys.count { capacity *= 2 }
+    mask = capacity - 1
+    slots = .allocate(capacity: capacity)
+    slots.initialize(repeating: Entry(hash: 0, route: -1, textStart: 0, count: 0), count: capacity)
+    var pool: [UInt8] = []
+    for entry in keys {
+      let start = pool.count
+      pool += entry.key
+      let hash = entry.key.withUnsafeBufferPointer { b in Self.hash(b.baseAddress!, count: b.count) }
+      var i = Int(truncatingIfNeeded: hash) & mask
+      while slots[i].route >= 0 { i = (i + 1) & mask }
+      slots[i] = Entry(
+        hash: hash, route: Int32(entry.route), textStart: Int32(start), count: Int32(entry.key.count))
+    }
+    pool += [UInt8](repeating: 0, count: 8)
+    text = .allocate(capacity: pool.count)
+    text.initialize(from: pool, count: pool.count)
+  }
+
+  func deallocate() {
+    slots.deallocate()
+    text.deallocate()
+  }
+
+  /// The hash of the `count` bytes at `p` (at least eight): their count and three of their words, the
+  /// first, the middle and the last (a hit is confirmed by comparing every byte).
+  @inline(__always)
+  static func hash(_ p: UnsafePointer<UInt8>, count: Int) -> UInt64 {
+    let first = loadWord(p)
+    let middle = loadWord(p + ((count &- 8) &>> 1))
+    let last = loadWord(p + (count &- 8))
+    var h = (UInt64(truncatingIfNeeded: count) ^ first) &* 0x9E37_79B9_7F4A_7C15
+    h = (h ^ middle) &* 0xC2B2_AE3D_27D4_EB4F
+    h = (h ^ last) &* 0x1656_67B1_9E37_79F9
+    return h ^ (h &>> 29)
+  }
+
+  /// The route whose literals equal the URL's scheme, host and path (`buf` its serialization), or -1.
+  ///
+  /// The key is the serialization up to the path's end, so only URLs without userinfo (`scheme://host…` or
+  /// `scheme:/…`) are looked up; bytes are compared exactly, so a URL whose host has upper-case letters (an
+  /// opaque host keeps them) finds no entry and goes to the trie, which folds them.
+  @inline(__always)
+  func find(_ buf: UnsafeBufferPointer<UInt8>, scheme: Int, host: Range<Int>?, path: Range<Int>) -> Int32 {
+    let count = path.upperBound
+    guard count >= 8,
+      path.lowerBound == (host.map { $0.lowerBound == scheme &+ 3 ? $0.upperBound : -1 } ?? scheme &+ 1),
+      let base = buf.baseAddress
+    else { return -1 }
+    let h = Self.hash(base, count: count)
+    var i = Int(truncatingIfNeeded: h) & mask
+    while true {
+      let entry = slots[i]
+      if entry.route < 0 { return -1 }
+      if entry.hash == h && Int(entry.count) == count
+        && equalBytes(base, readable: buf.count, text + Int(entry.textStart), count: count, caseless: false)
+      {
+        return entry.route
+      }
+      i = (i &+ 1) & mask
+    }
+  }
+}

@@ -88,6 +88,7 @@ extension ParsedURL {
   }
 
   /// The URL's serialization, e.g. `https://example.com/a?b#c`.
+  @inlinable  // read in place by other modules (a call returned it retained, and copied the URL to make it)
   public var href: String { storage }
 
   /// The scheme, lower-cased, without the trailing `:`, e.g. `https` or `vk7915193`.

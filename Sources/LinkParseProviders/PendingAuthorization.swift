@@ -166,23 +166,26 @@ public struct PendingAuthorization: Sendable {
   /// pending.matchesRedirect(try ParsedURL("vk7915193://?code=c"))                   // true
   /// ```
   public func matchesRedirect(_ url: ParsedURL) -> Bool {
-    withUTF8Bytes(url.href) { matchesRedirect(url, bytes: $0) }
-  }
-
-  /// ``matchesRedirect(_:)`` with `url`'s serialization's bytes already read.
-  func matchesRedirect(_ url: ParsedURL, bytes ub: UnsafeBufferPointer<UInt8>) -> Bool {
+    // The closures capture plain values (the layout, the ranges), not `url`: capturing it copied it (a
+    // retain, through value witnesses).
     let expected = box
-    return withUTF8Bytes(expected.href) { eb in
-      // The usual callback: the redirect URI itself up to the end of its path, then a query or fragment. With
-      // the same components at the same offsets (compared as packed offsets, without computing ranges) and
-      // the same bytes up to there, every comparison below answers as it does for the redirect URI against
-      // itself.
-      let layout = url.layoutThroughPath
-      if layout == expected.layout && Self.equalBytes(ub.baseAddress, 0, eb.baseAddress, 0, layout.pathEnd) {
-        return expected.matchesItself
+    // The usual callback: the redirect URI itself up to the end of its path, then a query or fragment. With
+    // the same components at the same offsets (compared as packed offsets, without computing ranges) and
+    // the same bytes up to there, every comparison below answers as it does for the redirect URI against
+    // itself.
+    let layout = url.layoutThroughPath
+    if layout == expected.layout {
+      let same = withHrefBytes(url) { ub in
+        withUTF8Bytes(expected.href) { eb in Self.equalBytes(ub.baseAddress, 0, eb.baseAddress, 0, layout.pathEnd) }
       }
-      return Self.matchesRedirect(
-        url.utf8Ranges, ub, expected: expected.ranges, eb, isVKApp: expected.isVKApp, isLoopback: expected.isLoopback)
+      if same { return expected.matchesItself }
+    }
+    let ranges = url.utf8Ranges
+    return withHrefBytes(url) { ub in
+      withUTF8Bytes(expected.href) { eb in
+        Self.matchesRedirect(
+          ranges, ub, expected: expected.ranges, eb, isVKApp: expected.isVKApp, isLoopback: expected.isLoopback)
+      }
     }
   }
 

@@ -104,7 +104,8 @@ public struct PendingAuthorization: Sendable {
   }
 
   /// The properties, and what matching reads from them, computed once.
-  private final class Box: Sendable {
+  private final class Box: @unchecked Sendable {
+    // @unchecked: `stateBytes` is written once in `init` and only read afterwards (freed in `deinit`).
     let provider: Provider
     let redirectURI: ParsedURL
     let state: String?
@@ -122,6 +123,9 @@ public struct PendingAuthorization: Sendable {
     /// Whether ``redirectURI`` matches itself under rule 1 (false only for a VK app URI whose host VK never
     /// sends): the answer for every URL whose serialization up to the end of its path is the same.
     let matchesItself: Bool
+    /// ``state``'s UTF-8 bytes in memory of the box's own, which the state check reads without retaining the
+    /// `String` (a copy of it, in the comparison's closure, cost two atomic reference-count operations).
+    let stateBytes: UnsafeMutableBufferPointer<UInt8>?
 
     init(_ provider: Provider, _ redirectURI: ParsedURL, _ state: String?, _ issuer: String?, _ expiresAt: Int64?) {
       self.provider = provider
@@ -129,6 +133,11 @@ public struct PendingAuthorization: Sendable {
       self.state = state
       self.issuer = issuer
       self.expiresAt = expiresAt
+      stateBytes = state.map { state in
+        let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: state.utf8.count)
+        _ = bytes.initialize(from: state.utf8)
+        return bytes
+      }
       let href = redirectURI.href
       let ranges = redirectURI.utf8Ranges
       self.href = href
@@ -145,6 +154,8 @@ public struct PendingAuthorization: Sendable {
         return (isVKApp, isLoopback, matchesItself)
       }
     }
+
+    deinit { stateBytes?.deallocate() }
   }
 
   /// The current time in Unix seconds (the system's real-time clock).
@@ -300,7 +311,10 @@ public struct PendingAuthorization: Sendable {
   @inline(__always)
   func checkState(_ fields: inout CallbackFields) throws(CallbackError) {
     let box = self.box
-    switch (box.state != nil, fields.isNonEmpty(.state)) {
+    // The expected bytes, not the box or the `String`, are what the closure below captures: capturing either
+    // cost atomic reference-count operations on every callback.
+    let expected = box.stateBytes.map(UnsafeBufferPointer.init)
+    switch (expected != nil, fields.isNonEmpty(.state)) {
     case (false, false):
       return
     case (true, true):
@@ -313,7 +327,7 @@ public struct PendingAuthorization: Sendable {
           valid = false
           return false
         }
-        return withUTF8Bytes(box.state!) { expectedBytes in constantTimeEquals(expectedBytes, found) }
+        return constantTimeEquals(expected!, found)
       }
       if !valid {
         // A decoded state that is not valid UTF-8 is compared as `String` decoding repairs it (U+FFFD).

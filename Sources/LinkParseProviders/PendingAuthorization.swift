@@ -105,27 +105,36 @@ public struct PendingAuthorization: Sendable {
 
   /// The properties, and what matching reads from them, computed once.
   private final class Box: @unchecked Sendable {
-    // @unchecked: `stateBytes` is written once in `init` and only read afterwards (freed in `deinit`).
-    let provider: Provider
-    let redirectURI: ParsedURL
-    let state: String?
-    let issuer: String?
-    let expiresAt: Int64?
-    /// ``redirectURI``'s serialization, component ranges, and layout up to its path's end.
-    let href: String
-    let ranges: ParsedURL.UTF8Ranges
+    // @unchecked: `bytes` is written once in `init` and only read afterwards (freed in `deinit`).
+    //
+    // What `validate` reads on every call comes first (stored properties are laid out in declaration order),
+    // and the bytes it compares (the redirect URI's serialization, the state) share one allocation: a pending
+    // authorization looked up among many is cold in the cache, and each separate line is a miss.
+
+    /// ``redirectURI``'s layout up to its path's end.
     let layout: ParsedURL.LayoutThroughPath
-    let port: UInt16?
+    /// ``redirectURI``'s serialization's bytes, then ``state``'s (in `bytes`).
+    let hrefBytes: UnsafeBufferPointer<UInt8>
+    /// ``state``'s UTF-8 bytes, which the state check reads without retaining the `String` (a copy of it, in
+    /// the comparison's closure, cost two atomic reference-count operations).
+    let stateBytes: UnsafeBufferPointer<UInt8>?
+    let expiresAt: Int64?
+    let provider: Provider
+    /// Whether ``redirectURI`` matches itself under rule 1 (false only for a VK app URI whose host VK never
+    /// sends): the answer for every URL whose serialization up to the end of its path is the same.
+    let matchesItself: Bool
     /// VK's relaxed host rules apply: the provider is VK and the scheme is `vk<digits>`.
     let isVKApp: Bool
     /// RFC 8252 loopback: the host is `127.0.0.1` or `[::1]` (any port matches over `http`).
     let isLoopback: Bool
-    /// Whether ``redirectURI`` matches itself under rule 1 (false only for a VK app URI whose host VK never
-    /// sends): the answer for every URL whose serialization up to the end of its path is the same.
-    let matchesItself: Bool
-    /// ``state``'s UTF-8 bytes in memory of the box's own, which the state check reads without retaining the
-    /// `String` (a copy of it, in the comparison's closure, cost two atomic reference-count operations).
-    let stateBytes: UnsafeMutableBufferPointer<UInt8>?
+    let issuer: String?
+    /// The memory of `hrefBytes` and `stateBytes`.
+    private let bytes: UnsafeMutableBufferPointer<UInt8>
+
+    let redirectURI: ParsedURL
+    let state: String?
+    /// ``redirectURI``'s component ranges.
+    let ranges: ParsedURL.UTF8Ranges
 
     init(_ provider: Provider, _ redirectURI: ParsedURL, _ state: String?, _ issuer: String?, _ expiresAt: Int64?) {
       self.provider = provider
@@ -133,29 +142,32 @@ public struct PendingAuthorization: Sendable {
       self.state = state
       self.issuer = issuer
       self.expiresAt = expiresAt
-      stateBytes = state.map { state in
-        let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: state.utf8.count)
-        _ = bytes.initialize(from: state.utf8)
-        return bytes
-      }
       let href = redirectURI.href
+      let hrefCount = href.utf8.count
+      let stateCount = state?.utf8.count ?? 0
+      let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(hrefCount + stateCount, 1))
+      _ = UnsafeMutableBufferPointer(rebasing: bytes[0..<hrefCount]).initialize(from: href.utf8)
+      if let state {
+        _ = UnsafeMutableBufferPointer(rebasing: bytes[hrefCount...]).initialize(from: state.utf8)
+      }
+      self.bytes = bytes
+      hrefBytes = UnsafeBufferPointer(rebasing: bytes[0..<hrefCount])
+      stateBytes = state == nil ? nil : UnsafeBufferPointer(rebasing: bytes[hrefCount..<(hrefCount + stateCount)])
       let ranges = redirectURI.utf8Ranges
-      self.href = href
       self.ranges = ranges
       self.layout = redirectURI.layoutThroughPath
-      self.port = redirectURI.port
-      (isVKApp, isLoopback, matchesItself) = withUTF8Bytes(href) { bytes in
-        let host = ranges.host.map { UnsafeBufferPointer(rebasing: bytes[$0]) }
-        let isVKApp =
-          provider == .vk && ProviderDetector.isVKScheme(UnsafeBufferPointer(rebasing: bytes[ranges.scheme]))
-        let isLoopback = host.map { bytesEqual($0, "127.0.0.1") || bytesEqual($0, "[::1]") } ?? false
-        let matchesItself = PendingAuthorization.matchesRedirect(
-          ranges, bytes, expected: ranges, bytes, isVKApp: isVKApp, isLoopback: isLoopback)
-        return (isVKApp, isLoopback, matchesItself)
-      }
+      let hrefBytes = self.hrefBytes
+      let host = ranges.host.map { UnsafeBufferPointer(rebasing: hrefBytes[$0]) }
+      let isVKApp =
+        provider == .vk && ProviderDetector.isVKScheme(UnsafeBufferPointer(rebasing: hrefBytes[ranges.scheme]))
+      let isLoopback = host.map { bytesEqual($0, "127.0.0.1") || bytesEqual($0, "[::1]") } ?? false
+      self.isVKApp = isVKApp
+      self.isLoopback = isLoopback
+      matchesItself = PendingAuthorization.matchesRedirect(
+        ranges, hrefBytes, expected: ranges, hrefBytes, isVKApp: isVKApp, isLoopback: isLoopback)
     }
 
-    deinit { stateBytes?.deallocate() }
+    deinit { bytes.deallocate() }
   }
 
   /// The current time in Unix seconds (the system's real-time clock).
@@ -186,17 +198,15 @@ public struct PendingAuthorization: Sendable {
     // itself.
     let layout = url.layoutThroughPath
     if layout == expected.layout {
-      let same = withHrefBytes(url) { ub in
-        withUTF8Bytes(expected.href) { eb in Self.equalBytes(ub.baseAddress, 0, eb.baseAddress, 0, layout.pathEnd) }
-      }
+      let eb = expected.hrefBytes
+      let same = withHrefBytes(url) { ub in Self.equalBytes(ub.baseAddress, 0, eb.baseAddress, 0, layout.pathEnd) }
       if same { return expected.matchesItself }
     }
     let ranges = url.utf8Ranges
+    let eb = expected.hrefBytes
     return withHrefBytes(url) { ub in
-      withUTF8Bytes(expected.href) { eb in
-        Self.matchesRedirect(
-          ranges, ub, expected: expected.ranges, eb, isVKApp: expected.isVKApp, isLoopback: expected.isLoopback)
-      }
+      Self.matchesRedirect(
+        ranges, ub, expected: expected.ranges, eb, isVKApp: expected.isVKApp, isLoopback: expected.isLoopback)
     }
   }
 
@@ -313,7 +323,7 @@ public struct PendingAuthorization: Sendable {
     let box = self.box
     // The expected bytes, not the box or the `String`, are what the closure below captures: capturing either
     // cost atomic reference-count operations on every callback.
-    let expected = box.stateBytes.map(UnsafeBufferPointer.init)
+    let expected = box.stateBytes
     switch (expected != nil, fields.isNonEmpty(.state)) {
     case (false, false):
       return

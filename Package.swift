@@ -20,10 +20,12 @@ let package = Package(
       name: "CICUShims",
       linkerSettings: [.linkedLibrary("icuuc")]
     ),
+    // SSE2 byte-class masks (header-only, inlined into the Swift callers), where the CPU has SSE2.
+    .target(name: "CByteScan"),
     // The WHATWG URL parser and form parameters. No Foundation.
     .target(
       name: "LinkParseCore",
-      dependencies: ["CICUShims"],
+      dependencies: ["CICUShims", "CByteScan"],
       swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
     ),
     // PCRE2 (libpcre2-8) for route constraints. The shim defines PCRE2_CODE_UNIT_WIDTH before including it.
@@ -37,7 +39,7 @@ let package = Package(
     // Provider callback decoders, pending-authorization checks, PKCE and request builders.
     .target(
       name: "LinkParseProviders",
-      dependencies: ["LinkParseCore", .product(name: "Crypto", package: "swift-crypto")],
+      dependencies: ["LinkParseCore", "CByteScan", .product(name: "Crypto", package: "swift-crypto")],
       swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
     ),
     // Umbrella module: `import LinkParse`.

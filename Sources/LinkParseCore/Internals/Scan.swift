@@ -12,6 +12,8 @@
 // Safety: callers pass `base` valid for `0..<end` (the whole buffer, with absolute indices: the final block
 // may start before `start`); every load reads 16 bytes at `i` with `0 <= i` and `i + 16 <= end`.
 
+internal import CByteScan
+
 @inlinable @inline(__always)
 internal func load16(_ base: UnsafePointer<UInt8>, _ i: Int) -> SIMD16<UInt8> {
   UnsafeRawPointer(base + i).loadUnaligned(as: SIMD16<UInt8>.self)
@@ -256,8 +258,13 @@ private func pathEncoded(_ v: SIMD16<UInt8>, special: Bool) -> SIMD16<UInt8> {
     _ body: (Int) throws -> Void
   ) rethrows {
     @inline(__always) func block(_ i: Int) -> UInt32 {
+      #if arch(x86_64)
+      // SSE2's compares and `pmovmskb` (CByteScan), where gathering the mask's high bits takes ten instructions.
+      return linkparse_mask16_any4(base + i, a, b, c, d)
+      #else
       let v = load16(base, i)
       return bitmask(eq(v, a) | eq(v, b) | eq(v, c) | eq(v, d))
+      #endif
     }
     var i = 0
     while i &+ 16 <= end {

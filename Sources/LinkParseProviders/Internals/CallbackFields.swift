@@ -9,6 +9,7 @@
 // text's bytes in place, sixteen bytes at a time, and values are read from those bytes (or sliced from the
 // text) only when asked for.
 
+import CByteScan
 import LinkParseCore
 
 /// The parameters of one callback, scanned once.
@@ -382,22 +383,16 @@ struct CallbackFields {
     var reader = SequenceReader(base: base, slots: slots, nameStart: start)
     var i = start
     while i &+ 16 <= end {
-      let lanes = SpecialBytes.lanes(base, i)
-      if lanes.low | lanes.high != 0 { reader.visit(lanes, block: i) }
+      let mask = SpecialBytes.mask(base, i)
+      if mask != 0 { reader.visit(mask, block: i) }
       i &+= 16
     }
     if i < end {
       if end >= 16 {
         // The block ending at `end`: drop its first `skip` lanes (1...15), read already.
         let skip = i &- (end &- 16)
-        var lanes = SpecialBytes.lanes(base, end &- 16)
-        if skip < 8 {
-          lanes.low &= ~0 &<< UInt64(skip &* 8)
-        } else {
-          lanes.low = 0
-          lanes.high &= ~0 &<< UInt64((skip &- 8) &* 8)
-        }
-        if lanes.low | lanes.high != 0 { reader.visit(lanes, block: end &- 16) }
+        let mask = SpecialBytes.mask(base, end &- 16) & (~0 &<< UInt32(truncatingIfNeeded: skip))
+        if mask != 0 { reader.visit(mask, block: end &- 16) }
       } else {
         while i < end {
           if SpecialBytes.isSpecial(base[i]) { reader.special(at: i) }
@@ -431,18 +426,13 @@ struct CallbackFields {
       self.nameStart = nameStart
     }
 
-    /// Handles the special bytes of the block at `block`, lowest lane first.
+    /// Handles the special bytes of the block at `block` (bit k of `mask` for byte `block + k`), lowest first.
     @inline(never)
-    mutating func visit(_ lanes: (low: UInt64, high: UInt64), block: Int) {
-      var low = lanes.low
-      while low != 0 {
-        special(at: block &+ (low.trailingZeroBitCount &>> 3))
-        low &= low &- 1
-      }
-      var high = lanes.high
-      while high != 0 {
-        special(at: block &+ 8 &+ (high.trailingZeroBitCount &>> 3))
-        high &= high &- 1
+    mutating func visit(_ mask: UInt32, block: Int) {
+      var m = mask
+      while m != 0 {
+        special(at: block &+ m.trailingZeroBitCount)
+        m &= m &- 1
       }
     }
 
@@ -590,6 +580,22 @@ enum SpecialBytes {
   @inline(__always)
   private static func notEqualASCII(_ v: SIMD16<UInt8>, _ c: UInt8) -> SIMD16<UInt8> {
     (v ^ SIMD16(repeating: c)) &+ SIMD16(repeating: 0x7F)
+  }
+
+  /// The special bytes of the sixteen at `at` (which must be readable): bit k set when byte `at + k` is one.
+  /// SSE2 compares where the CPU has them, else the word arithmetic of ``lanes(_:_:)``.
+  @inline(__always)
+  static func mask(_ base: UnsafePointer<UInt8>, _ at: Int) -> UInt32 {
+    #if arch(x86_64)
+    return linkparse_mask16_any4(base + at, 0x26, 0x3D, 0x25, 0x2B)
+    #else
+    let (low, high) = lanes(base, at)
+    // The high bit of each byte, gathered into the top byte by one multiplication.
+    @inline(__always) func gather(_ w: UInt64) -> UInt32 {
+      UInt32(truncatingIfNeeded: ((w &>> 7) &* 0x0102_0408_1020_4080) &>> 56)
+    }
+    return gather(low) | gather(high) &<< 8
+    #endif
   }
 
   /// The special lanes of the sixteen bytes at `at` (which must be readable): `0x80` in each special byte of

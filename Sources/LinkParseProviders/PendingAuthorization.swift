@@ -38,7 +38,9 @@ import Darwin
 /// let callback = try pending.validate(url)
 /// callback.code  // "FA21"
 /// ```
-public struct PendingAuthorization: Sendable {
+public struct PendingAuthorization: @unchecked Sendable {
+  // @unchecked: the box is never written after it is made (a setter makes a new one); it is a
+  // `ManagedBuffer`, which the standard library leaves non-Sendable.
   private var box: Box
 
   /// The provider the request went to.
@@ -49,7 +51,7 @@ public struct PendingAuthorization: Sendable {
   /// ```
   public var provider: Provider {
     get { box.provider }
-    set { box = Box(newValue, box.redirectURI, box.state, box.issuer, box.expiresAt) }
+    set { box = Box.make(newValue, box.redirectURI, box.state, box.issuer, box.expiresAt) }
   }
 
   /// The redirect URI sent in the request.
@@ -59,7 +61,7 @@ public struct PendingAuthorization: Sendable {
   /// ```
   public var redirectURI: ParsedURL {
     get { box.redirectURI }
-    set { box = Box(box.provider, newValue, box.state, box.issuer, box.expiresAt) }
+    set { box = Box.make(box.provider, newValue, box.state, box.issuer, box.expiresAt) }
   }
 
   /// The `state` sent, or `nil` for flows without one (the T-ID app flow).
@@ -69,7 +71,7 @@ public struct PendingAuthorization: Sendable {
   /// ```
   public var state: String? {
     get { box.state }
-    set { box = Box(box.provider, box.redirectURI, newValue, box.issuer, box.expiresAt) }
+    set { box = Box.make(box.provider, box.redirectURI, newValue, box.issuer, box.expiresAt) }
   }
 
   /// The expected issuer (RFC 9207 `iss`), when the server is known to send it.
@@ -79,7 +81,7 @@ public struct PendingAuthorization: Sendable {
   /// ```
   public var issuer: String? {
     get { box.issuer }
-    set { box = Box(box.provider, box.redirectURI, box.state, newValue, box.expiresAt) }
+    set { box = Box.make(box.provider, box.redirectURI, box.state, newValue, box.expiresAt) }
   }
 
   /// When the authorization stops being acceptable, in Unix seconds.
@@ -89,7 +91,7 @@ public struct PendingAuthorization: Sendable {
   /// ```
   public var expiresAt: Int64? {
     get { box.expiresAt }
-    set { box = Box(box.provider, box.redirectURI, box.state, box.issuer, newValue) }
+    set { box = Box.make(box.provider, box.redirectURI, box.state, box.issuer, newValue) }
   }
 
   /// Creates a pending authorization.
@@ -100,74 +102,78 @@ public struct PendingAuthorization: Sendable {
   public init(
     provider: Provider, redirectURI: ParsedURL, state: String?, issuer: String? = nil, expiresAt: Int64? = nil
   ) {
-    box = Box(provider, redirectURI, state, issuer, expiresAt)
+    box = Box.make(provider, redirectURI, state, issuer, expiresAt)
   }
 
-  /// The properties, and what matching reads from them, computed once.
-  private final class Box: @unchecked Sendable {
-    // @unchecked: `bytes` is written once in `init` and only read afterwards (freed in `deinit`).
-    //
-    // What `validate` reads on every call comes first (stored properties are laid out in declaration order),
-    // and the bytes it compares (the redirect URI's serialization, the state) share one allocation: a pending
-    // authorization looked up among many is cold in the cache, and each separate line is a miss.
+  /// The properties, and what matching reads from them, computed once: one object, its header followed by
+  /// the bytes `validate` compares (the redirect URI's serialization, then the state's).
+  ///
+  /// A pending authorization looked up among many is cold in the cache, and each cache line `validate` touches
+  /// is a miss: so what it reads on every call is the header, near those bytes, and the rest (the redirect URI
+  /// as a value, the state as a `String`, the URI's component ranges) waits in a second object.
+  private final class Box: ManagedBuffer<BoxHeader, UInt8> {
 
-    /// ``redirectURI``'s layout up to its path's end.
-    let layout: ParsedURL.LayoutThroughPath
-    /// ``redirectURI``'s serialization's bytes, then ``state``'s (in `bytes`).
-    let hrefBytes: UnsafeBufferPointer<UInt8>
-    /// ``state``'s UTF-8 bytes, which the state check reads without retaining the `String` (a copy of it, in
-    /// the comparison's closure, cost two atomic reference-count operations).
-    let stateBytes: UnsafeBufferPointer<UInt8>?
-    let expiresAt: Int64?
-    let provider: Provider
-    /// Whether ``redirectURI`` matches itself under rule 1 (false only for a VK app URI whose host VK never
-    /// sends): the answer for every URL whose serialization up to the end of its path is the same.
-    let matchesItself: Bool
-    /// VK's relaxed host rules apply: the provider is VK and the scheme is `vk<digits>`.
-    let isVKApp: Bool
-    /// RFC 8252 loopback: the host is `127.0.0.1` or `[::1]` (any port matches over `http`).
-    let isLoopback: Bool
-    let issuer: String?
-    /// The memory of `hrefBytes` and `stateBytes`.
-    private let bytes: UnsafeMutableBufferPointer<UInt8>
-
-    let redirectURI: ParsedURL
-    let state: String?
-    /// ``redirectURI``'s component ranges.
-    let ranges: ParsedURL.UTF8Ranges
-
-    init(_ provider: Provider, _ redirectURI: ParsedURL, _ state: String?, _ issuer: String?, _ expiresAt: Int64?) {
-      self.provider = provider
-      self.redirectURI = redirectURI
-      self.state = state
-      self.issuer = issuer
-      self.expiresAt = expiresAt
+    static func make(
+      _ provider: Provider, _ redirectURI: ParsedURL, _ state: String?, _ issuer: String?, _ expiresAt: Int64?
+    ) -> Box {
       let href = redirectURI.href
       let hrefCount = href.utf8.count
       let stateCount = state?.utf8.count ?? 0
-      let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(hrefCount + stateCount, 1))
-      _ = UnsafeMutableBufferPointer(rebasing: bytes[0..<hrefCount]).initialize(from: href.utf8)
-      if let state {
-        _ = UnsafeMutableBufferPointer(rebasing: bytes[hrefCount...]).initialize(from: state.utf8)
-      }
-      self.bytes = bytes
-      hrefBytes = UnsafeBufferPointer(rebasing: bytes[0..<hrefCount])
-      stateBytes = state == nil ? nil : UnsafeBufferPointer(rebasing: bytes[hrefCount..<(hrefCount + stateCount)])
+      var bytes = Array(href.utf8)
+      if let state { bytes += state.utf8 }
       let ranges = redirectURI.utf8Ranges
-      self.ranges = ranges
-      self.layout = redirectURI.layoutThroughPath
-      let hrefBytes = self.hrefBytes
-      let host = ranges.host.map { UnsafeBufferPointer(rebasing: hrefBytes[$0]) }
-      let isVKApp =
-        provider == .vk && ProviderDetector.isVKScheme(UnsafeBufferPointer(rebasing: hrefBytes[ranges.scheme]))
-      let isLoopback = host.map { bytesEqual($0, "127.0.0.1") || bytesEqual($0, "[::1]") } ?? false
-      self.isVKApp = isVKApp
-      self.isLoopback = isLoopback
-      matchesItself = PendingAuthorization.matchesRedirect(
-        ranges, hrefBytes, expected: ranges, hrefBytes, isVKApp: isVKApp, isLoopback: isLoopback)
+      let (isVKApp, isLoopback, matchesItself) = bytes.withUnsafeBufferPointer { all in
+        let hrefBytes = UnsafeBufferPointer(rebasing: all[0..<hrefCount])
+        let host = ranges.host.map { UnsafeBufferPointer(rebasing: hrefBytes[$0]) }
+        let isVKApp =
+          provider == .vk && ProviderDetector.isVKScheme(UnsafeBufferPointer(rebasing: hrefBytes[ranges.scheme]))
+        let isLoopback = host.map { bytesEqual($0, "127.0.0.1") || bytesEqual($0, "[::1]") } ?? false
+        let matchesItself = PendingAuthorization.matchesRedirect(
+          ranges, hrefBytes, expected: ranges, hrefBytes, isVKApp: isVKApp, isLoopback: isLoopback)
+        return (isVKApp, isLoopback, matchesItself)
+      }
+      let header = BoxHeader(
+        layout: redirectURI.layoutThroughPath, expiresAt: expiresAt, hrefCount: hrefCount,
+        stateCount: state == nil ? -1 : stateCount, provider: provider, matchesItself: matchesItself,
+        isVKApp: isVKApp, isLoopback: isLoopback, issuer: issuer,
+        cold: BoxCold(redirectURI: redirectURI, state: state, ranges: ranges))
+      let box = unsafeDowncast(Box.create(minimumCapacity: max(bytes.count, 1)) { _ in header }, to: Box.self)
+      box.withUnsafeMutablePointerToElements { elements in
+        bytes.withUnsafeBufferPointer { elements.initialize(from: $0.baseAddress!, count: $0.count) }
+      }
+      return box
     }
 
-    deinit { bytes.deallocate() }
+    /// The header, read in place through its address: `header` is a class's `var`, whose every read is
+    /// checked for exclusive access at run time. (Its address is the object's, fixed while it lives.)
+    private var fields: UnsafeMutablePointer<BoxHeader> { withUnsafeMutablePointerToHeader { $0 } }
+
+    // The stored values, read from the header in place.
+    var layout: ParsedURL.LayoutThroughPath { fields.pointee.layout }
+    var expiresAt: Int64? { fields.pointee.expiresAt }
+    var provider: Provider { fields.pointee.provider }
+    var matchesItself: Bool { fields.pointee.matchesItself }
+    var isVKApp: Bool { fields.pointee.isVKApp }
+    var isLoopback: Bool { fields.pointee.isLoopback }
+    var issuer: String? { fields.pointee.issuer }
+    var redirectURI: ParsedURL { fields.pointee.cold.redirectURI }
+    var state: String? { fields.pointee.cold.state }
+    var ranges: ParsedURL.UTF8Ranges { fields.pointee.cold.ranges }
+
+    /// ``redirectURI``'s serialization's bytes. (The elements' address is the object's, fixed while it lives:
+    /// the caller holds the box for as long as it reads them.)
+    var hrefBytes: UnsafeBufferPointer<UInt8> {
+      withUnsafeMutablePointerToElements { UnsafeBufferPointer(start: $0, count: fields.pointee.hrefCount) }
+    }
+
+    /// ``state``'s UTF-8 bytes, which the state check reads without retaining the `String` (a copy of it, in
+    /// the comparison's closure, cost two atomic reference-count operations).
+    var stateBytes: UnsafeBufferPointer<UInt8>? {
+      let count = fields.pointee.stateCount
+      guard count >= 0 else { return nil }
+      let start = fields.pointee.hrefCount
+      return withUnsafeMutablePointerToElements { UnsafeBufferPointer(start: $0 + start, count: count) }
+    }
   }
 
   /// The current time in Unix seconds (the system's real-time clock).
@@ -443,5 +449,40 @@ extension PendingAuthorization: Codable {
     try c.encodeIfPresent(state, forKey: .state)
     try c.encodeIfPresent(issuer, forKey: .issuer)
     try c.encodeIfPresent(expiresAt, forKey: .expiresAt)
+  }
+}
+
+/// What ``PendingAuthorization``'s box holds in its header: what `validate` reads on every call first.
+private struct BoxHeader {
+  /// The redirect URI's layout up to its path's end.
+  let layout: ParsedURL.LayoutThroughPath
+  let expiresAt: Int64?
+  /// The redirect URI's serialization's length, then the state's (-1 for none): the box's bytes.
+  let hrefCount: Int
+  let stateCount: Int
+  let provider: Provider
+  /// Whether the redirect URI matches itself under rule 1 (false only for a VK app URI whose host VK never
+  /// sends): the answer for every URL whose serialization up to the end of its path is the same.
+  let matchesItself: Bool
+  /// VK's relaxed host rules apply: the provider is VK and the scheme is `vk<digits>`.
+  let isVKApp: Bool
+  /// RFC 8252 loopback: the host is `127.0.0.1` or `[::1]` (any port matches over `http`).
+  let isLoopback: Bool
+  let issuer: String?
+  /// What only the properties' getters and the redirect check's slow path read.
+  let cold: BoxCold
+}
+
+/// The rest of a ``PendingAuthorization``'s box.
+private final class BoxCold: Sendable {
+  let redirectURI: ParsedURL
+  let state: String?
+  /// The redirect URI's component ranges.
+  let ranges: ParsedURL.UTF8Ranges
+
+  init(redirectURI: ParsedURL, state: String?, ranges: ParsedURL.UTF8Ranges) {
+    self.redirectURI = redirectURI
+    self.state = state
+    self.ranges = ranges
   }
 }

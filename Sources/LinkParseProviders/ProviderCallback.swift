@@ -359,9 +359,8 @@ public enum ProviderDetector {
   public static func decode(url: ParsedURL, ssoPolicy: SberSSOTrustPolicy = .default) -> (
     provider: Provider, result: Result<ProviderCallback, CallbackError>
   )? {
-    let ranges = url.utf8Ranges
     var fields = callbackFields(of: url)
-    let traits = schemeTraits(url, ranges.scheme)
+    let traits = schemeTraits(url, 0..<url.schemeHostPathOffsets.schemeEnd)
     guard let provider = detect(vkScheme: traits.vk, appleScheme: traits.apple, fields: fields) else { return nil }
     return (provider, decode(provider, &fields, ssoPolicy: ssoPolicy, url: url, parameters: nil))
   }
@@ -391,7 +390,7 @@ public enum ProviderDetector {
 
   /// ``detect(url:parameters:)`` over already scanned parameters.
   static func detect(url: ParsedURL, fields f: borrowing CallbackFields) -> Provider? {
-    let traits = schemeTraits(url, url.utf8Ranges.scheme)
+    let traits = schemeTraits(url, 0..<url.schemeHostPathOffsets.schemeEnd)
     return detect(vkScheme: traits.vk, appleScheme: traits.apple, fields: f)
   }
 

@@ -143,3 +143,18 @@ extension ParsedURL {
     return try storage.withUTF8(body)
   }
 }
+
+/// ``ParsedURL/withUnsafeUTF8(_:)`` for the other modules' hot paths (the router, the redirect check), as a
+/// function of the URL rather than a method: inlined, the method's generic body copied the URL (through its
+/// value witnesses) in some callers. The copy for storage that is not contiguous is a function of its own, so
+/// that its second read of `href` does not make the optimizer retain the URL around both paths.
+@inlinable @inline(__always)
+package func withHrefBytes<R>(_ url: ParsedURL, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+  if let r = url.href.utf8.withContiguousStorageIfAvailable(body) { return r }
+  return withCopiedHrefBytes(url, body)
+}
+
+@inlinable @inline(never)  // specialized in the caller's module, but not inlined
+package func withCopiedHrefBytes<R>(_ url: ParsedURL, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+  Array(url.href.utf8).withUnsafeBufferPointer(body)
+}

@@ -126,19 +126,6 @@ struct CallbackText: Sendable {
   }
 }
 
-/// Calls `body` with the URL's serialization as contiguous bytes (in place for native strings). The copy for
-/// other strings is a function of its own: inline, it made the optimizer copy the URL around both paths.
-@inline(__always)
-func withHrefBytes<R>(_ url: ParsedURL, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-  if let r = url.href.utf8.withContiguousStorageIfAvailable(body) { return r }
-  return withCopiedHrefBytes(url, body)
-}
-
-@inline(never)
-private func withCopiedHrefBytes<R>(_ url: ParsedURL, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-  Array(url.href.utf8).withUnsafeBufferPointer(body)
-}
-
 /// Calls `body` with the UTF-8 bytes of `string` in place, without retaining it (a copy only for a string
 /// that is not stored as contiguous UTF-8, such as a bridged one).
 @inline(__always)

@@ -52,21 +52,6 @@ struct URLView {
   }
 }
 
-/// Calls `body` with the URL's serialization as contiguous bytes (in place for native strings).
-///
-/// The copy for other strings is a function of its own: written inline, its second read of `href` makes the
-/// optimizer retain the URL around both paths (a retain and a release per call).
-@inline(__always)
-func withHrefBytes<R>(_ url: ParsedURL, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-  if let r = url.href.utf8.withContiguousStorageIfAvailable(body) { return r }
-  return withCopiedHrefBytes(url, body)
-}
-
-@inline(never)
-private func withCopiedHrefBytes<R>(_ url: ParsedURL, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-  Array(url.href.utf8).withUnsafeBufferPointer(body)
-}
-
 /// A route, compiled.
 struct RouteProgram: Sendable {
   let index: Int

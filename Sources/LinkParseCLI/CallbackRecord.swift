@@ -56,15 +56,31 @@ struct CallbackOptions {
     return decodeAndCheck(url, body: body, checks: checks)
   }
 
+  /// Whether ``decode(_:body:scannedQuery:)`` reads a scan of the query the caller makes (`--provider auto`
+  /// without checks or a body): then the record writer feeds the pairs it lists to a ``CallbackQueryScan``.
+  func usesScannedQuery(body: FormParameters?) -> Bool {
+    guard provider == .auto, state == nil, issuer == nil else { return false }
+    if case .some = redirectURI { return false }
+    if case .some = body { return false }
+    return true
+  }
+
+  /// ``decode(_:body:)`` with the URL's query scanned by the caller (when ``usesScannedQuery(body:)``).
+  func decode(_ url: ParsedURL, scannedQuery: inout CallbackQueryScan) -> Result {
+    Self.result(ProviderDetector.decode(url: url, scannedQuery: &scannedQuery))
+  }
+
   /// `--provider auto` without checks: detection and decoding share one scan of the parameters (of the URL's
   /// own, read from its text). Static, so that the options are not copied for it.
   private static func detectAndDecode(_ url: ParsedURL, body: FormParameters?) -> Result {
-    let decoded: (provider: Provider, result: Swift.Result<ProviderCallback, CallbackError>)?
-    if let body {
-      decoded = ProviderDetector.decode(url: url, parameters: body)
-    } else {
-      decoded = ProviderDetector.decode(url: url)
-    }
+    if let body { return result(ProviderDetector.decode(url: url, parameters: body)) }
+    return result(ProviderDetector.decode(url: url))
+  }
+
+  /// A detector's answer as a record's.
+  private static func result(
+    _ decoded: (provider: Provider, result: Swift.Result<ProviderCallback, CallbackError>)?
+  ) -> Result {
     guard let (provider, result) = decoded else { return .none }
     switch result {
     case .success(let callback): return .decoded(callback)

@@ -154,7 +154,13 @@ struct RecordWriter: ~Copyable {
     var first = true
     // The query's pairs, read from the href's bytes (no `FormParameters`, no Substring).
     let query = r.query.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
+    // The callback's decoder reads what this loop sees (`--provider auto`, no checks, no body): the pairs are
+    // recorded for it as they are listed, so that it does not scan the query again.
+    let feedsScan = router == nil && callbackOptions.usesScannedQuery(body: body)
+    var scannedQuery = CallbackQueryScan(query: r.query)
+    let href = bytes.baseAddress!
     FormParameters.forEachDecoded(in: query) { name, value in
+      if feedsScan { scannedQuery.add(name, value, href: href) }
       json.raw(first ? "[" : ",[")
       first = false
       formDecoded(name, clean)
@@ -182,6 +188,8 @@ struct RecordWriter: ~Copyable {
       }
       callback(options.decode(url, body: body), redact: redact, clean: clean)
       route(match)
+    } else if feedsScan {
+      callback(callbackOptions.decode(url, scannedQuery: &scannedQuery), redact: redact, clean: clean)
     } else {
       callback(callbackOptions.decode(url, body: body), redact: redact, clean: clean)
     }

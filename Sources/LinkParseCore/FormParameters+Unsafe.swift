@@ -22,9 +22,9 @@ extension FormParameters {
     /// How `+` is read.
     public let encoding: Encoding
     /// False when the bytes are known to contain no '%' (then ``count`` is `raw.count`).
-    @usableFromInline let mayContainEscapes: Bool
+    @usableFromInline package let mayContainEscapes: Bool
     /// False when the bytes are known to contain no '+'.
-    @usableFromInline let mayContainPlus: Bool
+    @usableFromInline package let mayContainPlus: Bool
 
     @inlinable
     public init(raw: UnsafeBufferPointer<UInt8>, encoding: Encoding) {

@@ -365,6 +365,21 @@ public enum ProviderDetector {
     return (provider, decode(provider, &fields, ssoPolicy: ssoPolicy, url: url, parameters: nil))
   }
 
+  /// ``decode(url:ssoPolicy:)`` with the URL's query already scanned by the caller, as it split the pairs for
+  /// its own use (see ``CallbackQueryScan``): the fragment is still scanned here when the query holds no
+  /// callback key.
+  /// (`inout`: the scan, ~370 bytes, is read in place, not copied.)
+  package static func decode(
+    url: ParsedURL, scannedQuery: inout CallbackQueryScan, ssoPolicy: SberSSOTrustPolicy = .default
+  ) -> (provider: Provider, result: Result<ProviderCallback, CallbackError>)? {
+    guard scannedQuery.isUsable else { return decode(url: url, ssoPolicy: ssoPolicy) }
+    var fields = CallbackFields(
+      url: url.href, scannedQuery: &scannedQuery, fragment: url.queryAndFragmentRanges.fragment)
+    let traits = schemeTraits(url, 0..<url.schemeHostPathOffsets.schemeEnd)
+    guard let provider = detect(vkScheme: traits.vk, appleScheme: traits.apple, fields: fields) else { return nil }
+    return (provider, decode(provider, &fields, ssoPolicy: ssoPolicy, url: url, parameters: nil))
+  }
+
   /// The decoding step of both `decode` functions: a Sber seamless-login link is read from its parameters
   /// (`parameters`, or when `nil` the URL's own, made only then), any other callback from the scanned
   /// `fields`. (The URL is borrowed, not captured: a closure capturing it cost a copy of it per call.)

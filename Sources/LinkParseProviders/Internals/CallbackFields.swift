@@ -10,7 +10,7 @@
 // text) only when asked for.
 
 import CByteScan
-import LinkParseCore
+package import LinkParseCore
 
 /// The parameters of one callback, scanned once.
 ///
@@ -193,12 +193,32 @@ struct CallbackFields {
     self.text = text
   }
 
+  /// ``init(url:query:fragment:)`` with the query already scanned by the caller (``CallbackQueryScan``).
+  @inline(__always)
+  init(url text: String, scannedQuery: inout CallbackQueryScan, fragment: Range<Int>?) {
+    isASCII = true
+    scannedQuery.finish()
+    scan = scannedQuery.scan
+    if let fragment, !scan.hasCallbackKey { Self.fillFromFragment(&scan, text, fragment) }
+    self.text = text
+  }
+
   /// Scans `range` of `text` into `scan`; then, when it holds no callback key, `fragment` instead if that
   /// holds one.
   private static func fill(_ scan: inout Scan, _ text: String, _ range: Range<Int>, fragment: Range<Int>?) {
     withUTF8Bytes(text) { bytes in
       scan.fill(bytes, range)
       guard let fragment, !scan.hasCallbackKey else { return }
+      var inFragment = Scan()
+      inFragment.fill(bytes, fragment)
+      if inFragment.hasCallbackKey { scan = inFragment }
+    }
+  }
+
+  /// `fragment` of `text` scanned into `scan` when it holds a callback key (and `scan`, a query's, none).
+  @inline(never)
+  private static func fillFromFragment(_ scan: inout Scan, _ text: String, _ fragment: Range<Int>) {
+    withUTF8Bytes(text) { bytes in
       var inFragment = Scan()
       inFragment.fill(bytes, fragment)
       if inFragment.hasCallbackKey { scan = inFragment }
@@ -401,24 +421,21 @@ struct CallbackFields {
       }
     }
     reader.endSequence(at: end)
-    seamless = reader.seamless
-    repeated = reader.repeated
+    seamless = reader.recorder.seamless
+    repeated = reader.recorder.repeated
   }
 
   /// The state of a scan between special bytes: the sequence being read (its name, and once its `=` is seen,
-  /// its key and value), and what the scan found so far.
+  /// its value), and what the scan found so far (``PairRecorder``).
   private struct SequenceReader {
     let base: UnsafePointer<UInt8>
     let slots: UnsafeMutablePointer<Slot>
     var nameStart: Int
     var nameEscaped = false
     var inValue = false
-    var key: Key?
     var valueStart = 0
     var valueEscaped = false
-    var ordinal: UInt32 = 0
-    var seamless = false
-    var repeated: UInt32 = 0
+    var recorder = PairRecorder()
 
     init(base: UnsafePointer<UInt8>, slots: UnsafeMutablePointer<Slot>, nameStart: Int) {
       self.base = base
@@ -442,7 +459,6 @@ struct CallbackFields {
         endSequence(at: p)
       case 0x3D:  // = (the first one ends the name; later ones are part of the value)
         if !inValue {
-          key = lookupName(ending: p)
           inValue = true
           valueStart = p &+ 1
           valueEscaped = false
@@ -455,26 +471,53 @@ struct CallbackFields {
     /// The sequence ends at `p` (an `&`, or the end); empty sequences are skipped.
     mutating func endSequence(at p: Int) {
       if inValue {
-        if let key { record(key, valueStart, p, hasValue: true, escaped: valueEscaped) }
-        ordinal &+= 1
+        recorder.add(
+          base, slots, name: nameStart, valueStart &- 1, nameEscaped: nameEscaped, value: valueStart, p,
+          valueEscaped: valueEscaped)
       } else if p > nameStart {
-        if let key = lookupName(ending: p) { record(key, p, p, hasValue: false, escaped: false) }
-        ordinal &+= 1
+        recorder.add(base, slots, name: nameStart, p, nameEscaped: nameEscaped, value: -1, p, valueEscaped: false)
       }
       nameStart = p &+ 1
       nameEscaped = false
       inValue = false
     }
+  }
 
-    private mutating func lookupName(ending nameEnd: Int) -> Key? {
+  /// What a scan records of each non-empty pair, in order: the known names' first values, counts and second
+  /// occurrences, and whether a name is `sberIDRedirect`. Shared by the scan above and by callers that split
+  /// the pairs themselves (``CallbackQueryScan``).
+  fileprivate struct PairRecorder {
+    var ordinal: UInt32 = 0
+    var seamless = false
+    var repeated: UInt32 = 0
+
+    /// One pair of `base`: its name `nameStart..<nameEnd` (holding a `%` or `+` when `nameEscaped`), its value
+    /// `valueStart..<valueEnd` when it has a `=` (`valueStart` -1 for a bare name, `valueEnd` its end).
+    @inline(__always)
+    mutating func add(
+      _ base: UnsafePointer<UInt8>, _ slots: UnsafeMutablePointer<Slot>, name nameStart: Int, _ nameEnd: Int,
+      nameEscaped: Bool, value valueStart: Int, _ valueEnd: Int, valueEscaped: Bool
+    ) {
       let name = UnsafeBufferPointer(start: base + nameStart, count: nameEnd &- nameStart)
-      if nameEscaped { return lookupEscapedName(name) }
-      if name.count == 14 && isSeamlessKey(name) { seamless = true }
-      return lookup(name)
+      let key: Key?
+      if nameEscaped {
+        key = lookupEscapedName(name)
+      } else {
+        if name.count == 14 && isSeamlessKey(name) { seamless = true }
+        key = lookup(name)
+      }
+      if let key {
+        if valueStart >= 0 {
+          record(slots, key, valueStart, valueEnd, hasValue: true, escaped: valueEscaped)
+        } else {
+          record(slots, key, valueEnd, valueEnd, hasValue: false, escaped: false)
+        }
+      }
+      ordinal &+= 1
     }
 
-    /// ``lookupName(ending:)`` for a name with `%` or `+`, decoded first. Out of line: its temporary buffer
-    /// would otherwise give the block visitor a stack frame check and spills on every call.
+    /// The key of a name with `%` or `+`, decoded first. Out of line: its temporary buffer would otherwise
+    /// give the block visitor a stack frame check and spills on every call.
     @inline(never)
     private mutating func lookupEscapedName(_ name: UnsafeBufferPointer<UInt8>) -> Key? {
       withFormDecoded(name) { decoded in
@@ -483,7 +526,10 @@ struct CallbackFields {
       }
     }
 
-    private mutating func record(_ key: Key, _ valueStart: Int, _ valueEnd: Int, hasValue: Bool, escaped: Bool) {
+    private mutating func record(
+      _ slots: UnsafeMutablePointer<Slot>, _ key: Key, _ valueStart: Int, _ valueEnd: Int, hasValue: Bool,
+      escaped: Bool
+    ) {
       let slot = slots + key.rawValue
       if slot.pointee.count == 0 {
         slot.pointee.start = UInt32(truncatingIfNeeded: valueStart)
@@ -612,4 +658,58 @@ enum SpecialBytes {
   /// Whether one byte is special.
   @inline(__always)
   static func isSpecial(_ b: UInt8) -> Bool { b == 0x26 || b == 0x3D || b == 0x25 || b == 0x2B }
+}
+
+/// A URL's query scanned for its callback by a caller that splits the pairs itself, as it iterates them for
+/// its own use (the command line tool lists them): ``ProviderDetector/decode(url:scannedQuery:)`` then decodes
+/// without scanning the query a second time. Records exactly what the decoders' own scan records.
+///
+/// ```swift
+/// url.withUnsafeUTF8 { href in
+///   var scan = CallbackQueryScan(query: query)
+///   FormParameters.forEachDecoded(in: queryBytes) { name, value in scan.add(name, value, href: href.baseAddress!) }
+///   ProviderDetector.decode(url: url, scannedQuery: scan)
+/// }
+/// ```
+package struct CallbackQueryScan {
+  fileprivate var scan = CallbackFields.Scan()
+  private var recorder = CallbackFields.PairRecorder()
+
+  /// A scan of the query at `query` (UTF-8 offsets into the URL's serialization), `nil` for none. Offsets are
+  /// limited as the decoders' own scan limits them (``ValueSpan``): `isUsable` is false past that.
+  package init(query: Range<Int>?) {
+    let range = query ?? 0..<0
+    scan.start = UInt32(truncatingIfNeeded: range.lowerBound)
+    scan.end = UInt32(truncatingIfNeeded: range.upperBound)
+    isUsable = range.upperBound <= ValueSpan.maxOffset
+  }
+
+  /// Whether the offsets fit the decoders' record (else decode with ``ProviderDetector/decode(url:ssoPolicy:)``).
+  package let isUsable: Bool
+
+  /// Records one pair, as ``FormParameters/forEachDecoded(in:encoding:_:)`` gives it from the URL's
+  /// serialization at `href` (the views' bytes lie in it).
+  package mutating func add(
+    _ name: FormParameters.UnsafeDecodedBytes, _ value: FormParameters.UnsafeDecodedBytes?,
+    href: UnsafePointer<UInt8>
+  ) {
+    guard isUsable, let nameBase = name.raw.baseAddress else { return }
+    let nameStart = nameBase - href
+    let nameEnd = nameStart &+ name.raw.count
+    let nameEscaped = name.mayContainEscapes || name.mayContainPlus
+    let valueStart = value == nil ? -1 : nameEnd &+ 1
+    let valueEnd = value.map { nameEnd &+ 1 &+ $0.raw.count } ?? nameEnd
+    let valueEscaped = value.map { $0.mayContainEscapes || $0.mayContainPlus } ?? false
+    withUnsafeMutableBytes(of: &scan.slots) { raw in
+      recorder.add(
+        href, raw.baseAddress!.assumingMemoryBound(to: CallbackFields.Slot.self), name: nameStart, nameEnd,
+        nameEscaped: nameEscaped, value: valueStart, valueEnd, valueEscaped: valueEscaped)
+    }
+  }
+
+  /// Completes the scan with what the recorder found about all the pairs.
+  fileprivate mutating func finish() {
+    scan.hasSberIDRedirect = recorder.seamless
+    scan.repeated = recorder.repeated
+  }
 }

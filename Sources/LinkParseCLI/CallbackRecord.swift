@@ -162,10 +162,10 @@ extension RecordWriter {
       json.null()
     case .decoded(let callback):
       json.raw("{\"provider\":")
-      json.string(callback.provider.rawValue)
+      json.raw(Self.quoted(callback.provider))
       json.raw(",\"outcome\":")
       let outcome = callback.outcome
-      json.string(outcome.rawValue)
+      json.raw(Self.quoted(outcome))
       callback.forEachValueBytes { name, value in
         json.byte(UInt8(ascii: ","))
         json.string(name)
@@ -183,12 +183,34 @@ extension RecordWriter {
       json.byte(UInt8(ascii: "}"))
     case .rejected(let provider, let error):
       json.raw("{\"provider\":")
-      json.string(provider.rawValue)
+      json.raw(Self.quoted(provider))
       json.raw(",\"outcome\":\"rejected\"")
       errorObject(
         code: error.code.rawValue, raw: error.found, parameter: error.parameter, en: error.descriptionEN,
         ru: error.descriptionRU)
       json.byte(UInt8(ascii: "}"))
+    }
+  }
+
+  /// A provider's name as a JSON string, written as it is (a `String` went through the escaping writer).
+  private static func quoted(_ provider: Provider) -> StaticString {
+    switch provider {
+    case .sber: "\"sber\""
+    case .vk: "\"vk\""
+    case .tid: "\"tid\""
+    case .apple: "\"apple\""
+    case .oauth2: "\"oauth2\""
+    }
+  }
+
+  /// An outcome's name as a JSON string.
+  private static func quoted(_ outcome: CallbackOutcome) -> StaticString {
+    switch outcome {
+    case .success: "\"success\""
+    case .cancelled: "\"cancelled\""
+    case .unavailable: "\"unavailable\""
+    case .error: "\"error\""
+    case .seamless: "\"seamless\""
     }
   }
 

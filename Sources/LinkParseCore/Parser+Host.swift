@@ -4,6 +4,14 @@
 
 internal import CICUShims
 
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Musl)
+internal import Musl
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
 extension URLStateMachine {
 
   /// Parses `input[range]` as a host and writes its serialization; sets `url.hostKind`.
@@ -404,8 +412,69 @@ func percentDecoded(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
   return out
 }
 
-/// UTS #46 ToASCII with the URL Standard's options, through ICU.
+/// UTS #46 ToASCII with the URL Standard's options, through ICU; the answers for the last few distinct
+/// domains are kept (``IDNACache``).
 func domainToASCII(_ domain: [UInt8]) -> Result<[UInt8], HostMessage> {
+  if let cached = IDNACache.shared.answer(for: domain) { return cached }
+  let answer = icuDomainToASCII(domain)
+  IDNACache.shared.keep(answer, for: domain)
+  return answer
+}
+
+/// The answers of ``domainToASCII(_:)`` for the last domains asked, in 64 slots chosen by a hash of the domain
+/// (a new domain replaces the one in its slot), under a lock.
+///
+/// A callback's host repeats from one URL to the next (a shop's `магазин.рф`), and ICU's UTS #46 pass costs
+/// about 4,000 instructions where a hit costs a hash, a comparison and a copy. The function is
+/// deterministic, so a hit answers exactly as ICU would. Bounded: 64 domains of at most 255 bytes (longer ones
+/// are not kept), whatever the input.
+final class IDNACache: @unchecked Sendable {
+  // @unchecked: `slots` is only read and written with `lock` held.
+  static let shared = IDNACache()
+
+  private struct Slot {
+    var domain: [UInt8]
+    var answer: Result<[UInt8], HostMessage>
+  }
+
+  private static let count = 64
+  private static let longestKept = 255
+  private let lock: UnsafeMutablePointer<pthread_mutex_t>
+  private var slots: [Slot?]
+
+  private init() {
+    lock = .allocate(capacity: 1)
+    lock.initialize(to: pthread_mutex_t())
+    pthread_mutex_init(lock, nil)
+    slots = Array(repeating: nil, count: Self.count)
+  }
+
+  private static func slot(_ domain: [UInt8]) -> Int {
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    for b in domain { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+    return Int(truncatingIfNeeded: h ^ (h &>> 32)) & (count - 1)
+  }
+
+  func answer(for domain: [UInt8]) -> Result<[UInt8], HostMessage>? {
+    guard domain.count <= Self.longestKept else { return nil }
+    let k = Self.slot(domain)
+    pthread_mutex_lock(lock)
+    defer { pthread_mutex_unlock(lock) }
+    guard let slot = slots[k], slot.domain == domain else { return nil }
+    return slot.answer
+  }
+
+  func keep(_ answer: Result<[UInt8], HostMessage>, for domain: [UInt8]) {
+    guard domain.count <= Self.longestKept else { return }
+    let k = Self.slot(domain)
+    pthread_mutex_lock(lock)
+    defer { pthread_mutex_unlock(lock) }
+    slots[k] = Slot(domain: domain, answer: answer)
+  }
+}
+
+/// UTS #46 ToASCII with the URL Standard's options, through ICU.
+func icuDomainToASCII(_ domain: [UInt8]) -> Result<[UInt8], HostMessage> {
   if domain.isEmpty { return .failure(HostMessage("the domain is empty")) }
   var capacity = Swift.max(64, domain.count &* 4 &+ 16)
   while true {

@@ -1,0 +1,43 @@
+import Testing
+
+@testable import LinkParseCore
+
+/// `domainToASCII` keeps ICU's answers for recent domains: a hit must answer as ICU does, for valid and
+/// invalid domains, when slots are replaced, and from many tasks at once.
+@Suite("Core: the IDNA answers cache")
+struct IDNACacheTests {
+  static func same(_ a: Result<[UInt8], HostMessage>, _ b: Result<[UInt8], HostMessage>) -> Bool {
+    switch (a, b) {
+    case (.success(let x), .success(let y)): return x == y
+    case (.failure(let x), .failure(let y)): return x.text == y.text
+    default: return false
+    }
+  }
+
+  /// More distinct domains than slots (replacements), each asked twice (the second a hit when it stayed).
+  static let domains: [[UInt8]] = (0..<200).map { k in
+    Array("пример\(k).рф".utf8)
+  } + [Array("bücher.example".utf8), Array("xn--a.рф".utf8), Array("a\u{200D}b.рф".utf8), Array("ﬁ.example".utf8)]
+
+  @Test func hitsAnswerAsICU() {
+    for _ in 0..<2 {
+      for domain in Self.domains {
+        #expect(Self.same(domainToASCII(domain), icuDomainToASCII(domain)), "\(String(decoding: domain, as: UTF8.self))")
+      }
+    }
+    // A domain longer than the kept limit is answered, not kept.
+    let long = Array(String(repeating: "ж", count: 200).utf8) + Array(".рф".utf8)
+    #expect(Self.same(domainToASCII(long), icuDomainToASCII(long)))
+  }
+
+  @Test func parsesFromManyTasksAlike() async throws {
+    let inputs = (0..<100).map { "https://пример\($0 % 70).рф/cb?code=\($0)" }
+    let expected = try inputs.map { try ParsedURL($0).href }
+    try await withThrowingTaskGroup(of: Bool.self) { group in
+      for _ in 0..<8 {
+        group.addTask { try inputs.map { try ParsedURL($0).href } == expected }
+      }
+      for try await same in group { #expect(same) }
+    }
+  }
+}

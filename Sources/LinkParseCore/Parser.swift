@@ -30,11 +30,16 @@
 
   /// Takes `string` owned: when the URL is the input, the string moves into the `ParsedURL` (no retain, no
   /// release). Its bytes are read in place (a `var` copy for `withUTF8` cost a retain and a release).
-  static func parse(string: consuming String, base: borrowing ParsedURL?) throws(URLParseError) -> ParsedURL {
+  ///
+  /// `isInput`: whether `string` is the caller's own (a URL that is its input then shares its storage), or a
+  /// string made from the caller's bytes.
+  static func parse(string: consuming String, base: borrowing ParsedURL?, isInput: Bool = true) throws(URLParseError)
+    -> ParsedURL
+  {
     let result =
       string.utf8.withContiguousStorageIfAvailable { bytes in parse(validUTF8: bytes, base: base) }
       ?? { var copy = copy string; return copy.withUTF8 { bytes in parse(validUTF8: bytes, base: base) } }()
-    return try finish(result, sharing: consume string)
+    return try finish(result, input: consume string, isInput: isInput)
   }
 
   static func parse(substring: Substring, base: ParsedURL?) throws(URLParseError) -> ParsedURL {
@@ -42,7 +47,7 @@
     let result = input.withUTF8 { bytes in parse(validUTF8: bytes, base: base) }
     // A shared substring would keep its whole base string alive; share only when it is the whole string.
     let whole = substring.startIndex == substring.base.startIndex && substring.endIndex == substring.base.endIndex
-    return try finish(result, sharing: whole ? substring.base : String(substring))
+    return try finish(result, input: whole ? substring.base : String(substring), isInput: whole)
   }
 
   @inlinable
@@ -61,33 +66,23 @@
   static func parse(utf8Buffer buffer: UnsafeBufferPointer<UInt8>, base: ParsedURL?) throws(URLParseError)
     -> ParsedURL
   {
-    if isValidUTF8(buffer) {
-      let result = parse(validUTF8: buffer, base: base)
-      // The output can only equal valid UTF-8 input; a String must be made for it either way.
-      return try finish(result, sharing: nil, input: buffer)
-    }
-    // Decode with replacement (U+FFFD for each maximal invalid subpart), as the standard's callers do.
-    let repaired = String(decoding: buffer, as: UTF8.self)
-    return try parse(string: repaired, base: base)
+    // A String is made first: `String(decoding:)` validates the bytes as it copies them (replacing each maximal
+    // invalid subpart with U+FFFD, as the standard's callers do), and when the URL is the input it becomes the
+    // URL's storage as it is. (Checking the bytes first, then copying them for the storage, read them twice.)
+    return try parse(string: String(decoding: buffer, as: UTF8.self), base: base, isInput: false)
   }
 
-  /// Builds the `ParsedURL` from a parse result: the output is either the input itself (share or copy it)
-  /// or a new buffer.
+  /// Builds the `ParsedURL` from a parse result: its storage is `input` when the serialization is the input
+  /// (marked as shared when `isInput`: the caller's own string), else a new string of the output bytes.
   private static func finish(
-    _ result: Result<ParseOutput, URLParseError>, sharing original: consuming String?,
-    input: UnsafeBufferPointer<UInt8>? = nil
+    _ result: Result<ParseOutput, URLParseError>, input: consuming String, isInput: Bool
   ) throws(URLParseError) -> ParsedURL {
     var output = try result.get()
     let storage: String
     switch output.serialization {
     case .input:
-      switch consume original {
-      case .some(let original):
-        storage = original
-        output.structure.sharesInput = true
-      case .none:
-        storage = String(decoding: input!, as: UTF8.self)
-      }
+      storage = input
+      output.structure.sharesInput = isInput
     case .bytes(let bytes):
       storage = String(decoding: bytes, as: UTF8.self)
     }

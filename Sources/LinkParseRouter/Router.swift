@@ -53,7 +53,9 @@ public import LinkParseCore
 /// ## Cost
 ///
 /// The compiled form is a trie with one level per component; literal children are found by hash. Matching
-/// against 1,000 routes visits about as many nodes as against one. The search reads the trie from flat
+/// against 1,000 routes visits about as many nodes as against one. Before the trie, a URL whose scheme, host
+/// and path equal a route made of literals only is answered by one hash of those bytes (routes that could tie
+/// with such a route — the same literals with query requirements, or caseless — are left to the trie). The search reads the trie from flat
 /// memory without reference counting, and a match allocates nothing (its captures are byte ranges, up to six
 /// kept in place; see ``RouteMatch``). A `Router` is `Sendable`: match from any number of tasks at once.
 public struct Router: Sendable {

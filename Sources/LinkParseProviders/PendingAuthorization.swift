@@ -203,13 +203,12 @@ public struct PendingAuthorization: @unchecked Sendable {
     // the same bytes up to there, every comparison below answers as it does for the redirect URI against
     // itself.
     let layout = url.layoutThroughPath
+    let eb = expected.hrefBytes
     if layout == expected.layout {
-      let eb = expected.hrefBytes
       let same = withHrefBytes(url) { ub in Self.equalBytes(ub.baseAddress, 0, eb.baseAddress, 0, layout.pathEnd) }
       if same { return expected.matchesItself }
     }
     let ranges = url.utf8Ranges
-    let eb = expected.hrefBytes
     return withHrefBytes(url) { ub in
       Self.matchesRedirect(
         ranges, ub, expected: expected.ranges, eb, isVKApp: expected.isVKApp, isLoopback: expected.isLoopback)

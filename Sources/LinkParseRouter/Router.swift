@@ -55,9 +55,9 @@ public import LinkParseCore
 /// The compiled form is a trie with one level per component; literal children are found by hash. Matching
 /// against 1,000 routes visits about as many nodes as against one. Before the trie, a URL whose scheme, host
 /// and path equal a route made of literals only is answered by one hash of those bytes (routes that could tie
-/// with such a route — the same literals with query requirements, or caseless — are left to the trie). The search reads the trie from flat
-/// memory without reference counting, and a match allocates nothing (its captures are byte ranges, up to six
-/// kept in place; see ``RouteMatch``). A `Router` is `Sendable`: match from any number of tasks at once.
+/// with such a route — the same literals with query requirements, or caseless — are left to the trie).
+/// The search reads the trie from flat memory without reference counting, and a match allocates nothing (its
+/// captures are byte ranges, up to six kept in place; see ``RouteMatch``). A `Router` is `Sendable`: match from any number of tasks at once.
 public struct Router: Sendable {
   let compiled: CompiledRouter
 
@@ -189,9 +189,7 @@ public struct Router: Sendable {
   @_spi(Testing)
   public func isStaticMatch(_ url: ParsedURL) -> Bool {
     let view = URLView(url)
-    return !url.hasOpaquePath && !compiled.staticRoutes.isEmpty && withHrefBytes(url) { buf in
-      compiled.staticRoutes.find(buf, scheme: view.schemeEnd, host: view.host, path: view.pathStart..<view.pathEndOffset) >= 0
-    }
+    return !url.hasOpaquePath && withHrefBytes(url) { buf in compiled.staticRoutes.find(buf, view) >= 0 }
   }
 
   /// Where the matcher finds the scheme, the host (with its port) and the path of `url`, as UTF-8 offsets

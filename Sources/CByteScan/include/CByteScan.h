@@ -2,15 +2,14 @@
 #define LINKPARSE_CBYTESCAN_H
 
 // Byte-class masks of sixteen bytes with SSE2 (x86-64 always has it): a compare per byte class and one
-// `pmovmskb`. Swift's SIMD16 comparisons lower to lane-by-lane code in this toolchain, so the Swift callers use
-// these where the header says it is available (LINKPARSE_HAS_SSE2) and their own word arithmetic elsewhere.
+// `pmovmskb`. Swift cannot name `pmovmskb`, so the Swift callers use these on x86-64 (`#if arch(x86_64)`) and
+// their own word arithmetic elsewhere.
 // Static inline: the clang importer compiles them into the calling Swift module, where they are inlined.
 
 #include <stdint.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
-#define LINKPARSE_HAS_SSE2 1
 
 /// Bit i set when byte i of the sixteen at `p` equals `a`, `b`, `c` or `d` (`p` must be readable for 16
 /// bytes). Pass a byte twice to look for fewer.
@@ -20,8 +19,6 @@ static inline uint32_t linkparse_mask16_any4(const uint8_t *p, uint8_t a, uint8_
   __m128i y = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)c)), _mm_cmpeq_epi8(v, _mm_set1_epi8((char)d)));
   return (uint32_t)_mm_movemask_epi8(_mm_or_si128(x, y));
 }
-#else
-#define LINKPARSE_HAS_SSE2 0
 #endif
 
 #endif

@@ -396,6 +396,9 @@ struct CallbackFields {
   /// Safety: `base` is valid for `0..<end`. Blocks are read at `i` with `i + 16 <= end`; the last partial
   /// block is read as the sixteen bytes ending at `end` (when `end >= 16`, its lanes before `i` dropped), or
   /// byte by byte.
+  ///
+  /// The same walk as Core's `Scan.forEachOf`, kept here: through it (a call into Core, and a closure call per
+  /// special byte) validation cost 113 more instructions per URL.
   private static func scan(
     _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ slots: UnsafeMutablePointer<Slot>,
     _ seamless: inout Bool, _ repeated: inout UInt32

@@ -183,9 +183,8 @@ final class CompiledRouter: Sendable {
     return withHrefBytes(url) { buf -> SearchOutcome in
       // A literal-only route equal to the URL's components is the answer (not for statistics, which describe
       // the trie).
-      if statistics == nil && !staticRoutes.isEmpty {
-        let r = staticRoutes.find(
-          buf, scheme: view.schemeEnd, host: view.host, path: view.pathStart..<view.pathEndOffset)
+      if statistics == nil {
+        let r = staticRoutes.find(buf, view)
         if r >= 0 { return .route(r) }
       }
       // The explored branch's captures (`stack`), then the best route's so far (`best`, with its rest).

@@ -108,6 +108,12 @@ struct StaticRoutes: @unchecked Sendable {
     return h ^ (h &>> 29)
   }
 
+  /// The route whose literals equal those of the URL `view` describes (`buf` its serialization), or -1.
+  @inline(__always)
+  func find(_ buf: UnsafeBufferPointer<UInt8>, _ view: URLView) -> Int32 {
+    isEmpty ? -1 : find(buf, scheme: view.schemeEnd, host: view.host, path: view.pathStart..<view.pathEndOffset)
+  }
+
   /// The route whose literals equal the URL's scheme, host and path (`buf` its serialization), or -1.
   ///
   /// The key is the serialization up to the path's end, so only URLs without userinfo (`scheme://host…` or

@@ -36,15 +36,10 @@ struct CallbackOptions {
   static let secretNames: Set<String> = ["code", "id_token", "access_token", "device_id", "state", "token", "payload"]
   static let redacted = "<redacted>"
 
-  /// What to write under `"callback"`.
-  enum Result {
-    /// Nothing was decoded: `null`.
-    case none
-    /// A decoded callback.
-    case decoded(ProviderCallback)
-    /// A callback rejected by its decoder or by the `--state` / `--redirect-uri` / `--issuer` checks.
-    case rejected(Provider, CallbackError)
-  }
+  /// What to write under `"callback"`: `null` when nothing was decoded (`undetected`), the decoded callback,
+  /// or the provider and error of a callback rejected by its decoder or by the `--state` / `--redirect-uri` /
+  /// `--issuer` checks.
+  typealias Result = ProviderDetector.Outcome
 
   /// Decodes (and, when asked, validates) the callback of `url`, whose parameters are `body` when given
   /// (Apple's `form_post`), else its query or fragment.
@@ -67,25 +62,14 @@ struct CallbackOptions {
 
   /// ``decode(_:body:)`` with the URL's query scanned by the caller (when ``usesScannedQuery(body:)``).
   func decode(_ url: ParsedURL, scannedQuery: inout CallbackQueryScan) -> Result {
-    Self.result(ProviderDetector.decode(url: url, scannedQuery: &scannedQuery))
+    ProviderDetector.outcome(url: url, scannedQuery: &scannedQuery)
   }
 
   /// `--provider auto` without checks: detection and decoding share one scan of the parameters (of the URL's
   /// own, read from its text). Static, so that the options are not copied for it.
   private static func detectAndDecode(_ url: ParsedURL, body: FormParameters?) -> Result {
-    if let body { return result(ProviderDetector.decode(url: url, parameters: body)) }
-    return result(ProviderDetector.decode(url: url))
-  }
-
-  /// A detector's answer as a record's.
-  private static func result(
-    _ decoded: (provider: Provider, result: Swift.Result<ProviderCallback, CallbackError>)?
-  ) -> Result {
-    guard let (provider, result) = decoded else { return .none }
-    switch result {
-    case .success(let callback): return .decoded(callback)
-    case .failure(let error): return .rejected(provider, error)
-    }
+    if let body { return ProviderDetector.outcome(url: url, parameters: body) }
+    return ProviderDetector.outcome(url: url)
   }
 
   /// A named provider, or any provider with the `--state` / `--redirect-uri` / `--issuer` checks.
@@ -94,9 +78,9 @@ struct CallbackOptions {
     let provider: Provider
     let parameters = body ?? ProviderDetector.callbackParameters(of: url)
     switch self.provider {
-    case .none: return .none
+    case .none: return .undetected
     case .auto:
-      guard let detected = ProviderDetector.detect(url: url, parameters: parameters) else { return .none }
+      guard let detected = ProviderDetector.detect(url: url, parameters: parameters) else { return .undetected }
       provider = detected
     case .sber: provider = .sber
     case .vk: provider = .vk
@@ -158,7 +142,7 @@ extension RecordWriter {
   mutating func callback(_ result: CallbackOptions.Result, redact: Bool, clean: CleanBytes) {
     json.raw(",\"callback\":")
     switch result {
-    case .none:
+    case .undetected:
       json.null()
     case .decoded(let callback):
       json.raw("{\"provider\":")

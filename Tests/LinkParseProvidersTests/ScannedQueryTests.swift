@@ -18,7 +18,7 @@ struct ScannedQueryTests {
       let query = ranges.query.map { UnsafeBufferPointer(rebasing: href[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
       FormParameters.forEachDecoded(in: query) { name, value in scan.add(name, value, href: href.baseAddress!) }
     }
-    let fed = ProviderDetector.decode(url: url, scannedQuery: &scan)
+    let fed = ProviderDetector.outcome(url: url, scannedQuery: &scan).tuple
     return (direct.map { ($0.provider, $0.result) }, fed.map { ($0.provider, $0.result) })
   }
 

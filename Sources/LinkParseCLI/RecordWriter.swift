@@ -111,14 +111,17 @@ struct RecordWriter: ~Copyable {
   }
 
   /// Writes a success record; `body` (a `form_post` body) replaces the URL's parameters for `"callback"`.
-  mutating func success(_ url: ParsedURL, line: Int, body: FormParameters? = nil) {
+  mutating func success(_ url: borrowing ParsedURL, line: Int, body: FormParameters? = nil) {
     records += 1
     // Everything is written from the serialization's bytes (no Substrings) while they are in reach: the
-    // components are slices of them, and so are most parameter and callback values.
-    url.withUnsafeUTF8 { href in success(url, href: href, line: line, body: body) }
+    // components are slices of them, and so are most parameter and callback values. (`borrowing`: the
+    // closure then borrows the URL; it copied a parameter taken the usual way.)
+    withHrefBytes(url) { href in success(url, href: href, line: line, body: body) }
   }
 
-  private mutating func success(_ url: ParsedURL, href bytes: UnsafeBufferPointer<UInt8>, line: Int, body: FormParameters?) {
+  private mutating func success(
+    _ url: borrowing ParsedURL, href bytes: UnsafeBufferPointer<UInt8>, line: Int, body: FormParameters?
+  ) {
     let redact = callbackOptions.redact
     json.raw("{\"line\":")
     json.integer(line)
@@ -183,7 +186,7 @@ struct RecordWriter: ~Copyable {
     json.byte(UInt8(ascii: "]"))
     if let router {
       // A matched route with a provider picks that provider's decoder, unless --provider names one.
-      let match = try? router.match(url)
+      let match = try? router.match(copy url)
       var options = callbackOptions
       if options.provider == .auto, let name = match?.provider, let chosen = ProviderOption(rawValue: name),
         chosen != .auto

@@ -410,9 +410,9 @@ public enum ProviderDetector {
     url: ParsedURL, scannedQuery: inout CallbackQueryScan, ssoPolicy: SberSSOTrustPolicy = .default
   ) -> Outcome {
     guard scannedQuery.isUsable else { return outcome(url: url, ssoPolicy: ssoPolicy) }
+    let traits = schemeTraits(url, 0..<url.schemeHostPathOffsets.schemeEnd)
     var fields = CallbackFields(
       url: url.href, scannedQuery: &scannedQuery, fragment: url.queryAndFragmentRanges.fragment)
-    let traits = schemeTraits(url, 0..<url.schemeHostPathOffsets.schemeEnd)
     guard let provider = detect(vkScheme: traits.vk, appleScheme: traits.apple, fields: fields) else {
       return .undetected
     }
@@ -428,8 +428,7 @@ public enum ProviderDetector {
   ) -> Outcome {
     do throws(CallbackError) {
       if provider == .sber && fields.hasSberIDRedirect {
-        let seamless = parameters ?? callbackParameters(of: url)
-        return .decoded(.sberSeamless(try SberSeamlessLogin(seamless, policy: ssoPolicy)))
+        return .decoded(.sberSeamless(try seamlessLogin(parameters, url: url, ssoPolicy: ssoPolicy)))
       }
       return .decoded(try ProviderCallback(provider: provider, fields: &fields))
     } catch {
@@ -437,10 +436,21 @@ public enum ProviderDetector {
     }
   }
 
+  /// A Sber seamless-login link read from `parameters`, or when `nil` from the URL's own. Out of line: `??`'s
+  /// closure, in the caller, copied the URL on every call.
+  @inline(never)
+  private static func seamlessLogin(
+    _ parameters: FormParameters?, url: ParsedURL, ssoPolicy: SberSSOTrustPolicy
+  ) throws(CallbackError) -> SberSeamlessLogin {
+    if let parameters { return try SberSeamlessLogin(parameters, policy: ssoPolicy) }
+    return try SberSeamlessLogin(callbackParameters(of: url), policy: ssoPolicy)
+  }
+
   /// Whether a URL's scheme (at `range` of its serialization) is `vk<digits>`, and whether it is
   /// `signinwithapple`: read from the bytes, without making a `Substring`.
   static func schemeTraits(_ url: ParsedURL, _ range: Range<Int>) -> (vk: Bool, apple: Bool) {
-    url.withUnsafeUTF8 { bytes in
+    // (`withHrefBytes`: `withUnsafeUTF8`'s generic body, inlined here, copied the URL.)
+    withHrefBytes(url) { bytes in
       let scheme = UnsafeBufferPointer(rebasing: bytes[range])
       return (isVKScheme(scheme), bytesEqual(scheme, "signinwithapple"))
     }

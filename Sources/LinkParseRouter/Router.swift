@@ -188,8 +188,7 @@ public struct Router: Sendable {
   /// Whether ``match(_:)`` answers `url` from the table of literal-only routes (without the trie).
   @_spi(Testing)
   public func isStaticMatch(_ url: ParsedURL) -> Bool {
-    let view = URLView(url)
-    return !url.hasOpaquePath && withHrefBytes(url) { buf in compiled.staticRoutes.find(buf, view) >= 0 }
+    compiled.staticRoute(url) >= 0
   }
 
   /// Where the matcher finds the scheme, the host (with its port) and the path of `url`, as UTF-8 offsets

@@ -132,6 +132,19 @@ final class CompiledRouter: Sendable {
     return nodes
   }
 
+  /// The literal-only route whose literals equal `url`'s scheme, host and path (see StaticRoutes.swift), or -1.
+  func staticRoute(_ url: ParsedURL) -> Int32 {
+    if staticRoutes.isEmpty || url.hasOpaquePath { return -1 }
+    return staticRoute(url, URLView(url))
+  }
+
+  /// ``staticRoute(_:)`` given the URL's view (its path is not opaque).
+  @inline(__always)
+  private func staticRoute(_ url: ParsedURL, _ view: URLView) -> Int32 {
+    let staticRoutes = self.staticRoutes
+    return withHrefBytes(url) { buf in staticRoutes.find(buf, view) }
+  }
+
   /// Statistics of one search, for tests of the trie's cost.
   struct SearchStatistics {
     var nodesVisited = 0
@@ -143,15 +156,22 @@ final class CompiledRouter: Sendable {
     _ url: ParsedURL, captures: inout CaptureList, statistics: UnsafeMutablePointer<SearchStatistics>?
   ) throws(LimitHit) -> Int32 {
     if url.hasOpaquePath { return -1 }
+    let view = URLView(url)
+    // A literal-only route equal to the URL's components is the answer (not for statistics, which describe
+    // the trie). Looked up here, before the walk's setup, which `run` keeps out of line.
+    if statistics == nil && !staticRoutes.isEmpty {
+      let r = staticRoute(url, view)
+      if r >= 0 { return r }
+    }
     // The closures below capture nothing that needs reference counting: capturing `url` would retain it.
     // The routes that require query parameters need it, so a search that reaches one starts again with the
     // URL's parameters at hand (the rare, slower path).
-    let first = run(url, query: nil, captures: &captures, statistics: statistics)
+    let first = run(url, view, query: nil, captures: &captures, statistics: statistics)
     if case .stopped(.queryNeeded) = first {
       statistics?.pointee = SearchStatistics()
       let parameters = url.queryParameters
       return try withUnsafePointer(to: parameters) { (query) throws(LimitHit) -> Int32 in
-        try run(url, query: query, captures: &captures, statistics: statistics).route()
+        try run(url, view, query: query, captures: &captures, statistics: statistics).route()
       }
     }
     return try first.route()
@@ -172,21 +192,15 @@ final class CompiledRouter: Sendable {
     }
   }
 
+  /// The walk down the trie, `view` describing `url`.
+  @inline(never)
   private func run(
-    _ url: ParsedURL, query: UnsafePointer<FormParameters>?, captures: inout CaptureList,
+    _ url: ParsedURL, _ view: URLView, query: UnsafePointer<FormParameters>?, captures: inout CaptureList,
     statistics: UnsafeMutablePointer<SearchStatistics>?
   ) -> SearchOutcome {
     let maxCaptures = self.maxCaptures
     let router = Unmanaged.passUnretained(self)  // captured below without a retain
-    let view = URLView(url)
-    let staticRoutes = self.staticRoutes
     return withHrefBytes(url) { buf -> SearchOutcome in
-      // A literal-only route equal to the URL's components is the answer (not for statistics, which describe
-      // the trie).
-      if statistics == nil {
-        let r = staticRoutes.find(buf, view)
-        if r >= 0 { return .route(r) }
-      }
       // The explored branch's captures (`stack`), then the best route's so far (`best`, with its rest).
       return withUnsafeTemporaryAllocation(of: CaptureSlot.self, capacity: 2 * maxCaptures + 1) { slots -> SearchOutcome in
         var search = Search(

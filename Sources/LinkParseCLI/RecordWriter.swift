@@ -1,3 +1,4 @@
+import Glibc
 import LinkParse
 
 /// Turns input records into output records: parses each URL and writes one JSON line for it.
@@ -129,7 +130,7 @@ struct RecordWriter: ~Copyable {
     if redact { json.string(CallbackOptions.redactHref(url)) }
     // When the href has nothing to escape (nearly always: a serialization percent-encodes controls and '"',
     // though '\\' can stay), neither has any slice of it: those are written without a check.
-    let clean = CleanBytes(bytes)
+    let clean = CleanBytes(href: bytes)
     let r = url.utf8Ranges
     @inline(__always) func part(_ range: Range<Int>) { quoted(UnsafeBufferPointer(rebasing: bytes[range]), clean) }
     if !redact { part(0..<bytes.count) }
@@ -270,9 +271,14 @@ struct CleanBytes {
   private let start: UnsafePointer<UInt8>?
   private let end: UnsafePointer<UInt8>?
 
-  /// `bytes` if a scan finds nothing to escape in them, else an empty range.
-  init(_ bytes: UnsafeBufferPointer<UInt8>) {
-    if let base = bytes.baseAddress, Scan.jsonEscapable(base, 0, bytes.count) == bytes.count {
+  /// `href` (a URL's serialization) if it holds neither `"` nor `\`, else an empty range.
+  ///
+  /// A serialization holds no byte below 0x20: every percent-encode set holds the C0 controls, and hosts
+  /// forbid or encode them. So only `"` (which opaque hosts and paths keep) and `\` (kept by queries,
+  /// fragments and non-special paths) can need escaping, and libc's `memchr` finds either faster than a scan
+  /// for all three kinds (`ParsedURLTests` and the `cli` fuzz target check records are valid JSON).
+  init(href bytes: UnsafeBufferPointer<UInt8>) {
+    if let base = bytes.baseAddress, memchr(base, 0x22, bytes.count) == nil, memchr(base, 0x5C, bytes.count) == nil {
       start = base
       end = base + bytes.count
     } else {

@@ -74,6 +74,26 @@ enum Golden {
     #expect(codes.contains { line.contains(#""code":"\#($0)","#) }, "\(input): \(line)")
   }
 
+  /// A serialization can keep `"` (opaque hosts and paths) and `\` (queries, fragments, non-special paths):
+  /// such an href, and every component and parameter cut from it, is written escaped (the writer checks the
+  /// href for those two bytes only, since a serialization never holds a control character).
+  @Test func quotesAndBackslashesInTheHrefAreEscaped() throws {
+    let inputs = [##"mailto:"x y"?q="z"#f"##, ##"foo://a"b/p"q?r"s#t"u"##, ##"foo://h/a\"b?c\"d=\&e#e\""##]
+    let result = runInProcess([], input: inputs.joined(separator: "\n") + "\n")
+    #expect(result.status == 0)
+    #expect(result.lines.count == inputs.count)
+    let expected = [
+      ##"mailto:"x y"?q=%22z%22#f"##, ##"foo://a"b/p%22q?r%22s#t%22u"##, ##"foo://h/a\%22b?c\%22d=\&e#e\%22"##,
+    ]
+    for (line, href) in zip(result.lines, expected) {
+      let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+      #expect(object["href"] as? String == href)
+    }
+    let third = try #require(try JSONSerialization.jsonObject(with: Data(result.lines[2].utf8)) as? [String: Any])
+    #expect(third["path"] as? String == #"/a\%22b"#)
+    #expect((third["params"] as? [[String]]) == [[#"c\"d"#, #"\"#], ["e", ""]])
+  }
+
   @Test func resolvesAgainstTheBase() {
     let input = Golden.relative.map(\.0).joined(separator: "\n")
     let result = runInProcess(["--base", "https://example.com/app/"], input: input)

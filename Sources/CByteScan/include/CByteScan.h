@@ -19,6 +19,16 @@ static inline uint32_t linkparse_mask16_any4(const uint8_t *p, uint8_t a, uint8_
   __m128i y = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)c)), _mm_cmpeq_epi8(v, _mm_set1_epi8((char)d)));
   return (uint32_t)_mm_movemask_epi8(_mm_or_si128(x, y));
 }
+
+/// Bit i set when byte i of the sixteen at `p` is one a JSON string reader must look at: `"`, backslash, a control
+/// below 0x20, or a byte from 0x80 (to validate its UTF-8). `p` must be readable for 16 bytes.
+static inline uint32_t linkparse_mask16_json_string(const uint8_t *p) {
+  __m128i v = _mm_loadu_si128((const __m128i *)p);
+  // A signed compare: bytes from 0x80 are negative, so "below 0x20" takes them too.
+  __m128i low = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20));
+  __m128i special = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')));
+  return (uint32_t)_mm_movemask_epi8(_mm_or_si128(low, special));
+}
 #endif
 
 #endif

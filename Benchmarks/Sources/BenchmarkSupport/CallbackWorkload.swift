@@ -24,7 +24,9 @@ public func provider(of url: ParsedURL, _ match: RouteMatch?) -> Provider? {
 }
 
 /// The pending authorization an app would hold for `string` (made outside any measurement): its provider, its
-/// redirect URI (the URL without query and fragment), and the state it was sent with.
+/// redirect URI (the URL without query and fragment), the state it was sent with, and the issuer of the
+/// authorization server it went to when the callback carries `iss` (RFC 9207: an app whose server sends `iss`
+/// expects it; an unexpected `iss` is rejected).
 public func pendingAuthorization(for string: String, router: Router) -> PendingAuthorization? {
   guard let url = try? ParsedURL(string) else { return nil }
   let match = try? router.match(url)
@@ -33,6 +35,8 @@ public func pendingAuthorization(for string: String, router: Router) -> PendingA
   let end = r.query?.lowerBound.advanced(by: -1) ?? r.fragment?.lowerBound.advanced(by: -1) ?? url.href.utf8.count
   let redirect = String(decoding: url.href.utf8.prefix(end), as: UTF8.self)
   guard let redirectURI = try? ParsedURL(redirect) else { return nil }
-  let state = ProviderDetector.callbackParameters(of: url).value(for: "state")
-  return PendingAuthorization(provider: provider, redirectURI: redirectURI, state: state)
+  let parameters = ProviderDetector.callbackParameters(of: url)
+  let state = parameters.value(for: "state")
+  let issuer = parameters.value(for: "iss").flatMap { $0.isEmpty ? nil : $0 }
+  return PendingAuthorization(provider: provider, redirectURI: redirectURI, state: state, issuer: issuer)
 }

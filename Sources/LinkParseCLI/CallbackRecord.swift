@@ -36,10 +36,11 @@ struct CallbackOptions {
   static let secretNames: Set<String> = ["code", "id_token", "access_token", "device_id", "state", "token", "payload"]
   static let redacted = "<redacted>"
 
-  /// What to write under `"callback"`: `null` when nothing was decoded (`undetected`), the decoded callback,
-  /// or the provider and error of a callback rejected by its decoder or by the `--state` / `--redirect-uri` /
-  /// `--issuer` checks.
-  typealias Result = ProviderDetector.Outcome
+  /// What to write under `"callback"`: `null` when nothing was decoded, else the provider and the decoded
+  /// callback, or the error of a callback rejected by its decoder or by the `--state` / `--redirect-uri` /
+  /// `--issuer` checks: the detector's own form. (The hot path, `--provider auto` without checks, does not
+  /// make one: it writes from `ProviderDetector.decode(url:scannedQuery:ssoPolicy:decoded:rejected:)`.)
+  typealias Result = (provider: Provider, result: Swift.Result<ProviderCallback, CallbackError>)?
 
   /// Decodes (and, when asked, validates) the callback of `url`, whose parameters are `body` when given
   /// (Apple's `form_post`), else its query or fragment.
@@ -60,16 +61,11 @@ struct CallbackOptions {
     return true
   }
 
-  /// ``decode(_:body:)`` with the URL's query scanned by the caller (when ``usesScannedQuery(body:)``).
-  func decode(_ url: ParsedURL, scannedQuery: inout CallbackQueryScan) -> Result {
-    ProviderDetector.outcome(url: url, scannedQuery: &scannedQuery)
-  }
-
   /// `--provider auto` without checks: detection and decoding share one scan of the parameters (of the URL's
   /// own, read from its text). Static, so that the options are not copied for it.
   private static func detectAndDecode(_ url: ParsedURL, body: FormParameters?) -> Result {
-    if let body { return ProviderDetector.outcome(url: url, parameters: body) }
-    return ProviderDetector.outcome(url: url)
+    if let body { return ProviderDetector.decode(url: url, parameters: body) }
+    return ProviderDetector.decode(url: url)
   }
 
   /// A named provider, or any provider with the `--state` / `--redirect-uri` / `--issuer` checks.
@@ -78,9 +74,9 @@ struct CallbackOptions {
     let provider: Provider
     let parameters = body ?? ProviderDetector.callbackParameters(of: url)
     switch self.provider {
-    case .none: return .undetected
+    case .none: return nil
     case .auto:
-      guard let detected = ProviderDetector.detect(url: url, parameters: parameters) else { return .undetected }
+      guard let detected = ProviderDetector.detect(url: url, parameters: parameters) else { return nil }
       provider = detected
     case .sber: provider = .sber
     case .vk: provider = .vk
@@ -95,11 +91,11 @@ struct CallbackOptions {
           provider: provider, redirectURI: redirectURI ?? url,
           state: state ?? parameters.first(named: "state")?.value().flatMap { $0.isEmpty ? nil : $0 },
           issuer: issuer ?? parameters.first(named: "iss")?.value().flatMap { $0.isEmpty ? nil : $0 })
-        return .decoded(try pending.validate(url, parameters: parameters))
+        return (provider, .success(try pending.validate(url, parameters: parameters)))
       }
-      return .decoded(try ProviderCallback(provider: provider, parameters: parameters))
+      return (provider, .success(try ProviderCallback(provider: provider, parameters: parameters)))
     } catch {
-      return .rejected(provider, error)
+      return (provider, .failure(error))
     }
   }
 
@@ -142,38 +138,45 @@ extension RecordWriter {
   mutating func callback(_ result: CallbackOptions.Result, redact: Bool, clean: CleanBytes) {
     json.raw(",\"callback\":")
     switch result {
-    case .undetected:
-      json.null()
-    case .decoded(let callback):
-      json.raw("{\"provider\":")
-      json.raw(Self.quoted(callback.provider))
-      json.raw(",\"outcome\":")
-      let outcome = callback.outcome
-      json.raw(Self.quoted(outcome))
-      callback.forEachValueBytes { name, value in
-        json.byte(UInt8(ascii: ","))
-        json.string(name)
-        json.byte(UInt8(ascii: ":"))
-        if redact && CallbackOptions.secretNames.contains(name) {
-          json.string(CallbackOptions.redacted)
-        } else {
-          formDecoded(value, clean)
-        }
-      }
-      // Only an error has a provider error (and asking costs a walk through the result).
-      if outcome == .error, let error = callback.providerError {
-        errorObject(code: error.code, raw: error.code, parameter: nil, en: error.descriptionEN, ru: error.descriptionRU)
-      }
-      json.byte(UInt8(ascii: "}"))
-    case .rejected(let provider, let error):
-      json.raw("{\"provider\":")
-      json.raw(Self.quoted(provider))
-      json.raw(",\"outcome\":\"rejected\"")
-      errorObject(
-        code: error.code.rawValue, raw: error.found, parameter: error.parameter, en: error.descriptionEN,
-        ru: error.descriptionRU)
-      json.byte(UInt8(ascii: "}"))
+    case nil: json.null()
+    case (_, .success(let callback))?: decoded(callback, redact: redact, clean: clean)
+    case (let provider, .failure(let error))?: rejected(provider, error)
     }
+  }
+
+  /// Writes the object of a decoded callback.
+  mutating func decoded(_ callback: ProviderCallback, redact: Bool, clean: CleanBytes) {
+    json.raw("{\"provider\":")
+    json.raw(Self.quoted(callback.provider))
+    json.raw(",\"outcome\":")
+    let outcome = callback.outcome
+    json.raw(Self.quoted(outcome))
+    callback.forEachValueBytes { name, value in
+      json.byte(UInt8(ascii: ","))
+      json.string(name)
+      json.byte(UInt8(ascii: ":"))
+      if redact && CallbackOptions.secretNames.contains(name) {
+        json.string(CallbackOptions.redacted)
+      } else {
+        formDecoded(value, clean)
+      }
+    }
+    // Only an error has a provider error (and asking costs a walk through the result).
+    if outcome == .error, let error = callback.providerError {
+      errorObject(code: error.code, raw: error.code, parameter: nil, en: error.descriptionEN, ru: error.descriptionRU)
+    }
+    json.byte(UInt8(ascii: "}"))
+  }
+
+  /// Writes the object of a callback rejected by its decoder or by the checks.
+  mutating func rejected(_ provider: Provider, _ error: CallbackError) {
+    json.raw("{\"provider\":")
+    json.raw(Self.quoted(provider))
+    json.raw(",\"outcome\":\"rejected\"")
+    errorObject(
+      code: error.code.rawValue, raw: error.found, parameter: error.parameter, en: error.descriptionEN,
+      ru: error.descriptionRU)
+    json.byte(UInt8(ascii: "}"))
   }
 
   /// A provider's name as a JSON string, written as it is (a `String` went through the escaping writer).

@@ -197,7 +197,12 @@ struct RecordWriter: ~Copyable {
       callback(options.decode(url, body: body), redact: redact, clean: clean)
       route(match)
     } else if feedsScan {
-      callback(callbackOptions.decode(url, scannedQuery: &scannedQuery), redact: redact, clean: clean)
+      // Written as it is decoded: no value wraps the callback (see `ProviderDetector.decode(url:scannedQuery:…)`).
+      json.raw(",\"callback\":")
+      let detected = ProviderDetector.decode(
+        url: url, scannedQuery: &scannedQuery,
+        decoded: { decoded($0, redact: redact, clean: clean) }, rejected: { rejected($0, $1) })
+      if !detected { json.null() }
     } else {
       callback(callbackOptions.decode(url, body: body), redact: redact, clean: clean)
     }

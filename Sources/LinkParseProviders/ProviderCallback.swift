@@ -346,7 +346,9 @@ public enum ProviderDetector {
   ) -> (provider: Provider, result: Result<ProviderCallback, CallbackError>)? {
     var fields = CallbackFields(parameters)
     guard let provider = detect(url: url, fields: fields) else { return nil }
-    return decode(provider, &fields, ssoPolicy: ssoPolicy, url: url, parameters: parameters).tuple
+    return (provider, Result { () throws(CallbackError) in
+      try decode(provider, &fields, ssoPolicy: ssoPolicy, url: url, parameters: parameters)
+    })
   }
 
   /// ``decode(url:parameters:ssoPolicy:)`` with the URL's own callback parameters
@@ -359,81 +361,58 @@ public enum ProviderDetector {
   public static func decode(url: ParsedURL, ssoPolicy: SberSSOTrustPolicy = .default) -> (
     provider: Provider, result: Result<ProviderCallback, CallbackError>
   )? {
-    outcome(url: url, ssoPolicy: ssoPolicy).tuple
-  }
-
-  /// What the `decode` functions answer, as one concrete enum (for callers in the package). Their tuple
-  /// holds a `Result`, and an optional tuple holding a generic enum is destroyed through the standard
-  /// library's generic value witnesses: for the command line tool, that cost about 290 instructions per line.
-  package enum Outcome {
-    /// No provider detected (the functions' `nil`).
-    case undetected
-    /// The decoded callback (its provider is the detected one).
-    case decoded(ProviderCallback)
-    /// The detected provider's decoder rejected the callback.
-    case rejected(Provider, CallbackError)
-
-    /// The answer in the public functions' form.
-    var tuple: (provider: Provider, result: Result<ProviderCallback, CallbackError>)? {
-      switch self {
-      case .undetected: return nil
-      case .decoded(let callback): return (callback.provider, .success(callback))
-      case .rejected(let provider, let error): return (provider, .failure(error))
-      }
-    }
-  }
-
-  /// ``decode(url:ssoPolicy:)`` as an ``Outcome``.
-  package static func outcome(url: ParsedURL, ssoPolicy: SberSSOTrustPolicy = .default) -> Outcome {
     var fields = callbackFields(of: url)
     let traits = schemeTraits(url, 0..<url.schemeHostPathOffsets.schemeEnd)
-    guard let provider = detect(vkScheme: traits.vk, appleScheme: traits.apple, fields: fields) else {
-      return .undetected
-    }
-    return decode(provider, &fields, ssoPolicy: ssoPolicy, url: url, parameters: nil)
+    guard let provider = detect(vkScheme: traits.vk, appleScheme: traits.apple, fields: fields) else { return nil }
+    return (provider, Result { () throws(CallbackError) in
+      try decode(provider, &fields, ssoPolicy: ssoPolicy, url: url, parameters: nil)
+    })
   }
 
-  /// ``decode(url:parameters:ssoPolicy:)`` as an ``Outcome``.
-  package static func outcome(
-    url: ParsedURL, parameters: FormParameters, ssoPolicy: SberSSOTrustPolicy = .default
-  ) -> Outcome {
-    var fields = CallbackFields(parameters)
-    guard let provider = detect(url: url, fields: fields) else { return .undetected }
-    return decode(provider, &fields, ssoPolicy: ssoPolicy, url: url, parameters: parameters)
-  }
-
-  /// ``outcome(url:ssoPolicy:)`` with the URL's query already scanned by the caller, as it split the pairs
-  /// for its own use (see ``CallbackQueryScan``): the fragment is still scanned here when the query holds no
-  /// callback key.
-  /// (`inout`: the scan, ~370 bytes, is read in place, not copied.)
-  package static func outcome(
-    url: ParsedURL, scannedQuery: inout CallbackQueryScan, ssoPolicy: SberSSOTrustPolicy = .default
-  ) -> Outcome {
-    guard scannedQuery.isUsable else { return outcome(url: url, ssoPolicy: ssoPolicy) }
+  /// ``decode(url:ssoPolicy:)`` for a caller that writes the answer out at once (the command line tool), with
+  /// the URL's query already scanned by it as it split the pairs for its own use (see ``CallbackQueryScan``;
+  /// the fragment is still scanned here when the query holds no callback key). The callback goes to
+  /// `decoded`, or the detected provider and the decoder's error to `rejected`; `false` when no provider is
+  /// detected.
+  ///
+  /// The public functions' answer holds a `Result`, and destroying it goes through the standard library's
+  /// generic value witnesses (about 290 instructions per line of the tool): here nothing wraps the callback,
+  /// which is destroyed as the concrete type it is. (`inout`: the scan, ~370 bytes, is read in place, not
+  /// copied.)
+  package static func decode(
+    url: ParsedURL, scannedQuery: inout CallbackQueryScan, ssoPolicy: SberSSOTrustPolicy = .default,
+    decoded: (ProviderCallback) -> Void, rejected: (Provider, CallbackError) -> Void
+  ) -> Bool {
     let traits = schemeTraits(url, 0..<url.schemeHostPathOffsets.schemeEnd)
-    var fields = CallbackFields(
-      url: url.href, scannedQuery: &scannedQuery, fragment: url.queryAndFragmentRanges.fragment)
-    guard let provider = detect(vkScheme: traits.vk, appleScheme: traits.apple, fields: fields) else {
-      return .undetected
+    var fields: CallbackFields
+    if scannedQuery.isUsable {
+      fields = CallbackFields(url: url.href, scannedQuery: &scannedQuery, fragment: url.queryAndFragmentRanges.fragment)
+    } else {
+      fields = callbackFields(of: url)
     }
-    return decode(provider, &fields, ssoPolicy: ssoPolicy, url: url, parameters: nil)
+    guard let provider = detect(vkScheme: traits.vk, appleScheme: traits.apple, fields: fields) else { return false }
+    let callback: ProviderCallback
+    do throws(CallbackError) {
+      callback = try decode(provider, &fields, ssoPolicy: ssoPolicy, url: url, parameters: nil)
+    } catch {
+      rejected(provider, error)
+      return true
+    }
+    decoded(callback)
+    return true
   }
 
-  /// The decoding step of the `outcome` functions: a Sber seamless-login link is read from its parameters
+  /// The decoding step of the `decode` functions: a Sber seamless-login link is read from its parameters
   /// (`parameters`, or when `nil` the URL's own, made only then), any other callback from the scanned
   /// `fields`. (The URL is borrowed, not captured: a closure capturing it cost a copy of it per call.)
   private static func decode(
     _ provider: Provider, _ fields: inout CallbackFields, ssoPolicy: SberSSOTrustPolicy, url: ParsedURL,
     parameters: FormParameters?
-  ) -> Outcome {
-    do throws(CallbackError) {
-      if provider == .sber && fields.hasSberIDRedirect {
-        return .decoded(.sberSeamless(try seamlessLogin(parameters, url: url, ssoPolicy: ssoPolicy)))
-      }
-      return .decoded(try ProviderCallback(provider: provider, fields: &fields))
-    } catch {
-      return .rejected(provider, error)
+  ) throws(CallbackError) -> ProviderCallback {
+    if provider == .sber && fields.hasSberIDRedirect {
+      return .sberSeamless(try seamlessLogin(parameters, url: url, ssoPolicy: ssoPolicy))
     }
+    return try ProviderCallback(provider: provider, fields: &fields)
   }
 
   /// A Sber seamless-login link read from `parameters`, or when `nil` from the URL's own. Out of line: `??`'s

@@ -18,8 +18,12 @@ struct ScannedQueryTests {
       let query = ranges.query.map { UnsafeBufferPointer(rebasing: href[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
       FormParameters.forEachDecoded(in: query) { name, value in scan.add(name, value, href: href.baseAddress!) }
     }
-    let fed = ProviderDetector.outcome(url: url, scannedQuery: &scan).tuple
-    return (direct.map { ($0.provider, $0.result) }, fed.map { ($0.provider, $0.result) })
+    var fed: (Provider, Result<ProviderCallback, CallbackError>)?
+    let detected = ProviderDetector.decode(
+      url: url, scannedQuery: &scan, decoded: { fed = ($0.provider, .success($0)) },
+      rejected: { fed = ($0, .failure($1)) })
+    #expect(detected == (fed != nil))
+    return (direct.map { ($0.provider, $0.result) }, fed)
   }
 
   static let cases = [

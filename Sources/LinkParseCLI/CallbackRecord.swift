@@ -52,7 +52,7 @@ struct CallbackOptions {
     return decodeAndCheck(url, body: body, checks: checks)
   }
 
-  /// Whether ``decode(_:body:scannedQuery:)`` reads a scan of the query the caller makes (`--provider auto`
+  /// Whether the record writer decodes with a scan of the query it makes itself (`--provider auto`
   /// without checks or a body): then the record writer feeds the pairs it lists to a ``CallbackQueryScan``.
   func usesScannedQuery(body: FormParameters?) -> Bool {
     guard provider == .auto, state == nil, issuer == nil else { return false }

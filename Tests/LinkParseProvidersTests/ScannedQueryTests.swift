@@ -2,7 +2,7 @@ import Testing
 import LinkParseCore
 @testable import LinkParseProviders
 
-/// `ProviderDetector.decode(url:scannedQuery:)` (the command line tool records the query's pairs as it lists
+/// `ProviderDetector.decode(url:scannedQuery:decoded:rejected:)` (the command line tool records the query's pairs as it lists
 /// them) must answer exactly as `decode(url:)`, which scans the query itself.
 @Suite("Providers: a query scanned by the caller")
 struct ScannedQueryTests {

@@ -664,14 +664,15 @@ enum SpecialBytes {
 }
 
 /// A URL's query scanned for its callback by a caller that splits the pairs itself, as it iterates them for
-/// its own use (the command line tool lists them): ``ProviderDetector/decode(url:scannedQuery:)`` then decodes
-/// without scanning the query a second time. Records exactly what the decoders' own scan records.
+/// its own use (the command line tool lists them):
+/// ``ProviderDetector/decode(url:scannedQuery:ssoPolicy:decoded:rejected:)`` then decodes without scanning the
+/// query a second time. Records exactly what the decoders' own scan records.
 ///
 /// ```swift
 /// url.withUnsafeUTF8 { href in
 ///   var scan = CallbackQueryScan(query: query)
 ///   FormParameters.forEachDecoded(in: queryBytes) { name, value in scan.add(name, value, href: href.baseAddress!) }
-///   ProviderDetector.decode(url: url, scannedQuery: scan)
+///   ProviderDetector.decode(url: url, scannedQuery: &scan, decoded: { print($0.outcome) }, rejected: { print($0, $1) })
 /// }
 /// ```
 package struct CallbackQueryScan {

@@ -57,7 +57,8 @@ public import LinkParseCore
 /// and path equal a route made of literals only is answered by one hash of those bytes (routes that could tie
 /// with such a route — the same literals with query requirements, or caseless — are left to the trie).
 /// The search reads the trie from flat memory without reference counting, and a match allocates nothing (its
-/// captures are byte ranges, up to six kept in place; see ``RouteMatch``). A `Router` is `Sendable`: match from any number of tasks at once.
+/// captures are byte ranges, up to six kept in place; see ``RouteMatch``). A `Router` is `Sendable`: match
+/// from any number of tasks at once.
 public struct Router: Sendable {
   let compiled: CompiledRouter
 

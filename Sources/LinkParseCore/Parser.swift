@@ -21,6 +21,8 @@
 // Input is valid UTF-8 here (the entry points repair invalid bytes first), so percent-encoding a code point
 // is percent-encoding its bytes one by one.
 
+internal import CByteScan
+
 // MARK: - Entry points
 
 @usableFromInline enum URLParser {
@@ -109,6 +111,9 @@
           code: .inputTooLong, offset: nil,
           message: "the input is \(input.count) bytes; at most \(maximumInputLength) are accepted"))
     }
+    // The input's cache lines are requested up front: an input that arrives cold (a server's, read from a
+    // socket long ago) would otherwise miss one line at a time as the scan reaches it.
+    if let start = input.baseAddress { linkparse_prefetch(start, input.count) }
     if case .none = base, let structure = fastPath(input) {  // (not `base == nil`: a generic Optional copy)
       return .success(ParseOutput(serialization: .input, structure: structure))
     }

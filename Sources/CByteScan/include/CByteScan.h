@@ -31,4 +31,13 @@ static inline uint32_t linkparse_mask16_json_string(const uint8_t *p) {
 }
 #endif
 
+/// Asks the CPU to fetch the cache lines of `p[0..<count]` (at most the first 1 KiB) into the cache, so that
+/// the misses of a cold input overlap rather than come one after another as a scan reaches each line.
+static inline void linkparse_prefetch(const void *p, intptr_t count) {
+  const char *start = (const char *)p;
+  if (count > 1024) count = 1024;
+  for (intptr_t k = 0; k < count; k += 64) __builtin_prefetch(start + k);
+  if (count > 0) __builtin_prefetch(start + count - 1);
+}
+
 #endif

@@ -320,8 +320,13 @@ private func pathEncoded(_ v: SIMD16<UInt8>, special: Bool) -> SIMD16<UInt8> {
   package static func jsonStringSpecial(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
     scan(base, start, end, { v in
       lanes((v &- SIMD16(repeating: 0x20)) .>= SIMD16(repeating: 0x60)) | eq(v, 0x22) | eq(v, 0x5C)
-    }, { $0 &- 0x20 >= 0x60 || $0 == 0x22 || $0 == 0x5C })
+    }, isJSONStringSpecial)
   }
+
+  /// Whether a JSON string reader must look at `b`: the bytes ``jsonStringSpecial(_:_:_:)`` stops at (and
+  /// CByteScan's `linkparse_mask16_json_string` flags).
+  @inlinable @inline(__always)
+  package static func isJSONStringSpecial(_ b: UInt8) -> Bool { b &- 0x20 >= 0x60 || b == 0x22 || b == 0x5C }
 
   /// Stops at the bytes a JSON string must escape: below 0x20, `"` and `\`. (Shared with the CLI's JSON
   /// writer, hence `package`.)

@@ -186,7 +186,7 @@ enum JSONShape {
           }
           index &+= 16
         }
-        while index < bytes.count && !Self.isStringSpecial(bytes[index]) { index &+= 1 }
+        while index < bytes.count && !Scan.isJSONStringSpecial(bytes[index]) { index &+= 1 }
         #else
         index = Scan.jsonStringSpecial(base, index, bytes.count)
         #endif
@@ -216,10 +216,6 @@ enum JSONShape {
       }
       return nil
     }
-
-    /// Whether a JSON string reader must look at `b` (the bytes `linkparse_mask16_json_string` flags).
-    @inline(__always)
-    static func isStringSpecial(_ b: UInt8) -> Bool { b &- 0x20 >= 0x60 || b == 0x22 || b == 0x5C }
 
     /// RFC 8259 `number`.
     mutating func number() -> Bool {

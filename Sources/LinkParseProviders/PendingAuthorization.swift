@@ -257,31 +257,14 @@ public struct PendingAuthorization: @unchecked Sendable {
     return isLoopback && bytesEqual(bytes(ub, u.scheme), "http")
   }
 
-  /// Whether `count` bytes at `a + i` and `b + j` are equal (eight at a time; no call into libc).
-  ///
-  /// From eight bytes on, the last partial word is compared as the eight bytes that end at `count`
-  /// (overlapping ones already compared, all within the `count` bytes).
+  /// Whether `count` bytes at `a + i` and `b + j` are equal (eight at a time, Core's `memoryEqual`; no call
+  /// into libc). Absent buffers hold no bytes.
   @inline(__always)
   static func equalBytes(
     _ a: UnsafePointer<UInt8>?, _ i: Int, _ b: UnsafePointer<UInt8>?, _ j: Int, _ count: Int
   ) -> Bool {
     guard count > 0, let a, let b else { return true }
-    @inline(__always) func word(_ p: UnsafePointer<UInt8>, _ at: Int) -> UInt64 {
-      UnsafeRawPointer(p + at).loadUnaligned(as: UInt64.self)
-    }
-    var k = 0
-    while k &+ 8 <= count {
-      if word(a, i &+ k) != word(b, j &+ k) { return false }
-      k &+= 8
-    }
-    if k < count && count >= 8 {
-      return word(a, i &+ (count &- 8)) == word(b, j &+ (count &- 8))
-    }
-    while k < count {
-      if a[i &+ k] != b[j &+ k] { return false }
-      k &+= 1
-    }
-    return true
+    return memoryEqual(a + i, b + j, count)
   }
 
   /// Checks `url` (and its `parameters`) against this authorization in the documented order, then decodes

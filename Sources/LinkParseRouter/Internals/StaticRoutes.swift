@@ -114,18 +114,6 @@ struct StaticRoutes: @unchecked Sendable {
     find(buf, scheme: view.schemeEnd, host: view.host, path: view.pathStart..<view.pathEndOffset)
   }
 
-  /// Whether the `count` bytes (at least eight) at `a` and `b` are equal: a word at a time, the last word the
-  /// eight bytes that end at `count` (overlapping bytes already compared; nothing read outside either).
-  @inline(__always)
-  static func equalKeys(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ count: Int) -> Bool {
-    var k = 0
-    while k &+ 8 < count {
-      if loadWord(a + k) != loadWord(b + k) { return false }
-      k &+= 8
-    }
-    return loadWord(a + (count &- 8)) == loadWord(b + (count &- 8))
-  }
-
   /// The route whose literals equal the URL's scheme, host and path (`buf` its serialization), or -1.
   ///
   /// The key is the serialization up to the path's end, so only URLs without userinfo (`scheme://host…` or
@@ -143,7 +131,7 @@ struct StaticRoutes: @unchecked Sendable {
     while true {
       let entry = slots[i]
       if entry.route < 0 { return -1 }
-      if entry.hash == h && Int(entry.count) == count && Self.equalKeys(base, text + Int(entry.textStart), count) {
+      if entry.hash == h && Int(entry.count) == count && memoryEqual(base, text + Int(entry.textStart), count) {
         return entry.route
       }
       i = (i &+ 1) & mask

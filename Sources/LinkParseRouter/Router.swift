@@ -176,15 +176,26 @@ public struct Router: Sendable {
     return (statistics.nodesVisited, statistics.componentsTried)
   }
 
-  /// The route the trie's search picks for `url`, without the table of literal-only routes that
-  /// ``match(_:)`` consults first: for tests that check the two agree.
+  /// The route the trie's search picks for `url` (``trieMatch(_:)``'s route): for tests that check
+  /// ``match(_:)`` agrees with it.
   @_spi(Testing)
-  public func trieRouteIndex(_ url: ParsedURL) -> Int? {
+  public func trieRouteIndex(_ url: ParsedURL) -> Int? { trieMatch(url)?.routeIndex }
+
+  /// The route and capture ranges (UTF-8 offsets into the href) the trie's search picks for `url`, without
+  /// the literal-only table and the route-by-route match of small tables that ``match(_:)`` uses: for tests
+  /// and fuzzing that check they agree. Nil when no route matches or a constraint hits a limit.
+  @_spi(Testing)
+  public func trieMatch(_ url: ParsedURL) -> (routeIndex: Int, captures: [Range<Int>])? {
     var statistics = CompiledRouter.SearchStatistics()
     var captures = CaptureList()
     guard let r = try? compiled.search(url, captures: &captures, statistics: &statistics), r >= 0 else { return nil }
-    return Int(r)
+    return (Int(r), (0..<captures.count).map { Int(captures[$0].start)..<Int(captures[$0].end) })
   }
+
+  /// Whether ``match(_:)`` matches small tables route by route rather than through the trie (tables of at
+  /// most 16 routes whose constraints are all matched natively).
+  @_spi(Testing)
+  public var matchesRouteByRoute: Bool { compiled.linearRoutes != nil }
 
   /// Whether ``match(_:)`` answers `url` from the table of literal-only routes (without the trie).
   @_spi(Testing)

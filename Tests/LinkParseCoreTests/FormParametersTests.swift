@@ -35,18 +35,6 @@ private func referenceParse(_ bytes: [UInt8], form: Bool = true) -> [(name: [UIn
   }
 }
 
-/// A small deterministic generator (SplitMix64), so failures reproduce.
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
-
 private func pairs(_ params: FormParameters, _ encoding: FormParameters.Encoding = .form) -> [[String?]] {
   params.map { [$0.name(encoding), $0.value(encoding)] }
 }

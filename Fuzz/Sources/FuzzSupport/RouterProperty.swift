@@ -1,5 +1,5 @@
 import LinkParseCore
-import LinkParseRouter
+@_spi(Testing) import LinkParseRouter
 
 /// The `router` target: route tables and URLs, both from the input.
 ///
@@ -10,7 +10,8 @@ import LinkParseRouter
 /// Properties:
 /// - compiling never crashes: a bad table is a `RouterCompileError` listing errors with codes, messages and
 ///   positions inside their pattern, the same list `Router.check` returns;
-/// - matching never crashes or hangs (the limits are errors, as values); a match names a route of the table,
+/// - matching never crashes or hangs (the limits are errors, as values); a match is the trie's own answer
+///   (route and captures), whether the table was matched route by route or through the trie; it names a route of the table,
 ///   its captures are slices of the URL's href at the offsets they report, and `explain` agrees with it;
 /// - reverse routing a match (its captures, the URL's query) gives a URL that parses and that the same route
 ///   matches on its own.
@@ -58,6 +59,14 @@ enum RouterProperty {
       let outcome: Result<RouteMatch?, RouteError>
       do { outcome = .success(try router.match(url)) } catch { outcome = .failure(error) }
       let explanation = router.explain(url)
+      if case .success(let match) = outcome {
+        // Small tables are matched route by route, others by the trie after the literal-only table: the
+        // trie's own answer must be the same (route and captures).
+        let trie = router.trieMatch(url)
+        problems.check(
+          trie?.routeIndex == match?.routeIndex && trie?.captures == match?.captures.map(\.utf8Range),
+          "match (\(match?.name ?? "none")) and the trie (\(trie.map { "r\($0.routeIndex)" } ?? "none")) disagree on \(show(url.href))")
+      }
       switch outcome {
       case .failure(let error):
         problems.check(error.code == .constraintLimitExceeded, "match threw \(error) for \(show(url.href))")

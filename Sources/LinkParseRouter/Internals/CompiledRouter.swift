@@ -8,7 +8,9 @@
 // explored and the routes found are compared by their full priority, so the result is the same as sorting all
 // matching routes by priority, without visiting them all.
 //
-// The search (Search.swift) reads the trie from `TrieTables` (TrieTables.swift), in flat memory.
+// The search (Search.swift) reads the trie from `TrieTables` (TrieTables.swift), in flat memory. Two shortcuts
+// come before it in `search`, each giving the trie's answer: literal-only routes found by one hash
+// (StaticRoutes.swift), and small tables matched route by route in priority order (LinearRoutes.swift).
 
 import LinkParseCore
 
@@ -50,6 +52,8 @@ final class CompiledRouter: Sendable {
   let tables: TrieTables
   /// The literal-only routes found by hash before any walk of the trie (see StaticRoutes.swift).
   let staticRoutes: StaticRoutes
+  /// Small tables, matched route by route (see LinearRoutes.swift); nil for the others.
+  let linearRoutes: LinearRoutes?
 
   init(programs: [RouteProgram], patterns: [ComponentPattern], names: [String], limits: RegexLimits) {
     self.programs = programs
@@ -63,11 +67,13 @@ final class CompiledRouter: Sendable {
     tables = TrieTables(
       CompiledRouter.buildTrie(programs, patterns: patterns), patterns: patterns, programs: programs)
     staticRoutes = StaticRoutes(programs)
+    linearRoutes = LinearRoutes(programs, patterns: patterns)
   }
 
   deinit {
     tables.deallocate()
     staticRoutes.deallocate()
+    linearRoutes?.deallocate()
   }
 
   private static func buildTrie(_ programs: [RouteProgram], patterns: [ComponentPattern]) -> [TrieNode] {
@@ -163,6 +169,15 @@ final class CompiledRouter: Sendable {
       let r = staticRoute(url, view)
       if r >= 0 { return r }
     }
+    // Small tables: route by route (not for statistics either).
+    if statistics == nil, let linear = linearRoutes {
+      let r = runLinear(url, view, linear, query: nil, captures: &captures)
+      guard r == LinearRoutes.queryNeeded else { return r }
+      let parameters = url.queryParameters
+      return withUnsafePointer(to: parameters) { query in
+        runLinear(url, view, linear, query: query, captures: &captures)
+      }
+    }
     // The closures below capture nothing that needs reference counting: capturing `url` would retain it.
     // The routes that require query parameters need it, so a search that reaches one starts again with the
     // URL's parameters at hand (the rare, slower path).
@@ -188,6 +203,26 @@ final class CompiledRouter: Sendable {
       case .route(let r): return r
       case .stopped(.limit(let component)): throw LimitHit(component: component)
       case .stopped(.queryNeeded): preconditionFailure("a search with the query at hand asked for it")
+      }
+    }
+  }
+
+  /// The route-by-route match of a small table (see LinearRoutes.swift), `view` describing `url`: a route
+  /// index, -1, or `LinearRoutes.queryNeeded` when `query` is nil and a route needs it.
+  @inline(never)
+  private func runLinear(
+    _ url: ParsedURL, _ view: URLView, _ linear: LinearRoutes, query: UnsafePointer<FormParameters>?,
+    captures: inout CaptureList
+  ) -> Int32 {
+    let capacity = maxCaptures + 1
+    let components = tables.components
+    let router = Unmanaged.passUnretained(self)  // captured below without a retain
+    return withHrefBytes(url) { buf -> Int32 in
+      withUnsafeTemporaryAllocation(of: CaptureSlot.self, capacity: capacity) { slots -> Int32 in
+        var stack = CaptureStack(slots)
+        let r = linear.find(buf, view, components: components, router: router, query: query, stack: &stack)
+        if r >= 0 { captures.assign(stack.base, count: stack.count) }
+        return r
       }
     }
   }

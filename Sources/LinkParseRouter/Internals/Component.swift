@@ -101,6 +101,12 @@ final class ComponentPattern: Sendable {
 
   deinit { code.deallocate() }
 
+  /// Whether matching this component never hits the PCRE2 limits: its constraints (if any) are matched
+  /// natively.
+  var cannotHitLimits: Bool {
+    parts.allSatisfy { if case .capture(_, let c?) = $0 { c.isNative } else { true } }
+  }
+
   var captureCount: Int {
     parts.reduce(0) { if case .capture = $1 { $0 + 1 } else { $0 } }
   }

@@ -75,6 +75,9 @@ final class Constraint: @unchecked Sendable {
 
   deinit { pcre2_code_free_8(code) }
 
+  /// Whether matching never runs PCRE2, so never hits its limits (`[0-9]+`, `\d+`).
+  var isNative: Bool { isDigits }
+
   /// Whether `count` bytes at `start` match the whole constraint.
   func matches(_ start: UnsafePointer<UInt8>, count: Int) -> ConstraintResult {
     if isDigits {

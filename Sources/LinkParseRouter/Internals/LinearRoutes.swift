@@ -8,9 +8,10 @@
 // loop would stop at a better route first. So only tables whose constraints cannot hit a limit (none, or
 // `[0-9]+`, matched natively) are matched this way.
 //
-// What it saves: a URL of a table of ten routes, three of them with captures, is matched in a few hundred
-// instructions (most routes are rejected by the length of their scheme or host), where the trie's search pays
-// a recursive call, its setup and its bookkeeping at every level.
+// What it saves: the trie's search pays a recursive call, its setup and its bookkeeping at every level, where
+// this loop turns most routes down by the length and first word of their scheme or host. On the benchmark's
+// ten routes, a URL of a three-capture route costs about 1,330 instructions to route instead of 1,657 (after
+// parsing); over the benchmark corpus, routing with parsing costs 2,411 instructions per URL instead of 2,533.
 
 import LinkParseCore
 

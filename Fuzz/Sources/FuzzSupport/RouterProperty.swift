@@ -11,8 +11,9 @@ import LinkParseCore
 /// - compiling never crashes: a bad table is a `RouterCompileError` listing errors with codes, messages and
 ///   positions inside their pattern, the same list `Router.check` returns;
 /// - matching never crashes or hangs (the limits are errors, as values); a match is the trie's own answer
-///   (route and captures), whether the table was matched route by route or through the trie; it names a route of the table,
-///   its captures are slices of the URL's href at the offsets they report, and `explain` agrees with it;
+///   (route and captures), whether the table was matched route by route or through the trie; it names a
+///   route of the table, its captures are slices of the URL's href at the offsets they report, and
+///   `explain` agrees with it;
 /// - reverse routing a match (its captures, the URL's query) gives a URL that parses and that the same route
 ///   matches on its own.
 enum RouterProperty {

@@ -22,8 +22,22 @@ import LinkParseCore
 struct LinearRoutes: @unchecked Sendable {
   // @unchecked: the memory is written once in `init` and only read afterwards, from any thread.
 
-  /// A literal scheme or host, as the trie's literal children hold it: its length and first and last eight
-  /// bytes (folded when caseless), so that most routes are turned down by two compares.
+  /// A component of a route: its pattern (an index into the router's `patterns`; -1 for the host of a route
+  /// without one) and, when the pattern is a literal, its words as the trie's literal children hold them, so
+  /// that most routes are turned down by two compares.
+  struct Component {
+    var pattern: Int32 = -1
+    var literal = Literal()
+
+    init() {}
+
+    init(_ pattern: ComponentPattern, index: Int32) {
+      self.pattern = index
+      literal = Literal(pattern)
+    }
+  }
+
+  /// A literal's length and first and last eight bytes (folded when caseless).
   struct Literal {
     /// -1 when the component is not a literal.
     var count: Int32 = -1
@@ -34,45 +48,27 @@ struct LinearRoutes: @unchecked Sendable {
 
     init() {}
 
-    /// Whether comparing the words decides equality: a literal of at most sixteen bytes.
-    var isDecidedByWords: Bool { count >= 0 && count <= 16 }
-
     init(_ pattern: ComponentPattern) {
       guard let text = pattern.literal else { return }
       count = Int32(text.count)
       caseless = pattern.caseless
-      (prefix, suffix) = text.withUnsafeBufferPointer { t in
-        let p = t.baseAddress ?? UnsafePointer(bitPattern: 1)!
-        return (prefixWord(p, count: t.count, readable: t.count), t.count > 8 ? loadWord(p + (t.count - 8)) : 0)
-      }
-    }
-  }
-
-  /// A URL's scheme or host as ``Literal``s are compared with it: read once per search.
-  struct Words {
-    let count: Int
-    let prefix: UInt64
-    let foldedPrefix: UInt64
-    let suffix: UInt64
-    let foldedSuffix: UInt64
-
-    @inline(__always)
-    init(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, readable: Int) {
-      count = end &- start
-      prefix = prefixWord(base + start, count: count, readable: readable &- start)
-      foldedPrefix = asciiLowercasedWord(prefix)
-      suffix = count > 8 ? loadWord(base + (end &- 8)) : 0
-      foldedSuffix = asciiLowercasedWord(suffix)
+      (prefix, suffix) = literalWords(text)
     }
 
-    /// Whether the component cannot equal `literal` (false for a component that is not a literal, and for
-    /// literals longer than sixteen bytes whose middle is still to compare).
+    /// Whether comparing the words decides equality: a literal of at most sixteen bytes.
+    var isDecidedByWords: Bool { count >= 0 && count <= 16 }
+
+    /// Whether the bytes `end - count..<end` of `base`, whose first eight are `prefix` (as `prefixWord`
+    /// reads them), cannot be this literal: false for a component that is not a literal, and for a literal
+    /// longer than sixteen bytes whose middle is still to compare.
     @inline(__always)
-    func rules(out literal: Literal) -> Bool {
-      guard literal.count >= 0 else { return false }
-      guard Int(literal.count) == count else { return true }
-      if (literal.caseless ? foldedPrefix : prefix) != literal.prefix { return true }
-      return count > 8 && (literal.caseless ? foldedSuffix : suffix) != literal.suffix
+    func rulesOut(_ base: UnsafePointer<UInt8>, count: Int, end: Int, prefix: UInt64) -> Bool {
+      guard self.count >= 0 else { return false }
+      guard Int(self.count) == count else { return true }
+      if (caseless ? asciiLowercasedWord(prefix) : prefix) != self.prefix { return true }
+      guard count > 8 else { return false }
+      let last = loadWord(base + (end &- 8))
+      return (caseless ? asciiLowercasedWord(last) : last) != suffix
     }
   }
 
@@ -80,13 +76,10 @@ struct LinearRoutes: @unchecked Sendable {
   struct Entry {
     /// The route's index.
     var route: Int32
-    /// The scheme's and the host's patterns (indices into the router's `patterns`); `host` -1 for a route
-    /// without a host, which matches only URLs without one.
-    var scheme: Int32
-    var host: Int32
-    var schemeLiteral: Literal
-    var hostLiteral: Literal
-    /// The path segments' patterns: a run of `segments`.
+    var scheme: Component
+    /// `pattern` -1 for a route without a host, which matches only URLs without one.
+    var host: Component
+    /// The path segments: a run of `segments`.
     var segmentStart: Int32
     var segmentCount: Int32
     /// The `{name...}` capture's name index, or -1.
@@ -103,15 +96,9 @@ struct LinearRoutes: @unchecked Sendable {
   /// and was given none: the caller asks again with the URL's parameters.
   static let queryNeeded: Int32 = -2
 
-  /// A path segment's pattern, and its text when a literal.
-  struct Segment {
-    var pattern: Int32
-    var literal: Literal
-  }
-
   let entries: UnsafeMutablePointer<Entry>
   let count: Int
-  let segments: UnsafeMutablePointer<Segment>
+  let segments: UnsafeMutablePointer<Component>
 
   /// The table for `programs`, or nil when it is too large or a constraint may hit the PCRE2 limits.
   init?(_ programs: [RouteProgram], patterns: [ComponentPattern]) {
@@ -119,15 +106,16 @@ struct LinearRoutes: @unchecked Sendable {
     var index: [ObjectIdentifier: Int32] = [:]
     for (k, p) in patterns.enumerated() { index[ObjectIdentifier(p)] = Int32(k) }
     var entries: [Entry] = []
-    var segments: [Segment] = []
+    var segments: [Component] = []
+    func component(_ pattern: ComponentPattern) -> Component {
+      Component(pattern, index: index[ObjectIdentifier(pattern)]!)
+    }
     for program in programs.sorted(by: { $0.outranks($1) }) {
       entries.append(Entry(
-        route: Int32(program.index), scheme: index[ObjectIdentifier(program.scheme)]!,
-        host: program.host.map { index[ObjectIdentifier($0)]! } ?? -1,
-        schemeLiteral: Literal(program.scheme), hostLiteral: program.host.map(Literal.init) ?? Literal(),
-        segmentStart: Int32(segments.count), segmentCount: Int32(program.segments.count),
-        rest: program.rest ?? -1, hasQuery: !program.query.isEmpty))
-      segments += program.segments.map { Segment(pattern: index[ObjectIdentifier($0)]!, literal: Literal($0)) }
+        route: Int32(program.index), scheme: component(program.scheme),
+        host: program.host.map(component) ?? Component(), segmentStart: Int32(segments.count),
+        segmentCount: Int32(program.segments.count), rest: program.rest ?? -1, hasQuery: !program.query.isEmpty))
+      segments += program.segments.map(component)
     }
     count = entries.count
     self.entries = .allocate(capacity: max(entries.count, 1))
@@ -151,32 +139,33 @@ struct LinearRoutes: @unchecked Sendable {
   ) -> Int32 {
     let base = buf.baseAddress!
     let count = buf.count
-    let scheme = Words(base, 0, view.schemeEnd, readable: count)
+    let schemePrefix = prefixWord(base, count: view.schemeEnd, readable: count)
     let host = view.host
-    let hostWords = host.map { Words(base, $0.lowerBound, $0.upperBound, readable: count) }
+    let hostPrefix = host.map { h in prefixWord(base + h.lowerBound, count: h.count, readable: count &- h.lowerBound) }
+      ?? 0
     var e = entries
     let last = entries + self.count
     next: while e < last {
       defer { e += 1 }
-      // Literal schemes and hosts first, by their words (most routes end here).
-      if scheme.rules(out: e.pointee.schemeLiteral) { continue }
-      if e.pointee.host >= 0 {
-        guard let hostWords, !hostWords.rules(out: e.pointee.hostLiteral) else { continue }
-      } else if host != nil {
-        continue
-      }
       stack.count = 0
-      @inline(__always) func matches(_ pattern: Int32, _ start: Int, _ end: Int) -> Bool {
-        let result = components[Int(pattern)].match(buf, start, end, &stack)
+      /// Whether `buf[start..<end]` (its first eight bytes `prefix`) matches `c`, its captures pushed on
+      /// `stack`: literals by their words (most routes end here), then the rest in full (for literals, the
+      /// bytes between the words).
+      @inline(__always) func matches(_ c: Component, _ start: Int, _ end: Int, prefix: UInt64) -> Bool {
+        if c.literal.rulesOut(base, count: end &- start, end: end, prefix: prefix) { return false }
+        if c.literal.isDecidedByWords { return true }
+        let result = components[Int(c.pattern)].match(buf, start, end, &stack)
         assert(result != .limitExceeded, "a linear table holds no constraint that can hit a limit")
         return result == .match
       }
-      // Then each component in full, but literals of sixteen bytes or fewer, which their words decided.
-      if !e.pointee.schemeLiteral.isDecidedByWords {
-        guard matches(e.pointee.scheme, 0, view.schemeEnd) else { continue }
-      }
-      if let host, e.pointee.host >= 0, !e.pointee.hostLiteral.isDecidedByWords {
-        guard matches(e.pointee.host, host.lowerBound, host.upperBound) else { continue }
+      guard matches(e.pointee.scheme, 0, view.schemeEnd, prefix: schemePrefix) else { continue }
+      switch (e.pointee.host.pattern >= 0, host) {
+      case (true, let host?):
+        guard matches(e.pointee.host, host.lowerBound, host.upperBound, prefix: hostPrefix) else { continue }
+      case (false, nil):
+        break
+      default:
+        continue
       }
       // The segments, as the trie's levels read them: each starts after the '/' at `cursor`.
       var cursor = view.pathStart
@@ -186,20 +175,7 @@ struct LinearRoutes: @unchecked Sendable {
         if view.isPathEnd(buf, cursor) { continue next }
         let start = cursor &+ 1
         let (end, prefix) = scanSegment(base, from: start, to: count)
-        let literal = segments[k].literal
-        if literal.count >= 0 {
-          // As the scheme and host above: length, first and last words, then any bytes between.
-          guard Int(literal.count) == end &- start,
-            (literal.caseless ? asciiLowercasedWord(prefix) : prefix) == literal.prefix
-          else { continue next }
-          if literal.count > 8 {
-            let last = loadWord(base + (end &- 8))
-            guard (literal.caseless ? asciiLowercasedWord(last) : last) == literal.suffix else { continue next }
-            if literal.count > 16 && !matches(segments[k].pattern, start, end) { continue next }
-          }
-        } else if !matches(segments[k].pattern, start, end) {
-          continue next
-        }
+        guard matches(segments[k], start, end, prefix: prefix) else { continue next }
         cursor = end
         k &+= 1
       }

@@ -97,10 +97,7 @@ struct TrieTables: @unchecked Sendable {
     func list(_ children: [Int32]) -> Run {
       run(children.map { child in
         let text = patterns[Int(trie[Int(child)].component)].literal!
-        let (prefix, suffix) = text.withUnsafeBufferPointer { t in
-          let p = t.baseAddress ?? UnsafePointer(bitPattern: 1)!
-          return (prefixWord(p, count: t.count, readable: t.count), t.count > 8 ? loadWord(p + (t.count - 8)) : 0)
-        }
+        let (prefix, suffix) = literalWords(text)
         return LiteralChild(prefix: prefix, suffix: suffix, count: Int32(text.count), child: child)
       }, in: &literals)
     }

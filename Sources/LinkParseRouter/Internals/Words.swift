@@ -26,6 +26,15 @@ func prefixWord(_ p: UnsafePointer<UInt8>, count: Int, readable: Int) -> UInt64 
   return w
 }
 
+/// A literal's first eight bytes (as `prefixWord` reads them) and, when it is longer than eight, its last
+/// eight (else 0): what the matcher compares with a component before any other byte.
+func literalWords(_ text: [UInt8]) -> (prefix: UInt64, suffix: UInt64) {
+  text.withUnsafeBufferPointer { t in
+    let p = t.baseAddress ?? UnsafePointer(bitPattern: 1)!
+    return (prefixWord(p, count: t.count, readable: t.count), t.count > 8 ? loadWord(p + (t.count - 8)) : 0)
+  }
+}
+
 /// The low `n` bytes of a word set (`n` in `0...7`).
 @inline(__always)
 func lowBytes(_ n: Int) -> UInt64 { (1 &<< UInt64(truncatingIfNeeded: n &* 8)) &- 1 }

@@ -127,8 +127,8 @@ extension ParsedURL {
       case .success(let output):
         switch output.serialization {
         case .input: break
-        case .bytes(let serialization):
-          if !serialization.elementsEqual(bytes) {
+        case .string(let serialization):
+          if !serialization.utf8.elementsEqual(bytes) {
             return "the fast path accepted \(Array(bytes)) but its serialization is \(serialization)"
           }
         }

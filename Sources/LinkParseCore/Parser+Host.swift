@@ -421,13 +421,15 @@ func domainToASCII(_ domain: [UInt8]) -> Result<[UInt8], HostMessage> {
   return answer
 }
 
-/// The answers of ``domainToASCII(_:)`` for the last domains asked, in 64 slots chosen by a hash of the domain
-/// (a new domain replaces the one in its slot), under a lock.
+/// The answers of ``domainToASCII(_:)`` for the last domains asked: 32 sets of two, the set chosen by a hash of
+/// the domain, each set holding its two most recently used domains (a new domain replaces the less recent
+/// one), under a lock.
 ///
 /// A callback's host repeats from one URL to the next (a shop's `магазин.рф`), and ICU's UTS #46 pass costs
 /// about 4,000 instructions where a hit costs a hash, a comparison and a copy. The function is
-/// deterministic, so a hit answers exactly as ICU would. Bounded: 64 domains of at most 255 bytes (longer ones
-/// are not kept), whatever the input.
+/// deterministic, so a hit answers exactly as ICU would. Two ways per set: with one, two hosts in turn whose
+/// hashes met (`магазин.рф` and `bücher.example` do) replaced each other and missed every time. Bounded: 64
+/// domains of at most 255 bytes (longer ones are not kept), whatever the input.
 final class IDNACache: @unchecked Sendable {
   // @unchecked: `slots` is only read and written with `lock` held.
   static let shared = IDNACache()
@@ -437,39 +439,57 @@ final class IDNACache: @unchecked Sendable {
     var answer: Result<[UInt8], HostMessage>
   }
 
-  private static let count = 64
+  private static let sets = 32
   private static let longestKept = 255
   private let lock: UnsafeMutablePointer<pthread_mutex_t>
+  /// Set `k` is `slots[2k]` (its most recently used domain) and `slots[2k + 1]`.
   private var slots: [Slot?]
 
-  private init() {
+  /// An empty cache (``shared`` serves the parser; tests make their own).
+  init() {
     lock = .allocate(capacity: 1)
     lock.initialize(to: pthread_mutex_t())
     pthread_mutex_init(lock, nil)
-    slots = Array(repeating: nil, count: Self.count)
+    slots = Array(repeating: nil, count: 2 &* Self.sets)
   }
 
-  private static func slot(_ domain: [UInt8]) -> Int {
+  /// The first slot of `domain`'s set.
+  private static func set(_ domain: [UInt8]) -> Int {
     var h: UInt64 = 0xcbf2_9ce4_8422_2325
     for b in domain { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
-    return Int(truncatingIfNeeded: h ^ (h &>> 32)) & (count - 1)
+    return (Int(truncatingIfNeeded: h ^ (h &>> 32)) & (sets - 1)) &* 2
   }
 
   func answer(for domain: [UInt8]) -> Result<[UInt8], HostMessage>? {
     guard domain.count <= Self.longestKept else { return nil }
-    let k = Self.slot(domain)
+    let k = Self.set(domain)
     pthread_mutex_lock(lock)
     defer { pthread_mutex_unlock(lock) }
-    guard let slot = slots[k], slot.domain == domain else { return nil }
-    return slot.answer
+    if let first = slots[k], first.domain == domain { return first.answer }
+    guard let second = slots[k &+ 1], second.domain == domain else { return nil }
+    slots.swapAt(k, k &+ 1)  // now the most recently used
+    return second.answer
   }
 
   func keep(_ answer: Result<[UInt8], HostMessage>, for domain: [UInt8]) {
     guard domain.count <= Self.longestKept else { return }
-    let k = Self.slot(domain)
+    let k = Self.set(domain)
     pthread_mutex_lock(lock)
     defer { pthread_mutex_unlock(lock) }
+    if let first = slots[k], first.domain == domain { return }  // kept by another thread meanwhile
+    slots[k &+ 1] = slots[k]
     slots[k] = Slot(domain: domain, answer: answer)
+  }
+
+  /// Whether two domains fall in the same set (for tests).
+  func sameSet(_ a: [UInt8], _ b: [UInt8]) -> Bool { Self.set(a) == Self.set(b) }
+
+  /// Whether `domain`'s answer is kept (for tests).
+  func holds(_ domain: [UInt8]) -> Bool {
+    let k = Self.set(domain)
+    pthread_mutex_lock(lock)
+    defer { pthread_mutex_unlock(lock) }
+    return slots[k]?.domain == domain || slots[k &+ 1]?.domain == domain
   }
 }
 

@@ -76,6 +76,7 @@ internal import CByteScan
 
   /// Builds the `ParsedURL` from a parse result: its storage is `input` when the serialization is the input
   /// (marked as shared when `isInput`: the caller's own string), else a new string of the output bytes.
+  @inline(__always)
   private static func finish(
     _ result: Result<ParseOutput, URLParseError>, input: consuming String, isInput: Bool
   ) throws(URLParseError) -> ParsedURL {
@@ -85,8 +86,8 @@ internal import CByteScan
     case .input:
       storage = input
       output.structure.sharesInput = isInput
-    case .bytes(let bytes):
-      storage = String(decoding: bytes, as: UTF8.self)
+    case .string(let string):
+      storage = string
     }
     return ParsedURL(storage: storage, structure: output.structure)
   }
@@ -95,7 +96,8 @@ internal import CByteScan
     enum Serialization {
       /// The serialization is exactly the input.
       case input
-      case bytes([UInt8])
+      /// A serialization of its own (ASCII).
+      case string(String)
     }
     var serialization: Serialization
     var structure: URLStructure
@@ -178,15 +180,13 @@ internal import CByteScan
     if isWholeInput && machine.writer.count == cleaned.count {
       // Identical to the input: nothing was written, or (rarely: an edit that undid itself, such as the
       // "/." path prefix) the written bytes are the input's.
-      if !machine.writer.diverged || machine.writer.buffer.elementsEqual(cleaned) {
+      if !machine.writer.diverged || cleaned.isEmpty
+        || memoryEqual(machine.writer.out!, cleaned.baseAddress!, cleaned.count)
+      {
         return .success(ParseOutput(serialization: .input, structure: machine.url))
       }
     }
-    if machine.writer.diverged {
-      return .success(ParseOutput(serialization: .bytes(machine.writer.buffer), structure: machine.url))
-    }
-    return .success(
-      ParseOutput(serialization: .bytes(Array(cleaned[0..<machine.writer.count])), structure: machine.url))
+    return .success(ParseOutput(serialization: .string(machine.writer.makeString()), structure: machine.url))
   }
 
   /// Maps an offset in the cleaned input (trimmed, tabs and newlines removed) to the caller's input.
@@ -325,7 +325,7 @@ struct BaseURL {
 
 private let EOF: UInt8 = 0  // never compared as a byte: every read checks `p < end` first
 
-struct URLStateMachine {
+struct URLStateMachine: ~Copyable {
   let input: UnsafeBufferPointer<UInt8>
   let end: Int
   let base: BaseURL?
@@ -794,15 +794,18 @@ struct URLStateMachine {
       }
       let endsWithSlash = c == UInt8(ascii: "/") || c == UInt8(ascii: "\\")
       let length = writer.count &- segmentStart &- 1
-      if isDoubleDotSegment(from: segmentStart &+ 1, length: length) {
+      // The segment's bytes, read in place. (Through methods on `self`, each segment copied the whole
+      // machine to borrow it.)
+      let segment = writer.bytes(from: segmentStart &+ 1)
+      if Self.isDoubleDotSegment(segment, length) {
         writer.truncate(to: segmentStart)
         shortenPath()
         if !endsWithSlash { writer.append(UInt8(ascii: "/")) }
-      } else if isSingleDotSegment(from: segmentStart &+ 1, length: length) {
+      } else if Self.isSingleDotSegment(segment, length) {
         writer.truncate(to: segmentStart)
         if !endsWithSlash { writer.append(UInt8(ascii: "/")) }
       } else if scheme == .file && segmentStart == Int(url.pathStart) && length == 2
-        && isWindowsDriveLetter(writer.byte(at: segmentStart &+ 1), writer.byte(at: segmentStart &+ 2))
+        && isWindowsDriveLetter(segment[0], segment[1])
       {
         writer.replace(at: segmentStart &+ 2, with: UInt8(ascii: ":"))
       }
@@ -817,30 +820,29 @@ struct URLStateMachine {
     }
   }
 
+  /// Whether the `length` bytes at `p` are a single-dot segment ("." or "%2e").
   @inline(__always)
-  func isSingleDotSegment(from i: Int, length: Int) -> Bool {
-    if length == 1 { return writer.byte(at: i) == UInt8(ascii: ".") }
-    if length == 3 { return isPercent2E(i) }
+  static func isSingleDotSegment(_ p: UnsafePointer<UInt8>, _ length: Int) -> Bool {
+    if length == 1 { return p[0] == UInt8(ascii: ".") }
+    if length == 3 { return isPercent2E(p) }
     return false
   }
 
+  /// Whether the `length` bytes at `p` are a double-dot segment ("..", ".%2e", "%2e.", "%2e%2e").
   @inline(__always)
-  func isDoubleDotSegment(from i: Int, length: Int) -> Bool {
+  static func isDoubleDotSegment(_ p: UnsafePointer<UInt8>, _ length: Int) -> Bool {
     switch length {
-    case 2: return writer.byte(at: i) == UInt8(ascii: ".") && writer.byte(at: i &+ 1) == UInt8(ascii: ".")
-    case 4:
-      return (writer.byte(at: i) == UInt8(ascii: ".") && isPercent2E(i &+ 1))
-        || (isPercent2E(i) && writer.byte(at: i &+ 3) == UInt8(ascii: "."))
-    case 6: return isPercent2E(i) && isPercent2E(i &+ 3)
+    case 2: return p[0] == UInt8(ascii: ".") && p[1] == UInt8(ascii: ".")
+    case 4: return (p[0] == UInt8(ascii: ".") && isPercent2E(p + 1)) || (isPercent2E(p) && p[3] == UInt8(ascii: "."))
+    case 6: return isPercent2E(p) && isPercent2E(p + 3)
     default: return false
     }
   }
 
-  /// Whether the output holds "%2e" or "%2E" at `i`.
+  /// Whether the three bytes at `p` are "%2e" or "%2E".
   @inline(__always)
-  func isPercent2E(_ i: Int) -> Bool {
-    writer.byte(at: i) == UInt8(ascii: "%") && writer.byte(at: i &+ 1) == UInt8(ascii: "2")
-      && writer.byte(at: i &+ 2) | 0x20 == UInt8(ascii: "e")
+  static func isPercent2E(_ p: UnsafePointer<UInt8>) -> Bool {
+    p[0] == UInt8(ascii: "%") && p[1] == UInt8(ascii: "2") && p[2] | 0x20 == UInt8(ascii: "e")
   }
 
   /// shorten a URL's path: removes the last segment, except a file URL's lone normalized drive letter.

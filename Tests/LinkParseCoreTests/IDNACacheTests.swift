@@ -30,6 +30,33 @@ struct IDNACacheTests {
     #expect(Self.same(domainToASCII(long), icuDomainToASCII(long)))
   }
 
+  /// Two domains whose hashes choose the same set, asked in turn, both stay kept (with one slot per set they
+  /// replaced each other, and every ask went to ICU).
+  @Test func collidingDomainsAreBothKept() {
+    let cache = IDNACache()  // not the shared one, which other tests fill meanwhile
+    let a = Array("магазин.рф".utf8)
+    let b = Array("bücher.example".utf8)
+    for domain in [a, b, a, b] where cache.answer(for: domain) == nil {
+      cache.keep(icuDomainToASCII(domain), for: domain)
+    }
+    #expect(cache.holds(a) && cache.holds(b))
+    #expect(cache.answer(for: a).map { Self.same($0, icuDomainToASCII(a)) } == true)
+    #expect(cache.answer(for: b).map { Self.same($0, icuDomainToASCII(b)) } == true)
+    // A third domain of the same set replaces the less recently used of the two.
+    var third: [UInt8] = []
+    for k in 0..<10_000 {
+      let candidate = Array("x\(k).рф".utf8)
+      if cache.sameSet(candidate, a) {
+        third = candidate
+        break
+      }
+    }
+    #expect(!third.isEmpty)
+    _ = cache.answer(for: a)  // a is now the more recent
+    cache.keep(icuDomainToASCII(third), for: third)
+    #expect(cache.holds(a) && cache.holds(third) && !cache.holds(b))
+  }
+
   @Test func parsesFromManyTasksAlike() async throws {
     let inputs = (0..<100).map { "https://пример\($0 % 70).рф/cb?code=\($0)" }
     let expected = try inputs.map { try ParsedURL($0).href }

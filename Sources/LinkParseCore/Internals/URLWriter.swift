@@ -14,29 +14,74 @@
 // from `input` is below `count <= input.count` or inside a range the parser took from `input`'s bounds.
 
 @usableFromInline
-internal struct URLWriter {
+internal struct URLWriter: ~Copyable {
   @usableFromInline let input: UnsafeBufferPointer<UInt8>
   /// Bytes written so far (virtual or real).
   @usableFromInline var count: Int = 0
-  /// The real output, once it has diverged from the input.
-  @usableFromInline var buffer: [UInt8] = []
+  /// Whether the output has diverged from the input (and lives in ``out``).
   @usableFromInline var diverged = false
+  /// The real output once diverged: `capacity` bytes at `out`, owned by the writer (noncopyable, so that
+  /// exactly one writer frees them). A buffer of our own rather than an `[UInt8]`: each append to an array
+  /// checked its uniqueness and capacity and went through the generic `append(contentsOf:)`, about a third of
+  /// the cost of parsing a URL that needs rewriting. (A `ManagedBuffer` cost more: its generic metadata was
+  /// looked up on each creation.)
+  @usableFromInline var out: UnsafeMutablePointer<UInt8>? = nil
+  @usableFromInline var capacity = 0
 
   @inlinable init(input: UnsafeBufferPointer<UInt8>) {
     self.input = input
   }
 
+  deinit { out?.deallocate() }
+
   @inline(never)
   @usableFromInline mutating func diverge() {
     precondition(!diverged)
-    buffer.reserveCapacity(Swift.max(input.count &+ 16, 64))
-    buffer.append(contentsOf: UnsafeBufferPointer(rebasing: input[0..<count]))
+    grow(to: Swift.max(input.count &+ 16, 64))
+    if count > 0 { out!.update(from: input.baseAddress!, count: count) }
     diverged = true
+  }
+
+  /// Makes room for at least `needed` bytes in all, keeping the ones written.
+  @inline(never)
+  @usableFromInline mutating func grow(to needed: Int) {
+    let newCapacity = Swift.max(needed, capacity &* 2)
+    let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+    if let old = out {
+      if count > 0 { bytes.update(from: old, count: count) }
+      old.deallocate()
+    }
+    out = bytes
+    capacity = newCapacity
+  }
+
+  /// Room for `n` more bytes past ``count`` (diverged writers only).
+  @inlinable @inline(__always) mutating func reserve(_ n: Int) {
+    if count &+ n > capacity { grow(to: count &+ n) }
   }
 
   /// The byte at output position `i < count`.
   @inlinable func byte(at i: Int) -> UInt8 {
-    diverged ? buffer[i] : input[i]
+    diverged ? out![i] : input[i]
+  }
+
+  /// The output from position `i <= count` on (valid for `count - i` bytes, until the next write).
+  @inlinable func bytes(from i: Int) -> UnsafePointer<UInt8> {
+    diverged ? UnsafePointer(out! + i) : input.baseAddress! + i
+  }
+
+  /// The real output (diverged writers only).
+  @inlinable var written: UnsafeBufferPointer<UInt8> {
+    UnsafeBufferPointer(start: out, count: count)
+  }
+
+  /// The output as a string (the input's prefix when not diverged).
+  func makeString() -> String {
+    let source = diverged ? UnsafeBufferPointer(start: out, count: count) : UnsafeBufferPointer(rebasing: input[0..<count])
+    return String(unsafeUninitializedCapacity: count) { target in
+      if let from = source.baseAddress { target.baseAddress!.update(from: from, count: count) }
+      return count
+    }
   }
 
   @inlinable mutating func append(_ b: UInt8) {
@@ -47,8 +92,16 @@ internal struct URLWriter {
       }
       diverge()
     }
-    buffer.append(b)
+    reserve(1)
+    out![count] = b
     count &+= 1
+  }
+
+  /// Appends `n` bytes at `p` to the diverged output.
+  @inlinable @inline(__always) mutating func appendReal(_ p: UnsafePointer<UInt8>, _ n: Int) {
+    reserve(n)
+    (out! + count).update(from: p, count: n)
+    count &+= n
   }
 
   /// Appends `input[range]` unchanged.
@@ -67,8 +120,7 @@ internal struct URLWriter {
       }
       diverge()
     }
-    buffer.append(contentsOf: UnsafeBufferPointer(rebasing: input[range]))
-    count &+= range.count
+    appendReal(input.baseAddress! + range.lowerBound, range.count)
   }
 
   /// Appends bytes from elsewhere (the base URL, a serialized host).
@@ -83,8 +135,7 @@ internal struct URLWriter {
       }
       diverge()
     }
-    buffer.append(contentsOf: bytes)
-    count &+= bytes.count
+    appendReal(bytes.baseAddress!, bytes.count)
   }
 
   @inlinable mutating func append(_ s: StaticString) {
@@ -97,13 +148,30 @@ internal struct URLWriter {
     // Copy the longest prefix that is already lower case in one step.
     while i < range.upperBound && input[i] &- 0x41 >= 26 { i &+= 1 }
     appendInput(range.lowerBound..<i)
+    guard i < range.upperBound else { return }
+    if !diverged {
+      append(asciiLowercased(input[i]))  // diverges: `input[i]` is upper case
+      i &+= 1
+    }
+    reserve(range.upperBound &- i)
+    let o = out!
     while i < range.upperBound {
-      append(asciiLowercased(input[i]))
+      o[count] = asciiLowercased(input[i])
+      count &+= 1
       i &+= 1
     }
   }
 
   @inlinable mutating func appendPercentEncoded(_ b: UInt8) {
+    if diverged {
+      reserve(3)
+      let o = out! + count
+      o[0] = UInt8(ascii: "%")
+      o[1] = hexDigit(b &>> 4)
+      o[2] = hexDigit(b & 0x0F)
+      count &+= 3
+      return
+    }
     append(UInt8(ascii: "%"))
     append(hexDigit(b &>> 4))
     append(hexDigit(b & 0x0F))
@@ -146,7 +214,6 @@ internal struct URLWriter {
 
   /// Removes output bytes from position `n` on.
   @inlinable mutating func truncate(to n: Int) {
-    if diverged { buffer.removeLast(count &- n) }
     count = n
   }
 
@@ -154,15 +221,19 @@ internal struct URLWriter {
   @inlinable mutating func replace(at i: Int, with b: UInt8) {
     if byte(at: i) == b { return }
     if !diverged { diverge() }
-    buffer[i] = b
+    out![i] = b
   }
 
   /// Inserts `bytes` at output position `i <= count`.
   @inlinable mutating func insert(_ s: StaticString, at i: Int) {
     if !diverged { diverge() }
     s.withUTF8Buffer { bytes in
-      buffer.insert(contentsOf: bytes, at: i)
-      count &+= bytes.count
+      let n = bytes.count
+      reserve(n)
+      let o = out!
+      (o + i + n).update(from: o + i, count: count &- i)  // overlapping: memmove
+      (o + i).update(from: bytes.baseAddress!, count: n)
+      count &+= n
     }
   }
 }

@@ -560,49 +560,14 @@ struct CallbackFields {
     return true
   }
 
+  /// The key whose name is exactly `name`: CByteScan's table of the names (one slot by a hash of the
+  /// length and the first and last bytes, then a compare of words).
   @inline(__always)
-  private static func equals(_ name: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
-    let l = literal.utf8Start
-    for i in 0..<name.count where name[i] != l[i] { return false }
-    return true
-  }
-
-  /// The key whose name is exactly `name`.
-  private static func lookup(_ name: UnsafeBufferPointer<UInt8>) -> Key? {
-    switch name.count {
-    case 3: return equals(name, "iss") ? .iss : nil
-    case 4:
-      if equals(name, "code") { return .code }
-      if equals(name, "type") { return .type }
-      if equals(name, "user") { return .user }
-      return nil
-    case 5:
-      if equals(name, "state") { return .state }
-      if equals(name, "error") { return .error }
-      return nil
-    case 6:
-      if equals(name, "status") { return .status }
-      if equals(name, "result") { return .result }
-      if equals(name, "ext_id") { return .extID }
-      return nil
-    case 7: return equals(name, "payload") ? .payload : nil
-    case 8: return equals(name, "id_token") ? .idToken : nil
-    case 9:
-      if equals(name, "device_id") { return .deviceID }
-      if equals(name, "error_uri") { return .errorURI }
-      if equals(name, "cancelled") { return .cancelled }
-      return nil
-    case 10:
-      if equals(name, "expires_in") { return .expiresIn }
-      if equals(name, "error_code") { return .errorCode }
-      return nil
-    case 11: return equals(name, "unavailable") ? .unavailable : nil
-    case 13: return equals(name, "session_state") ? .sessionState : nil
-    case 16: return equals(name, "auth_status_code") ? .authStatusCode : nil
-    case 17: return equals(name, "error_description") ? .errorDescription : nil
-    case 30: return equals(name, "vkconnect_auth_provider_method") ? .vkMethod : nil
-    default: return nil
-    }
+  static func lookup(_ name: UnsafeBufferPointer<UInt8>) -> Key? {
+    guard let base = name.baseAddress else { return nil }
+    let k = linkparse_callback_key(base, name.count)
+    // A case's tag is its declaration index, which is its raw value (`Key(rawValue:)` was a call).
+    return k >= 0 ? unsafeBitCast(UInt8(truncatingIfNeeded: k), to: Key.self) : nil
   }
 }
 

@@ -14,8 +14,12 @@ struct LinearRoutesTests {
   /// The same tables and URLs on every run (Tests/Shared/SplitMix64.swift).
   typealias Generator = SplitMix64
 
-  static let schemes = ["https", "http", "myapp", "vk{app:[0-9]+}", "x{s}"]
-  static let hosts = ["a.ru", "b.ru", "{t}.a.ru", "{h}", "x{n:[0-9]+}.ru", "a.ru:8080"]
+  // Long literals (from 31 bytes, which share the last slot of the length masks) as well as short ones.
+  static let schemes = ["https", "http", "myapp", "vk{app:[0-9]+}", "x{s}", "com.example.averylongappname.one"]
+  static let hosts = [
+    "a.ru", "b.ru", "{t}.a.ru", "{h}", "x{n:[0-9]+}.ru", "a.ru:8080", "averyveryverylonghostname-one.example.ru",
+    "averyveryverylonghostname-two.example.ru.x",
+  ]
   static let segments = ["x", "y", "{p}", "{n:[0-9]+}", "*", "a{q}b", "X", "cb"]
   static let queries = ["", "", "", "?code", "?code&state"]
 
@@ -29,8 +33,15 @@ struct LinearRoutesTests {
     return p + g.pick(queries)
   }
 
-  static let urlSchemes = ["https", "http", "myapp", "vk123", "vkx", "xs", "HTTPS"]
-  static let urlHosts = ["a.ru", "b.ru", "q.a.ru", "x12.ru", "x1a.ru", "A.RU", "a.ru:8080", "x.ru"]
+  static let urlSchemes = [
+    "https", "http", "myapp", "vk123", "vkx", "xs", "HTTPS", "com.example.averylongappname.one",
+    "com.example.averylongappname.two",
+  ]
+  static let urlHosts = [
+    "a.ru", "b.ru", "q.a.ru", "x12.ru", "x1a.ru", "A.RU", "a.ru:8080", "x.ru",
+    "averyveryverylonghostname-one.example.ru", "averyveryverylonghostname-two.example.ru.x",
+    "averyveryverylonghostname-one.example.ru.x",
+  ]
   static let urlSegments = ["x", "y", "12", "a", "ab", "aqb", "X", "", "cb", "a%2Fb"]
   static let urlTails = ["", "?code=1", "?code=1&state=2", "?state", "#f", "?code#f"]
 
@@ -65,7 +76,7 @@ struct LinearRoutesTests {
     var tables = 0
     var matches = 0
     for t in 0..<400 {
-      let routes = (0..<(1 + Int(g.next() % 10))).map { k in
+      let routes = (0..<(1 + Int(g.next() % 16))).map { k in
         Route("r\(k)", Self.pattern(&g), options: g.chance(20) ? .caseInsensitivePath : [])
       }
       guard let router = try? Router(routes) else { continue }

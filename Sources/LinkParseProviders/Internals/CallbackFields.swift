@@ -364,6 +364,17 @@ struct CallbackFields {
     rawValue(key).map { FormParameters.decode($0) }
   }
 
+  /// Whether the first occurrence's raw value (still form-encoded) is exactly `bytes` (false when it is absent or
+  /// bare).
+  @inline(__always)
+  func rawValue(_ key: Key, is bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    let slot = self[key]
+    guard slot.count > 0, slot.hasValue, Int(slot.end &- slot.start) == bytes.count else { return false }
+    return withBytes { buf in
+      bytes.isEmpty || memoryEqual(buf.baseAddress! + Int(slot.start), bytes.baseAddress!, bytes.count)
+    }
+  }
+
   /// Calls `body` with the decoded bytes of the first occurrence's value (empty for a bare name or an absent
   /// key).
   @inline(__always)

@@ -58,7 +58,8 @@ import Testing
     // The issuer as `FormParameters.formEncode` writes it (compared raw), with lower-case escapes (the same
     // length, decoded to compare) and with `:` and `/` unescaped.
     for query in [
-      "state=a+b%2Bc&code=x&iss=https%3A%2F%2Fas.example%2F%C3%BC", "state=a%20b%2bc&code=x&iss=https://as.example/%C3%BC",
+      "state=a+b%2Bc&code=x&iss=https%3A%2F%2Fas.example%2F%C3%BC",
+      "state=a%20b%2bc&code=x&iss=https://as.example/%C3%BC",
       "state=a+b%2Bc&code=x&iss=https%3a%2f%2fas.example%2f%c3%bc",
     ] {
       let url = try ParsedURL("https://client.example/cb?\(query)")
@@ -68,7 +69,8 @@ import Testing
     #expect(rejection { try pending.validate(forged, now: 0) } == .stateMismatch)
     let otherIssuer = try ParsedURL("https://client.example/cb?state=a+b%2Bc&code=x&iss=https%3A%2F%2Fas.example%2Fu")
     #expect(thrown { try pending.validate(otherIssuer, now: 0) }?.found == "https://as.example/u")
-    let sameLength = try ParsedURL("https://client.example/cb?state=a+b%2Bc&code=x&iss=https%3A%2F%2Fas.example%2F%C3%BD")
+    let sameLength = try ParsedURL(
+      "https://client.example/cb?state=a+b%2Bc&code=x&iss=https%3A%2F%2Fas.example%2F%C3%BD")
     #expect(rejection { try pending.validate(sameLength, now: 0) } == .issuerMismatch)
     // Canonically equivalent issuers are equal, as with `String ==`: é precomposed vs e + U+0301.
     let nfc = PendingAuthorization(provider: .oauth2, redirectURI: redirect, state: "s", issuer: "https://é.example")

@@ -11,7 +11,9 @@
 //
 // Safety: `input` points into memory the parser's caller keeps alive for the whole parse (the body of a
 // `withUTF8` / `withContiguousStorageIfAvailable` closure); the writer never escapes it. Every index read
-// from `input` is below `count <= input.count` or inside a range the parser took from `input`'s bounds.
+// from `input` is below `count <= input.count` or inside a range the parser took from `input`'s bounds. Once
+// diverged, every write to `out` is preceded by `reserve`, so it stays below `capacity`; the writer is
+// noncopyable, so the buffer has one owner, which frees it in `deinit`.
 
 @usableFromInline
 internal struct URLWriter: ~Copyable {
@@ -70,14 +72,10 @@ internal struct URLWriter: ~Copyable {
     diverged ? UnsafePointer(out! + i) : input.baseAddress! + i
   }
 
-  /// The real output (diverged writers only).
-  @inlinable var written: UnsafeBufferPointer<UInt8> {
-    UnsafeBufferPointer(start: out, count: count)
-  }
-
   /// The output as a string (the input's prefix when not diverged).
   func makeString() -> String {
-    let source = diverged ? UnsafeBufferPointer(start: out, count: count) : UnsafeBufferPointer(rebasing: input[0..<count])
+    let source =
+      diverged ? UnsafeBufferPointer(start: out, count: count) : UnsafeBufferPointer(rebasing: input[0..<count])
     return String(unsafeUninitializedCapacity: count) { target in
       if let from = source.baseAddress { target.baseAddress!.update(from: from, count: count) }
       return count

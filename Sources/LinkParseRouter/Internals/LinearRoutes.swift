@@ -91,8 +91,8 @@ struct LinearRoutes: @unchecked Sendable {
   }
 
   /// The largest table matched this way: past it, the trie's search (whose cost does not grow with the number
-  /// of routes) is the faster.
-  static let maxRoutes = 16
+  /// of routes) is the faster. Also the width of the length masks (`UInt16`, a bit per route).
+  static let maxRoutes = UInt16.bitWidth
 
   /// What `find` answers instead of a route index when it reaches a route that requires query parameters
   /// and was given none: the caller asks again with the URL's parameters.

@@ -1,4 +1,10 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A failed system call on a file, standard input or standard output.
 ///
@@ -56,7 +62,7 @@ public final class FileDescriptorSource: ByteSource {
   public func read(into buffer: UnsafeMutableRawBufferPointer) throws(IOError) -> Int {
     guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
     while true {
-      let count = Glibc.read(fileDescriptor, base, buffer.count)
+      let count = systemRead(fileDescriptor, base, buffer.count)
       if count >= 0 { return count }
       if errno == EINTR { continue }
       throw IOError(operation: "read", path: path, errno: errno)
@@ -121,7 +127,7 @@ public final class FileDescriptorSink: ByteSink {
     guard var next = bytes.baseAddress else { return }
     var remaining = bytes.count
     while remaining > 0 {
-      let written = Glibc.write(fileDescriptor, next, remaining)
+      let written = systemWrite(fileDescriptor, next, remaining)
       if written < 0 {
         if errno == EINTR { continue }
         throw IOError(operation: "write", path: path, errno: errno)

@@ -1,5 +1,11 @@
 import LinkParse
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Writes JSON text into a reusable byte buffer and hands it to a ``ByteSink`` in large blocks.
 ///

@@ -1,4 +1,10 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// What ``LineSplitter/next()`` found: a line, or a line too long to hold that was skipped.
 public enum LineEvent {

@@ -1,5 +1,11 @@
 import ArgumentParser
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import LinkParse
 
 /// The `linkparse` command: parses callback URLs, one per line, into JSON lines.
@@ -195,7 +201,7 @@ public struct LinkParseCommand: ParsableCommand {
     let status = run(
       arguments: Array(CommandLine.arguments.dropFirst()),
       standardInput: streams.input, standardOutput: streams.output, standardError: streams.error)
-    Glibc.exit(status)
+    systemExit(status)
   }
 
   /// The process's standard input, output and error.

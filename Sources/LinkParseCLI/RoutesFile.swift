@@ -1,4 +1,10 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import LinkParse
 
 /// A routes file: one route per line, `name pattern [provider]`, fields separated by spaces or tabs; `#`

@@ -82,8 +82,7 @@ struct LinearRoutes: @unchecked Sendable {
     /// `pattern` -1 for a route without a host, which matches only URLs without one.
     var host: Component
     /// The path segments: a run of `segments`.
-    var segmentStart: Int32
-    var segmentCount: Int32
+    var segments: TrieTables.Run
     /// The `{name...}` capture's name index, or -1.
     var rest: Int32
     /// Whether the route requires query parameters.
@@ -123,8 +122,9 @@ struct LinearRoutes: @unchecked Sendable {
     for program in programs.sorted(by: { $0.outranks($1) }) {
       entries.append(Entry(
         route: Int32(program.index), scheme: component(program.scheme),
-        host: program.host.map(component) ?? Component(), segmentStart: Int32(segments.count),
-        segmentCount: Int32(program.segments.count), rest: program.rest ?? -1, hasQuery: !program.query.isEmpty))
+        host: program.host.map(component) ?? Component(),
+        segments: TrieTables.Run(start: Int32(segments.count), count: Int32(program.segments.count)),
+        rest: program.rest ?? -1, hasQuery: !program.query.isEmpty))
       segments += program.segments.map(component)
     }
     count = entries.count
@@ -198,25 +198,19 @@ struct LinearRoutes: @unchecked Sendable {
         return result == .match
       }
       guard matches(e.pointee.scheme, 0, view.schemeEnd, prefix: schemePrefix) else { continue }
-      switch (e.pointee.host.pattern >= 0, host) {
-      case (true, let host?):
+      // A candidate has a host pattern exactly when the URL has a host (the host mask's slot 0 holds the
+      // routes without one, its other slots only routes with one).
+      if let host {
         guard matches(e.pointee.host, host.lowerBound, host.upperBound, prefix: hostPrefix) else { continue }
-      case (false, nil):
-        break
-      default:
-        continue
       }
       // The segments, as the trie's levels read them: each starts after the '/' at `cursor`.
       var cursor = view.pathStart
-      var k = Int(e.pointee.segmentStart)
-      let segmentsEnd = k &+ Int(e.pointee.segmentCount)
-      while k < segmentsEnd {
+      for k in e.pointee.segments.range {
         if view.isPathEnd(buf, cursor) { continue next }
         let start = cursor &+ 1
         let (end, prefix) = scanSegment(base, from: start, to: count)
         guard matches(segments[k], start, end, prefix: prefix) else { continue next }
         cursor = end
-        k &+= 1
       }
       let rest = e.pointee.rest
       if rest >= 0 {

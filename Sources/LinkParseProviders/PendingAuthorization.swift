@@ -171,28 +171,25 @@ public struct PendingAuthorization: @unchecked Sendable {
     var state: String? { fields.pointee.cold.state }
     var ranges: ParsedURL.UTF8Ranges { fields.pointee.cold.ranges }
 
-    /// ``redirectURI``'s serialization's bytes. (The elements' address is the object's, fixed while it lives:
-    /// the caller holds the box for as long as it reads them.)
-    var hrefBytes: UnsafeBufferPointer<UInt8> {
-      withUnsafeMutablePointerToElements { UnsafeBufferPointer(start: $0, count: fields.pointee.hrefCount) }
+    /// The box's bytes at `start..<start + count`, or nil when `count` is -1 (a value not kept). (The elements'
+    /// address is the object's, fixed while it lives: the caller holds the box for as long as it reads them.)
+    @inline(__always)
+    private func elements(_ start: Int, _ count: Int) -> UnsafeBufferPointer<UInt8>? {
+      guard count >= 0 else { return nil }
+      return withUnsafeMutablePointerToElements { UnsafeBufferPointer(start: $0 + start, count: count) }
     }
+
+    /// ``redirectURI``'s serialization's bytes.
+    var hrefBytes: UnsafeBufferPointer<UInt8> { elements(0, fields.pointee.hrefCount)! }
 
     /// ``state``'s UTF-8 bytes, which the state check reads without retaining the `String` (a copy of it, in
     /// the comparison's closure, cost two atomic reference-count operations).
-    var stateBytes: UnsafeBufferPointer<UInt8>? {
-      let count = fields.pointee.stateCount
-      guard count >= 0 else { return nil }
-      let start = fields.pointee.hrefCount
-      return withUnsafeMutablePointerToElements { UnsafeBufferPointer(start: $0 + start, count: count) }
-    }
+    var stateBytes: UnsafeBufferPointer<UInt8>? { elements(fields.pointee.hrefCount, fields.pointee.stateCount) }
 
     /// ``issuer`` form-encoded (`FormParameters.formEncode`: how a server that encodes its parameters with the
     /// standard's serializer sends it), or nil when no issuer is expected.
     var issuerEncodedBytes: UnsafeBufferPointer<UInt8>? {
-      let count = fields.pointee.issuerEncodedCount
-      guard count >= 0 else { return nil }
-      let start = fields.pointee.hrefCount &+ max(fields.pointee.stateCount, 0)
-      return withUnsafeMutablePointerToElements { UnsafeBufferPointer(start: $0 + start, count: count) }
+      elements(fields.pointee.hrefCount &+ max(fields.pointee.stateCount, 0), fields.pointee.issuerEncodedCount)
     }
   }
 

@@ -3,15 +3,22 @@ import PackageDescription
 
 let package = Package(
   name: "LinkParse",
+  // jwt-kit (id_token verification) needs macOS 13 / iOS 15; the rest of the package runs wherever Swift 6 does.
+  platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
   products: [
     .library(name: "LinkParse", targets: ["LinkParse"]),
     .executable(name: "linkparse", targets: ["linkparse"]),
     // The command's logic as a library, for the fuzz targets in the nested Fuzz/ package.
     .library(name: "LinkParseCLI", targets: ["LinkParseCLI"]),
+    // Optional networking: sends the requests LinkParseOAuth builds, with AsyncHTTPClient.
+    .library(name: "LinkParseHTTP", targets: ["LinkParseHTTP"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-    .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+    .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
   ],
   targets: [
     // Thin C wrappers over ICU's UTS #46 API. ICU renames its C symbols per version with macros, so Swift
@@ -42,8 +49,30 @@ let package = Package(
       dependencies: ["LinkParseCore", "CByteScan", .product(name: "Crypto", package: "swift-crypto")],
       swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
     ),
+    // After the callback: token, refresh, revoke and user-info requests as values, their JSON responses,
+    // id_token verification (jwt-kit) and Apple's client_secret. No networking.
+    .target(
+      name: "LinkParseOAuth",
+      dependencies: [
+        "LinkParseCore", "LinkParseProviders",
+        .product(name: "JWTKit", package: "jwt-kit"),
+        .product(name: "Crypto", package: "swift-crypto"),
+      ],
+      swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
+    ),
+    // Sends LinkParseOAuth's requests with AsyncHTTPClient and decodes the answers.
+    .target(
+      name: "LinkParseHTTP",
+      dependencies: [
+        "LinkParseOAuth",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "NIOCore", package: "swift-nio"),
+      ],
+      swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
+    ),
     // Umbrella module: `import LinkParse`.
-    .target(name: "LinkParse", dependencies: ["LinkParseCore", "LinkParseRouter", "LinkParseProviders"]),
+    .target(
+      name: "LinkParse", dependencies: ["LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseOAuth"]),
     // The `linkparse` command's logic, as a library so tests and fuzzers can drive it.
     .target(
       name: "LinkParseCLI",
@@ -58,6 +87,16 @@ let package = Package(
     .testTarget(name: "LinkParseRouterTests", dependencies: ["LinkParseRouter"]),
     .testTarget(name: "LinkParseProvidersTests", dependencies: ["LinkParseProviders"]),
     .testTarget(name: "LinkParseTests", dependencies: ["LinkParse"]),
+    .testTarget(name: "LinkParseOAuthTests", dependencies: ["LinkParseOAuth", "LinkParseProviders"]),
+    // Against a real HTTP server on 127.0.0.1 (SwiftNIO's HTTP/1 server, in the test process).
+    .testTarget(
+      name: "LinkParseHTTPTests",
+      dependencies: [
+        "LinkParseHTTP",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+      ]),
     .testTarget(name: "LinkParseCLITests", dependencies: ["LinkParseCLI", "linkparse"]),
     // Replays corpus/regressions/ through the fuzz targets' properties (FuzzSupport is a symlink to
     // Fuzz/Sources/FuzzSupport, so the properties are compiled from one source).

@@ -10,3 +10,4 @@
 @_exported import LinkParseCore
 @_exported import LinkParseRouter
 @_exported import LinkParseProviders
+@_exported import LinkParseOAuth

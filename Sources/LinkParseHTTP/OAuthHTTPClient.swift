@@ -1,0 +1,3 @@
+// PLACEHOLDER: the AsyncHTTPClient sender comes here.
+internal import AsyncHTTPClient
+public import LinkParseOAuth

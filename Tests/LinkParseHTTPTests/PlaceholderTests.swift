@@ -1,0 +1,6 @@
+import Testing
+import LinkParseHTTP
+
+@Suite struct HTTPPlaceholderTests {
+  @Test func builds() { #expect(Bool(true)) }
+}

@@ -131,6 +131,14 @@ struct CallbackOptions {
   }
 }
 
+extension ProviderCallback {
+  /// Whether this is a VK ID 2.x success (whose `expires_in` the record writes as a number).
+  fileprivate var isVKSuccess: Bool {
+    if case .vk(.success) = self { return true }
+    return false
+  }
+}
+
 extension RecordWriter {
   /// Writes `,"callback":…` for `result`.
   /// Values that are slices of `clean` (the record's href, when it has nothing to escape) are written without
@@ -151,12 +159,17 @@ extension RecordWriter {
     json.raw(",\"outcome\":")
     let outcome = callback.outcome
     json.raw(Self.quoted(outcome))
+    // VK ID's `expires_in` is written as a JSON number: its decoder accepts only 1 to 10 ASCII digits. (The
+    // name is compared only for a VK success, and its length first: no other VK value name has 10 bytes.)
+    let vkSuccess = callback.isVKSuccess
     callback.forEachValueBytes { name, value in
       json.byte(UInt8(ascii: ","))
       json.string(name)
       json.byte(UInt8(ascii: ":"))
       if redact && CallbackOptions.secretNames.contains(name) {
         json.string(CallbackOptions.redacted)
+      } else if vkSuccess && name.utf8.count == 10 && name == "expires_in" && Self.isDigits(value) {
+        json.raw(value.raw)
       } else {
         formDecoded(value, clean)
       }
@@ -166,6 +179,13 @@ extension RecordWriter {
       errorObject(code: error.code, raw: error.code, parameter: nil, en: error.descriptionEN, ru: error.descriptionRU)
     }
     json.byte(UInt8(ascii: "}"))
+  }
+
+  /// Whether `value` is 1 to 10 ASCII digits as it stands (nothing to decode): a JSON number as it is.
+  private static func isDigits(_ value: FormParameters.UnsafeDecodedBytes) -> Bool {
+    let raw = value.raw
+    guard raw.count >= 1, raw.count <= 10 else { return false }
+    return raw.allSatisfy { $0 &- UInt8(ascii: "0") < 10 }
   }
 
   /// Writes the object of a callback rejected by its decoder or by the checks.

@@ -63,7 +63,9 @@ public struct LinkParseCommand: ParsableCommand {
       else {"provider":"sber|vk|tid|apple|oauth2","outcome":"success|cancelled|
       unavailable|error|seamless|rejected", then the provider's values under
       their own names ("code","state","device_id","id_token","user",
-      "session_state","sso_base_url","token",…)}; for "error" and "rejected" an
+      "session_state","sso_base_url","token",…), strings except VK's
+      "expires_in", a number (a VK callback whose expires_in is not 1 to 10
+      digits is rejected)}; for "error" and "rejected" an
       "error":{"code","raw","description_en","description_ru"} object, where
       "code" is the provider's own value for "error" and a stable code such as
       "state-mismatch", "redirect-mismatch", "duplicate-parameter",

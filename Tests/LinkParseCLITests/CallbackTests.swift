@@ -37,7 +37,7 @@ import LinkParseCLI
     #expect(vk["outcome"] as? String == "success")
     #expect(vk["code"] as? String == "vk2.a.F")
     #expect(vk["device_id"] as? String == "D")
-    #expect(vk["expires_in"] as? String == "600")
+    #expect(vk["expires_in"] as? Int == 600)
     #expect(vk["error"] == nil)
 
     #expect(callback([], "myapp://authorized?unavailable") == #"{"provider":"tid","outcome":"unavailable"}"#)
@@ -69,6 +69,28 @@ import LinkParseCLI
     #expect(apple["provider"] as? String == "apple")
     #expect(apple["outcome"] as? String == "cancelled")
     #expect(apple["state"] as? String == "8f3c")
+  }
+
+  /// VK ID's `expires_in` is a JSON number; an invalid one rejects the callback (the decoder's check).
+  @Test func vkExpiresInIsANumber() throws {
+    let url = "vk7915193://vk.ru/blank.html?code=c&state=s&device_id=d&type=code_v2&expires_in="
+    for arguments in [[], ["--provider", "vk"], ["--state", "s"]] {
+      #expect(
+        callback(arguments, url + "600")
+          == #"{"provider":"vk","outcome":"success","code":"c","state":"s","device_id":"d","type":"code_v2","expires_in":600}"#,
+        "\(arguments)")
+      for bad in ["abc", "-1", "1e3", "%36", "12345678901"] {
+        let rejected = try object(arguments, url + bad)
+        #expect(rejected["outcome"] as? String == "rejected", "\(arguments) \(bad)")
+        let error = try #require(rejected["error"] as? [String: Any])
+        #expect(error["code"] as? String == "malformed-parameter")
+        #expect(error["parameter"] as? String == "expires_in")
+      }
+      // Empty counts as absent.
+      #expect(try object(arguments, url)["outcome"] as? String == "success")
+    }
+    // The params keep the value as sent, a string.
+    #expect(runInProcess([], input: url + "600\n").stdout.contains(#"["expires_in","600"]"#))
   }
 
   @Test func providerOption() throws {

@@ -13,7 +13,8 @@ import LinkParse
 ///
 /// ```text
 /// # name      pattern                                         provider
-/// vk          vk{app:[0-9]+}://vk.ru/blank.html                vk
+/// vk          vk{app:[0-9]+}://{host:vk\.(?:ru|com)}/blank.html  vk
+/// vk-app      vk{app:[0-9]+}://                                vk   # the VK app's host-less return
 /// sber        myapp://sberidauth?code&state                   sber
 /// open        myapp://open/{rest...}
 /// ```

@@ -77,9 +77,13 @@ public struct LinkParseCommand: ParsableCommand {
       error=user_cancelled_authorize, id_token with user, or the
       signinwithapple scheme -> apple; else code or error -> oauth2.
       --state, --redirect-uri and --issuer check each callback against them
-      (only the ones given); --redact replaces the values of code, id_token,
-      access_token, device_id, state, token and payload with "<redacted>"
-      everywhere (href, query, fragment, params and callback).
+      (only the ones given); --redact replaces with "<redacted>" the values of
+      code, state, device_id, token, id_token, access_token, refresh_token,
+      client_secret, code_verifier, auth_token (T-ID), user (Apple's user
+      JSON), email (VK's legacy payload) and payload, and the URL's userinfo
+      (user:pass@), everywhere: href, username, password, query, fragment,
+      params, the callback's values and the text a rejected callback's error
+      quotes.
 
       With --input-format json, each line is a JSON string (the URL) or an
       object {"input": "…", "base": "…" | null, "body": "…"}. The object's
@@ -148,7 +152,7 @@ public struct LinkParseCommand: ParsableCommand {
   public var issuer: String?
 
   /// `--redact`.
-  @Flag(help: "Replace code, id_token, access_token, device_id, state and token values with \"<redacted>\".")
+  @Flag(help: "Replace secret values (code, state, tokens, client_secret, code_verifier, device_id, user, email, payload) and the URL's userinfo with \"<redacted>\".")
   public var redact = false
 
   /// `--stats`.

@@ -100,12 +100,13 @@ public struct LinkParseCommand: ParsableCommand {
 
       With --routes FILE (one route per line: name, pattern, optional provider,
       which must be sber, vk, tid, apple or oauth2; '#' comments; see
-      'linkparse routes --help'), every successful record
-      gains a last key, after "callback":
+      'linkparse routes --help'), every successful record gains a last key,
+      after "callback":
         "route":{"name":"…","provider":"…"|null,"captures":{"name":"value",…}}
       or "route":null when no route matches (or a route constraint hit its
       PCRE2 limits). Captures are percent-decoded. With --provider auto, a
-      matched route's provider selects the decoder for "callback". A routes file with problems is a usage error:
+      matched route's provider selects the decoder for "callback". A routes
+      file with problems (an unknown provider included) is a usage error:
       they are printed, nothing is parsed.
         $ linkparse routes check FILE        every problem, FILE:LINE: …; exit 1
                                              if there is any, 0 if none

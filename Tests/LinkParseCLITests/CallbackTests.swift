@@ -88,6 +88,10 @@ import LinkParseCLI
       }
       // Empty counts as absent.
       #expect(try object(arguments, url)["outcome"] as? String == "success")
+      // Leading zeros are accepted by the decoder, and dropped: `0600` is not a JSON number.
+      #expect(callback(arguments, url + "0600").hasSuffix(#","expires_in":600}"#), "\(arguments)")
+      #expect(callback(arguments, url + "0000").hasSuffix(#","expires_in":0}"#), "\(arguments)")
+      #expect(callback(arguments, url + "9999999999").hasSuffix(#","expires_in":9999999999}"#), "\(arguments)")
     }
     // The params keep the value as sent, a string.
     #expect(runInProcess([], input: url + "600\n").stdout.contains(#"["expires_in","600"]"#))

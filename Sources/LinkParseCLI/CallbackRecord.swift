@@ -144,7 +144,10 @@ struct CallbackOptions {
     out.reserveCapacity(text.utf8.count)
     let cut = text.firstIndex { $0 == "?" || $0 == "#" } ?? text.endIndex
     var head = text[..<cut]
-    if let slashes = head.range(of: "://") {
+    // The authority is what follows the first ':' when "//" comes right after it (as in a serialization:
+    // `myapp:/a/http://u@h` has no authority).
+    if let colon = head.firstIndex(of: ":"), head[head.index(after: colon)...].hasPrefix("//") {
+      let slashes = colon..<head.index(colon, offsetBy: 3)
       let authorityEnd = head[slashes.upperBound...].firstIndex(of: "/") ?? head.endIndex
       if let at = head[slashes.upperBound..<authorityEnd].lastIndex(of: "@") {
         out += head[..<slashes.upperBound]

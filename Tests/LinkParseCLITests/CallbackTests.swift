@@ -213,6 +213,11 @@ import LinkParseCLI
     #expect(error["code"] as? String == "untrusted-sso-host")
     #expect(error["raw"] as? String == "://<redacted>@a?code=<redacted>&x=1")
     #expect((error["description_en"] as? String)?.contains("SEC1") == false)
+    // Only an authority's userinfo: an '@' elsewhere is kept.
+    let noAuthority = runInProcess(["--redact"], input: "myapp:/cb/http://u@h?code=c\n").lines.first ?? ""
+    #expect(noAuthority.contains(#""href":"myapp:/cb/http://u@h?code=<redacted>","#), "\(noAuthority)")
+    let atInPath = runInProcess(["--redact"], input: "https://h.example/a@b?x=1\n").lines.first ?? ""
+    #expect(atInPath.contains(#""href":"https://h.example/a@b?x=1","#), "\(atInPath)")
     let plain = try object([], "partner://h/auth?sberIDRedirect=%3A%2F%2Fu%3Ap%40a%3Fcode%3DSEC1%26x%3D1")
     #expect((plain["error"] as? [String: Any])?["raw"] as? String == "://u:p@a?code=SEC1&x=1")
   }

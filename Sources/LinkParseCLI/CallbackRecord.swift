@@ -31,9 +31,15 @@ struct CallbackOptions {
   /// `--redact`.
   var redact = false
 
-  /// The parameter names whose values `--redact` hides everywhere. `payload` (VK ID 1.x) is included because
-  /// its JSON carries the code and state.
-  static let secretNames: Set<String> = ["code", "id_token", "access_token", "device_id", "state", "token", "payload"]
+  /// The parameter names whose values `--redact` hides everywhere: in the href, the query, the fragment,
+  /// `params` and the `callback` values (which use the same names). `payload` (VK ID 1.x) is included because
+  /// its JSON carries the code, the state and the user's email; `user` is Sign in with Apple's user JSON (name
+  /// and email); `email` is the value the `callback` of a VK ID 1.x payload shows; `auth_token` is T-ID's
+  /// link-auth token. The URL's userinfo is hidden too (see ``redactURLText(_:)``).
+  static let secretNames: Set<String> = [
+    "code", "id_token", "access_token", "refresh_token", "device_id", "state", "token", "payload",
+    "client_secret", "code_verifier", "auth_token", "user", "email",
+  ]
   static let redacted = "<redacted>"
 
   /// What to write under `"callback"`: `null` when nothing was decoded, else the provider and the decoded
@@ -119,15 +125,71 @@ struct CallbackOptions {
     return out
   }
 
-  /// `href` with the secret values in its query and fragment redacted.
+  /// `href` with its userinfo and the secret values of its query and fragment redacted.
   static func redactHref(_ url: ParsedURL) -> String {
-    guard url.query != nil || url.fragment != nil else { return url.href }
-    let href = url.href
-    let cut = href.firstIndex { $0 == "?" || $0 == "#" } ?? href.endIndex
-    var out = String(href[..<cut])
-    if let query = url.query { out += "?" + redactFormText(query) }
-    if let fragment = url.fragment { out += "#" + redactFormText(fragment) }
+    guard url.query != nil || url.fragment != nil || !url.username.isEmpty || !url.password.isEmpty else {
+      return url.href
+    }
+    return redactURLText(url.href[...])
+  }
+
+  /// `text`, a URL or text that may hold one, with what `--redact` hides replaced by `<redacted>`: the userinfo
+  /// (`scheme://user:pass@host` gives `scheme://<redacted>@host`) and the values of ``secretNames`` in what
+  /// follows the first `?` or `#` (read as form text, as ``redactFormText(_:)`` does). On a URL's
+  /// serialization this is exact: `@`, `?` and `#` are percent-encoded wherever they would be ambiguous. It
+  /// is also applied to the `found` text of a rejected callback (``redactError(_:)``), which quotes a URL
+  /// or a value.
+  static func redactURLText(_ text: Substring) -> String {
+    var out = ""
+    out.reserveCapacity(text.utf8.count)
+    let cut = text.firstIndex { $0 == "?" || $0 == "#" } ?? text.endIndex
+    var head = text[..<cut]
+    // The authority is what follows the first ':' when "//" comes right after it (as in a serialization:
+    // `myapp:/a/http://u@h` has no authority).
+    if let colon = head.firstIndex(of: ":"), head[head.index(after: colon)...].hasPrefix("//") {
+      let slashes = colon..<head.index(colon, offsetBy: 3)
+      let authorityEnd = head[slashes.upperBound...].firstIndex(of: "/") ?? head.endIndex
+      if let at = head[slashes.upperBound..<authorityEnd].lastIndex(of: "@") {
+        out += head[..<slashes.upperBound]
+        out += redacted
+        head = head[at...]
+      }
+    }
+    out += head
+    var rest = text[cut...]
+    if rest.first == "?" {
+      let end = rest.firstIndex(of: "#") ?? rest.endIndex
+      out += "?"
+      out += redactFormText(rest[rest.index(after: rest.startIndex)..<end])
+      rest = rest[end...]
+    }
+    if rest.first == "#" {
+      out += "#"
+      out += redactFormText(rest.dropFirst())
+    }
     return out
+  }
+
+  /// A rejected callback's error as `--redact` writes it: what it `found` is hidden when it concerns a secret
+  /// parameter, else redacted as URL text (the redirect URI of a `redirect-mismatch` keeps no userinfo, an
+  /// unparsable Sber base URL no secret query value). The descriptions quote the redacted text.
+  static func redactError(_ error: CallbackError) -> CallbackError {
+    guard let found = error.found else { return error }
+    var redactedError = error
+    if let parameter = error.parameter, secretNames.contains(parameter) {
+      redactedError.found = redacted
+    } else {
+      redactedError.found = redactURLText(found[...])
+    }
+    return redactedError
+  }
+}
+
+extension ProviderCallback {
+  /// Whether this is a VK ID 2.x success (whose `expires_in` the record writes as a number).
+  fileprivate var isVKSuccess: Bool {
+    if case .vk(.success) = self { return true }
+    return false
   }
 }
 
@@ -140,7 +202,7 @@ extension RecordWriter {
     switch result {
     case nil: json.null()
     case (_, .success(let callback))?: decoded(callback, redact: redact, clean: clean)
-    case (let provider, .failure(let error))?: rejected(provider, error)
+    case (let provider, .failure(let error))?: rejected(provider, error, redact: redact)
     }
   }
 
@@ -151,12 +213,17 @@ extension RecordWriter {
     json.raw(",\"outcome\":")
     let outcome = callback.outcome
     json.raw(Self.quoted(outcome))
+    // VK ID's `expires_in` is written as a JSON number: its decoder accepts only 1 to 10 ASCII digits. (The
+    // name is compared only for a VK success, and its length first: no other VK value name has 10 bytes.)
+    let vkSuccess = callback.isVKSuccess
     callback.forEachValueBytes { name, value in
       json.byte(UInt8(ascii: ","))
       json.string(name)
       json.byte(UInt8(ascii: ":"))
       if redact && CallbackOptions.secretNames.contains(name) {
         json.string(CallbackOptions.redacted)
+      } else if vkSuccess && name.utf8.count == 10 && name == "expires_in", let seconds = Self.seconds(value) {
+        json.integer(seconds)  // (not the bytes as they are: `0600` is not a JSON number)
       } else {
         formDecoded(value, clean)
       }
@@ -168,8 +235,23 @@ extension RecordWriter {
     json.byte(UInt8(ascii: "}"))
   }
 
+  /// `value` as an integer when it is 1 to 10 ASCII digits as it stands (what VK ID's decoder accepts),
+  /// else `nil`.
+  private static func seconds(_ value: FormParameters.UnsafeDecodedBytes) -> Int? {
+    let raw = value.raw
+    guard raw.count >= 1, raw.count <= 10 else { return nil }
+    var seconds = 0
+    for byte in raw {
+      let digit = byte &- UInt8(ascii: "0")
+      guard digit < 10 else { return nil }
+      seconds = seconds &* 10 &+ Int(digit)
+    }
+    return seconds
+  }
+
   /// Writes the object of a callback rejected by its decoder or by the checks.
-  mutating func rejected(_ provider: Provider, _ error: CallbackError) {
+  mutating func rejected(_ provider: Provider, _ error: CallbackError, redact: Bool) {
+    let error = redact ? CallbackOptions.redactError(error) : error
     json.raw("{\"provider\":")
     json.raw(Self.quoted(provider))
     json.raw(",\"outcome\":\"rejected\"")

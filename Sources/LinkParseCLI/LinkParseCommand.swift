@@ -63,7 +63,9 @@ public struct LinkParseCommand: ParsableCommand {
       else {"provider":"sber|vk|tid|apple|oauth2","outcome":"success|cancelled|
       unavailable|error|seamless|rejected", then the provider's values under
       their own names ("code","state","device_id","id_token","user",
-      "session_state","sso_base_url","token",…)}; for "error" and "rejected" an
+      "session_state","sso_base_url","token",…), strings except VK's
+      "expires_in", a number (a VK callback whose expires_in is not 1 to 10
+      digits is rejected)}; for "error" and "rejected" an
       "error":{"code","raw","description_en","description_ru"} object, where
       "code" is the provider's own value for "error" and a stable code such as
       "state-mismatch", "redirect-mismatch", "duplicate-parameter",
@@ -75,9 +77,13 @@ public struct LinkParseCommand: ParsableCommand {
       error=user_cancelled_authorize, id_token with user, or the
       signinwithapple scheme -> apple; else code or error -> oauth2.
       --state, --redirect-uri and --issuer check each callback against them
-      (only the ones given); --redact replaces the values of code, id_token,
-      access_token, device_id, state, token and payload with "<redacted>"
-      everywhere (href, query, fragment, params and callback).
+      (only the ones given); --redact replaces with "<redacted>" the values of
+      code, state, device_id, token, id_token, access_token, refresh_token,
+      client_secret, code_verifier, auth_token (T-ID), user (Apple's user
+      JSON), email (VK's legacy payload) and payload, and the URL's userinfo
+      (user:pass@), everywhere: href, username, password, query, fragment,
+      params, the callback's values and the text a rejected callback's error
+      quotes.
 
       With --input-format json, each line is a JSON string (the URL) or an
       object {"input": "…", "base": "…" | null, "body": "…"}. The object's
@@ -92,14 +98,15 @@ public struct LinkParseCommand: ParsableCommand {
       a usage error (such as an invalid --base) or an I/O error (an unreadable
       file is reported on standard error and skipped).
 
-      With --routes FILE (one route per line: name, pattern, optional provider;
-      '#' comments; see 'linkparse routes --help'), every successful record
-      gains a last key, after "callback":
+      With --routes FILE (one route per line: name, pattern, optional provider,
+      which must be sber, vk, tid, apple or oauth2; '#' comments; see
+      'linkparse routes --help'), every successful record gains a last key,
+      after "callback":
         "route":{"name":"…","provider":"…"|null,"captures":{"name":"value",…}}
       or "route":null when no route matches (or a route constraint hit its
       PCRE2 limits). Captures are percent-decoded. With --provider auto, a
-      matched route's provider (sber, vk, tid, apple, oauth2, none) selects the
-      decoder for "callback". A routes file with problems is a usage error:
+      matched route's provider selects the decoder for "callback". A routes
+      file with problems (an unknown provider included) is a usage error:
       they are printed, nothing is parsed.
         $ linkparse routes check FILE        every problem, FILE:LINE: …; exit 1
                                              if there is any, 0 if none
@@ -146,7 +153,7 @@ public struct LinkParseCommand: ParsableCommand {
   public var issuer: String?
 
   /// `--redact`.
-  @Flag(help: "Replace code, id_token, access_token, device_id, state and token values with \"<redacted>\".")
+  @Flag(help: "Replace secret values (code, state, tokens, client_secret, code_verifier, device_id, user, email, payload) and the URL's userinfo with \"<redacted>\".")
   public var redact = false
 
   /// `--stats`.

@@ -143,10 +143,11 @@ struct RecordWriter: ~Copyable {
     if !redact { part(0..<bytes.count) }
     json.raw(",\"scheme\":")
     part(r.scheme)
+    // `--redact` hides the userinfo (kept empty when there is none).
     json.raw(",\"username\":")
-    part(r.username)
+    if redact && !r.username.isEmpty { json.string(CallbackOptions.redacted) } else { part(r.username) }
     json.raw(",\"password\":")
-    part(r.password)
+    if redact && !r.password.isEmpty { json.string(CallbackOptions.redacted) } else { part(r.password) }
     json.raw(",\"host\":")
     if let host = r.host { part(host) } else { json.null() }
     json.raw(",\"port\":")
@@ -208,7 +209,7 @@ struct RecordWriter: ~Copyable {
       json.raw(",\"callback\":")
       let detected = ProviderDetector.decode(
         url: url, scannedQuery: &scannedQuery,
-        decoded: { decoded($0, redact: redact, clean: clean) }, rejected: { rejected($0, $1) })
+        decoded: { decoded($0, redact: redact, clean: clean) }, rejected: { rejected($0, $1, redact: redact) })
       if !detected { json.null() }
     } else {
       callback(callbackOptions.decode(url, body: body), redact: redact, clean: clean)

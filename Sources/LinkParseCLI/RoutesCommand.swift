@@ -15,8 +15,9 @@ public struct RoutesCommand: ParsableCommand {
     abstract: "Check a routes file, or explain how its routes match a URL.",
     discussion: """
       A routes file has one route per line: name, pattern, and optionally a
-      provider, separated by spaces; '#' starts a comment. See 'linkparse --help'
-      for --routes.
+      provider (sber, vk, tid, apple or oauth2; any other name is a problem),
+      separated by spaces; '#' starts a comment. See 'linkparse --help' for
+      --routes.
       """,
     subcommands: [Check.self, Explain.self]
   )

@@ -8,11 +8,13 @@ import Darwin
 import LinkParse
 
 /// A routes file: one route per line, `name pattern [provider]`, fields separated by spaces or tabs; `#`
-/// starts a comment (a whole line, or a field starting with `#`); empty lines are skipped.
+/// starts a comment (a whole line, or a field starting with `#`); empty lines are skipped. The provider,
+/// when given, is one of ``Provider``'s raw values (`sber`, `vk`, `tid`, `apple`, `oauth2`).
 ///
 /// ```text
 /// # name      pattern                                         provider
-/// vk          vk{app:[0-9]+}://vk.ru/blank.html                vk
+/// vk          vk{app:[0-9]+}://{host:vk\.(?:ru|com)}/blank.html  vk
+/// vk-app      vk{app:[0-9]+}://                                vk   # the VK app's host-less return
 /// sber        myapp://sberidauth?code&state                   sber
 /// open        myapp://open/{rest...}
 /// ```
@@ -21,7 +23,8 @@ public struct RoutesFile: Sendable {
   public struct Problem: Sendable, Hashable, CustomStringConvertible {
     /// The 1-based line number.
     public var line: Int
-    /// A stable kebab-case code: `invalid-route-line`, or a ``RouteError/Code`` of the router.
+    /// A stable kebab-case code: `invalid-route-line`, `unknown-provider`, or a ``RouteError/Code`` of the
+    /// router.
     public var code: String
     /// What is wrong, as a sentence (for router errors, ``RouteError/description``).
     public var message: String
@@ -34,8 +37,11 @@ public struct RoutesFile: Sendable {
   public var routes: [Route] = []
   /// The line each route is on.
   public var lines: [Int] = []
-  /// Lines that are not `name pattern [provider]`.
+  /// Lines that are not `name pattern [provider]`, or whose provider is unknown.
   public var problems: [Problem] = []
+
+  /// The providers a route may name, in the order the messages list them.
+  static let providerNames = Provider.allCases.map(\.rawValue)
 
   /// Parses the text of a routes file (syntax only; ``compile()`` checks the routes).
   public init(text: String) {
@@ -51,7 +57,15 @@ public struct RoutesFile: Sendable {
           message: "expected 'name pattern [provider]', found \(fields.count) field\(fields.count == 1 ? "" : "s")"))
         continue
       }
-      routes.append(Route(String(fields[0]), String(fields[1]), provider: fields.count == 3 ? String(fields[2]) : nil))
+      let provider = fields.count == 3 ? String(fields[2]) : nil
+      if let provider, Provider(rawValue: provider) == nil {
+        // The route is still compiled, so that its other problems are reported too.
+        problems.append(Problem(
+          line: number, code: "unknown-provider",
+          message: "unknown provider \"\(provider)\" in route \"\(fields[0])\": expected one of "
+            + Self.providerNames.joined(separator: ", ") + " (or no third field)"))
+      }
+      routes.append(Route(String(fields[0]), String(fields[1]), provider: provider))
       lines.append(number)
     }
   }
@@ -93,6 +107,7 @@ public struct RoutesFile: Sendable {
         all.append(Problem(line: line, code: e.code.rawValue, message: e.description))
       }
     }
-    return .failure(all.sorted { $0.line < $1.line })
+    // By line; on one line, the file's own problems first (a stable sort).
+    return .failure(all.enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }.map(\.element))
   }
 }

@@ -30,7 +30,8 @@ public enum VKIDCallback: Sendable, Hashable {
   ///
   /// - Throws: ``CallbackError`` `duplicate-parameter`, `missing-parameter` (`code`, `state` or `device_id`
   ///   missing or empty on success), `malformed-parameter` (invalid `payload` JSON, `type` other than
-  ///   `code_v2`, `vkconnect_auth_provider_method` other than `external_auth`).
+  ///   `code_v2`, `vkconnect_auth_provider_method` other than `external_auth`, `expires_in` other than 1 to
+  ///   10 decimal digits).
   public init(_ parameters: FormParameters) throws(CallbackError) {
     var fields = CallbackFields(parameters)
     try self.init(&fields)
@@ -63,11 +64,35 @@ public enum VKIDCallback: Sendable, Hashable {
       }
       fromVKApp = true
     }
+    // `expires_in`, when present (an empty value counts as absent), is 1 to 10 ASCII digits as sent: a
+    // sign, an exponent, a `+` or an escape makes the callback malformed.
     let expiresInRaw = fields.span(.expiresIn)
-    let expiresIn = expiresInRaw.isAbsent ? nil : fields.withDecodedValue(.expiresIn) { parseDecimalInt($0) }
+    var expiresIn: Int? = nil
+    if !expiresInRaw.isAbsent {
+      let seconds = fields.withBytes { bytes in
+        Self.lifetime(UnsafeBufferPointer(rebasing: bytes[expiresInRaw.lowerBound..<expiresInRaw.upperBound]))
+      }
+      guard let seconds else {
+        throw CallbackError(.malformedParameter, parameter: "expires_in", found: fields.string(.expiresIn))
+      }
+      expiresIn = seconds
+    }
     let extID = fields.span(.extID)
     let values = StoredValues(fields.takeText(), code, state, deviceID, type, expiresInRaw, extID)
     self = .success(VKIDSuccess(values: values, expiresIn: expiresIn, isReturnFromVKApp: fromVKApp))
+  }
+
+  /// `expires_in`'s raw bytes as seconds when they are 1 to 10 ASCII digits, else `nil`.
+  @inline(__always)
+  static func lifetime(_ raw: UnsafeBufferPointer<UInt8>) -> Int? {
+    guard raw.count >= 1, raw.count <= 10 else { return nil }
+    var value = 0
+    for byte in raw {
+      let digit = byte &- UInt8(ascii: "0")
+      guard digit < 10 else { return nil }
+      value = value &* 10 &+ Int(digit)
+    }
+    return value
   }
 
   /// The echoed `state`, if any (from the payload for ``legacy(_:)``).
@@ -97,7 +122,7 @@ public enum VKIDCallback: Sendable, Hashable {
 public struct VKIDSuccess: Sendable, Hashable {
   /// `code`, `state`, `device_id`, `type`, `expires_in`, `ext_id`, read from the callback's text on access.
   private(set) var values: StoredValues
-  /// The code's lifetime in seconds, when sent as an integer.
+  /// The code's lifetime in seconds, when sent (the decoder rejects anything but 1 to 10 decimal digits).
   public var expiresIn: Int?
   /// Whether the callback is a return from the VK app (`vkconnect_auth_provider_method=external_auth`).
   public var isReturnFromVKApp: Bool

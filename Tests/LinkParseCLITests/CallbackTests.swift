@@ -37,7 +37,7 @@ import LinkParseCLI
     #expect(vk["outcome"] as? String == "success")
     #expect(vk["code"] as? String == "vk2.a.F")
     #expect(vk["device_id"] as? String == "D")
-    #expect(vk["expires_in"] as? String == "600")
+    #expect(vk["expires_in"] as? Int == 600)
     #expect(vk["error"] == nil)
 
     #expect(callback([], "myapp://authorized?unavailable") == #"{"provider":"tid","outcome":"unavailable"}"#)
@@ -69,6 +69,32 @@ import LinkParseCLI
     #expect(apple["provider"] as? String == "apple")
     #expect(apple["outcome"] as? String == "cancelled")
     #expect(apple["state"] as? String == "8f3c")
+  }
+
+  /// VK ID's `expires_in` is a JSON number; an invalid one rejects the callback (the decoder's check).
+  @Test func vkExpiresInIsANumber() throws {
+    let url = "vk7915193://vk.ru/blank.html?code=c&state=s&device_id=d&type=code_v2&expires_in="
+    for arguments in [[], ["--provider", "vk"], ["--state", "s"]] {
+      #expect(
+        callback(arguments, url + "600")
+          == #"{"provider":"vk","outcome":"success","code":"c","state":"s","device_id":"d","type":"code_v2","expires_in":600}"#,
+        "\(arguments)")
+      for bad in ["abc", "-1", "1e3", "%36", "12345678901"] {
+        let rejected = try object(arguments, url + bad)
+        #expect(rejected["outcome"] as? String == "rejected", "\(arguments) \(bad)")
+        let error = try #require(rejected["error"] as? [String: Any])
+        #expect(error["code"] as? String == "malformed-parameter")
+        #expect(error["parameter"] as? String == "expires_in")
+      }
+      // Empty counts as absent.
+      #expect(try object(arguments, url)["outcome"] as? String == "success")
+      // Leading zeros are accepted by the decoder, and dropped: `0600` is not a JSON number.
+      #expect(callback(arguments, url + "0600").hasSuffix(#","expires_in":600}"#), "\(arguments)")
+      #expect(callback(arguments, url + "0000").hasSuffix(#","expires_in":0}"#), "\(arguments)")
+      #expect(callback(arguments, url + "9999999999").hasSuffix(#","expires_in":9999999999}"#), "\(arguments)")
+    }
+    // The params keep the value as sent, a string.
+    #expect(runInProcess([], input: url + "600\n").stdout.contains(#"["expires_in","600"]"#))
   }
 
   @Test func providerOption() throws {
@@ -115,6 +141,85 @@ import LinkParseCLI
     #expect(!(encodedName.lines.first ?? "SECRET").contains("SECRET"))
     let plain = runInProcess([], input: input + "\n")
     #expect(plain.lines.first?.contains("SECRETCODE") == true)
+  }
+
+  /// `--redact` hides every secret everywhere in the record: each line below carries all it can of them (a
+  /// callback has one provider, so the Apple `user` callback value and VK's legacy `email` need a line each),
+  /// and no secret value may appear anywhere in its output line, while the other values still do.
+  @Test func redactCoversEverySecretEverywhere() throws {
+    // Every secret value holds "SEC" followed by a digit (percent-encoded inside the JSON parameters).
+    let payload = #"{"oauth":{"code":"SEC10","state":"SEC11"},"user":{"id":1,"first_name":"Ivan","email":"SEC12@b.c"}}"#
+    let user = #"{"email":"SEC09@x.y","name":{"firstName":"SEC15"}}"#
+    func encoded(_ text: String) -> String {
+      text.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+    }
+    let everything =
+      "https://SEC16user:SEC17pass@a.example:8443/cb?code=SEC01&state=SEC02&device_id=SEC03&token=SEC04"
+      + "&refresh_token=SEC05&client_secret=SEC06&code_verifier=SEC07&auth_token=SEC08&user=\(encoded(user))"
+      + "&x=keep&payload=\(encoded(payload))#id_token=SEC13&access_token=SEC14&refresh_token=SEC18&y=alsokept"
+    let apple =
+      "https://SEC20@example.com/auth/apple/callback?code=SEC21&state=SEC22&id_token=a.e30.b&user=\(encoded(user))&z=keep"
+    let formPost =
+      #"{"input":"https://:SEC30@example.com/auth/apple/callback","body":"state=SEC31&code=SEC32&id_token=a.e30.b&user=\#(encoded(user))&client_secret=SEC33"}"#
+    // Every value that holds "SEC" (upper case: no name or key of the output does).
+    let all = (1...18).map { String(format: "SEC%02d", $0) } + ["SEC20", "SEC21", "SEC22", "SEC30", "SEC31", "SEC32", "SEC33"]
+    func secrets(in line: String) -> [String] {
+      line.contains("SEC") ? all.filter { line.contains($0) } + ["SEC"] : []
+    }
+
+    let vk = runInProcess(["--redact"], input: everything + "\n").lines.first ?? ""
+    #expect(secrets(in: vk).isEmpty, "\(vk)")
+    #expect(vk.contains(#""href":"https://<redacted>@a.example:8443/cb?code=<redacted>&"#), "\(vk)")
+    #expect(vk.contains(#""username":"<redacted>","password":"<redacted>","host":"a.example","port":8443,"path":"/cb""#))
+    #expect(vk.contains(#"["x","keep"]"#) && vk.contains("&x=keep&") && vk.contains("&y=alsokept"))
+    #expect(vk.contains(#"["user","<redacted>"],["x","keep"],["payload","<redacted>"]"#), "\(vk)")
+    #expect(vk.contains(#"#id_token=<redacted>&access_token=<redacted>&refresh_token=<redacted>&y=alsokept""#))
+    #expect(vk.contains(#""callback":{"provider":"vk","outcome":"success","code":"<redacted>","state":"<redacted>","user_id":"1","first_name":"Ivan","email":"<redacted>"}"#), "\(vk)")
+
+    for arguments in [["--redact"], ["--redact", "--provider", "apple"], ["--redact", "--state", "SEC22"]] {
+      let line = runInProcess(arguments, input: apple + "\n").lines.first ?? ""
+      #expect(secrets(in: line).isEmpty, "\(arguments) \(line)")
+      #expect(line.contains(#""username":"<redacted>","password":"","#), "\(line)")
+      #expect(line.contains(#""callback":{"provider":"apple","outcome":"success","code":"<redacted>","state":"<redacted>","id_token":"<redacted>","user":"<redacted>"}"#), "\(arguments) \(line)")
+      #expect(line.contains(#"["z","keep"]"#))
+    }
+
+    let body = runInProcess(["--redact", "--input-format", "json"], input: formPost + "\n").lines.first ?? ""
+    #expect(secrets(in: body).isEmpty, "\(body)")
+    #expect(body.contains(#""href":"https://<redacted>@example.com/auth/apple/callback","scheme":"https","username":"","password":"<redacted>""#), "\(body)")
+    #expect(body.contains(#""user":"<redacted>""#))
+
+    // A rejected callback's error quotes the redirect URI it found: without its userinfo.
+    let mismatch = runInProcess(
+      ["--redact", "--redirect-uri", "https://a.example/other"], input: everything + "\n"
+    ).lines.first ?? ""
+    #expect(secrets(in: mismatch).isEmpty, "\(mismatch)")
+    #expect(mismatch.contains(#""error":{"code":"redirect-mismatch","raw":"https://<redacted>@a.example:8443/cb""#), "\(mismatch)")
+    #expect(mismatch.contains("(found “https://<redacted>@a.example:8443/cb”)"), "\(mismatch)")
+
+    // Without --redact, all of it is there.
+    let plain = runInProcess([], input: everything + "\n").lines.first ?? ""
+    #expect(Set(secrets(in: plain)) == Set(all.prefix(18) + ["SEC"]), "\(plain)")
+    #expect(plain.contains("SEC12@b.c") && plain.contains("SEC16user") && plain.contains("SEC17pass"))
+    let plainMismatch = runInProcess(["--redirect-uri", "https://a.example/other"], input: everything + "\n")
+    #expect(plainMismatch.stdout.contains(#""raw":"https://SEC16user:SEC17pass@a.example:8443/cb""#))
+  }
+
+  /// The text a rejected callback's error quotes is redacted as URL text: an unparsable Sber base URL keeps no
+  /// secret parameter value, and a secret parameter's own value is hidden whole.
+  @Test func redactRejectedCallbackText() throws {
+    let sber = try object(["--redact"], "partner://h/auth?sberIDRedirect=%3A%2F%2Fu%3Ap%40a%3Fcode%3DSEC1%26x%3D1")
+    let error = try #require(sber["error"] as? [String: Any])
+    #expect(error["code"] as? String == "untrusted-sso-host")
+    #expect(error["raw"] as? String == "://<redacted>@a?code=<redacted>&x=1")
+    #expect((error["description_en"] as? String)?.contains("SEC1") == false)
+    // Only an authority's userinfo: an '@' elsewhere is kept.
+    let noAuthority = runInProcess(["--redact"], input: "myapp:/cb/http://u@h?code=c\n").lines.first ?? ""
+    #expect(noAuthority.contains(#""href":"myapp:/cb/http://u@h?code=<redacted>","#), "\(noAuthority)")
+    let atInPath = runInProcess(["--redact"], input: "https://h.example/a@b?x=1\n").lines.first ?? ""
+    #expect(atInPath.contains(#""href":"https://h.example/a@b?x=1","#), "\(atInPath)")
+    let plain = try object([], "partner://h/auth?sberIDRedirect=%3A%2F%2Fu%3Ap%40a%3Fcode%3DSEC1%26x%3D1")
+    #expect((plain["error"] as? [String: Any])?["raw"] as? String == "://u:p@a?code=SEC1&x=1")
   }
 
   @Test func formPostBody() throws {

@@ -81,13 +81,51 @@ import LinkParseCLI
     let result = runInProcess(["routes", "check", file])
     #expect(result.status == 1)
     let lines = result.lines.map { $0.replacingOccurrences(of: file, with: "F") }
-    #expect(lines.count == 5, "\(lines)")
-    #expect(lines[0].hasPrefix("F:3: ambiguous-routes in route \"b\""))
-    #expect(lines[0].contains("myapp://x/x"))
-    #expect(lines[1].hasPrefix("F:4: invalid-regex in route \"c\" at byte 14: PCRE2: missing closing parenthesis"))
-    #expect(lines[2].hasPrefix("F:5: duplicate-route-name in route \"a\""))
-    #expect(lines[3] == "F:6: expected 'name pattern [provider]', found 1 field")
-    #expect(lines[4].hasPrefix("F:7: unknown-syntax in route \"e\" at byte 6:"))
+    #expect(lines.count == 6, "\(lines)")
+    #expect(lines[0] == "F:3: unknown provider \"p\" in route \"b\": expected one of sber, vk, tid, apple, oauth2 (or no third field)")
+    #expect(lines[1].hasPrefix("F:3: ambiguous-routes in route \"b\""))
+    #expect(lines[1].contains("myapp://x/x"))
+    #expect(lines[2].hasPrefix("F:4: invalid-regex in route \"c\" at byte 14: PCRE2: missing closing parenthesis"))
+    #expect(lines[3].hasPrefix("F:5: duplicate-route-name in route \"a\""))
+    #expect(lines[4] == "F:6: expected 'name pattern [provider]', found 1 field")
+    #expect(lines[5].hasPrefix("F:7: unknown-syntax in route \"e\" at byte 6:"))
+  }
+
+  /// The third field is one of `Provider`'s raw values; anything else (`none`, `auto`, a typo, another case)
+  /// is a problem for `routes check` and for `--routes`.
+  @Test func unknownProvidersAreProblems() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.cleanUp() }
+    let good = try directory.file("good.txt", """
+      s   myapp://s/a   sber
+      v   myapp://s/b   vk
+      t   myapp://s/c   tid
+      a   myapp://s/d   apple
+      o   myapp://s/e   oauth2
+      n   myapp://s/f
+      """)
+    #expect(runInProcess(["routes", "check", good]).status == 0)
+    let file = try directory.file("routes.txt", """
+      ok      myapp://ok        vk
+      typo    myapp://typo      vkid   # a comment
+      none    myapp://none      none
+      auto    myapp://auto      auto
+      upper   myapp://upper     VK
+      """)
+    let expected = ["vkid", "none", "auto", "VK"].enumerated().map { k, name in
+      let route = ["typo", "none", "auto", "upper"][k]
+      return "\(file):\(k + 2): unknown provider \"\(name)\" in route \"\(route)\": expected one of sber, vk, tid, apple, oauth2 (or no third field)"
+    }
+    let check = runInProcess(["routes", "check", file])
+    #expect(check.status == 1)
+    #expect(check.lines == expected)
+    let records = runInProcess(["--routes", file], input: "myapp://ok\n")
+    #expect(records.status == 2)
+    #expect(records.stdout.isEmpty)
+    #expect(records.stderr.split(separator: "\n").map(String.init) == expected.map { "linkparse: " + $0 })
+    let explain = runInProcess(["routes", "explain", file, "myapp://ok"])
+    #expect(explain.status == 2)
+    #expect(explain.stderr.contains("unknown provider \"vkid\""))
   }
 
   @Test func checkOfAGoodFileExitsZero() throws {

@@ -41,6 +41,37 @@ import Testing
     #expect(rejection { try VKIDCallback(params("https://s/cb?code=c&state=s&device_id=d&type=code_v1")) } == .malformedParameter)
   }
 
+  /// `expires_in`, when present, is 1 to 10 decimal digits as sent; anything else rejects the callback. An
+  /// empty or bare `expires_in` counts as absent.
+  @Test(arguments: ["abc", "-1", "%2B1", "+1", "1e3", "1.5", "12345678901", "6%30", "0x10", "60%200"])
+  func invalidExpiresInIsRejected(value: String) throws {
+    let error = thrown {
+      try VKIDCallback(params("vk1://vk.ru/blank.html?code=c&state=s&device_id=d&expires_in=\(value)"))
+    }
+    #expect(error?.code == .malformedParameter, "\(value)")
+    #expect(error?.parameter == "expires_in", "\(value)")
+    #expect(error?.found == FormParameters.decode(value[...]), "\(value)")
+    let auto = try #require(
+      ProviderDetector.decode(url: ParsedURL("vk1://vk.ru/blank.html?code=c&state=s&device_id=d&expires_in=\(value)")))
+    #expect((try? auto.result.get()) == nil, "\(value)")
+  }
+
+  @Test(arguments: [("600", 600), ("0", 0), ("9999999999", 9_999_999_999), ("0600", 600)])
+  func validExpiresIn(value: String, seconds: Int) throws {
+    let result = try VKIDCallback(params("vk1://vk.ru/blank.html?code=c&state=s&device_id=d&expires_in=\(value)"))
+    guard case .success(let s) = result else { Issue.record("\(result)"); return }
+    #expect(s.expiresIn == seconds)
+    #expect(s.expiresInRaw == Substring(value))
+  }
+
+  @Test(arguments: ["&expires_in=", "&expires_in", ""])
+  func emptyOrBareExpiresInIsAbsent(suffix: String) throws {
+    let result = try VKIDCallback(params("vk1://vk.ru/blank.html?code=c&state=s&device_id=d\(suffix)"))
+    guard case .success(let s) = result else { Issue.record("\(result)"); return }
+    #expect(s.expiresIn == nil)
+    #expect(s.expiresInRaw == nil)
+  }
+
   /// Pitfall 2.5.5: `device_id` is mandatory; so are `code` and `state`.
   @Test(arguments: [
     ("code=c&state=s", "device_id"), ("code=c&state=s&device_id=", "device_id"), ("state=s&device_id=d", "code"),

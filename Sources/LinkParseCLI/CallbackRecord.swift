@@ -198,6 +198,7 @@ extension RecordWriter {
     case .unavailable: "\"unavailable\""
     case .error: "\"error\""
     case .seamless: "\"seamless\""
+    case .debugSuccess: "\"debug-success\""
     }
   }
 

@@ -9,7 +9,10 @@ import Synchronization
 /// then `state` in constant time), validates it (``PendingAuthorization/validate(_:parameters:now:)``) and
 /// removes it under one lock, so two concurrent callbacks can never both succeed; a later callback for it
 /// is `replayed`. A callback whose state matches nothing leaves every entry pending (a forged callback
-/// cannot cancel a real login).
+/// cannot cancel a real login). Likewise a state-less error (the Sber apps' grammars
+/// `?result=FAILURE&error_code=5`, `?status=fail&error=X`, which carry no state and so can be forged by
+/// anyone) is decoded and returned, but does not consume the authorization it was matched to: the genuine
+/// callback still succeeds afterwards. A VK SDK 1.x `payload` is bound by its `oauth.state`.
 ///
 /// The T-ID app flow carries no `state`: a state-less callback is accepted only while exactly one T-ID
 /// authorization without state is pending for that redirect URI (`ambiguous-authorization` otherwise).
@@ -103,13 +106,19 @@ public final class PendingAuthorizationStore: Sendable {
   ) throws(CallbackError) -> ProviderCallback {
     let candidates = contents.pending.indices.filter { contents.pending[$0].matchesRedirect(url) }
     var fields = CallbackFields(parameters)
-    let state = fields.value(.state)
+    let state = Self.callbackState(&fields)
+    // Decoded bytes against the expected state's UTF-8 bytes, in constant time (no `String` repair of
+    // invalid UTF-8: a `%FF` state matches no state).
+    func matches(_ expected: String) -> Bool {
+      guard let state else { return false }
+      return withUTF8Bytes(expected) { e in state.withUnsafeBufferPointer { constantTimeEquals(e, $0) } }
+    }
     func wasConsumed() -> Bool {
       contents.consumed.contains { record in
         guard record.matchesRedirect(url) else { return false }
         switch (record.state, state) {
         case (nil, nil): return true
-        case (let a?, let b?): return constantTimeEquals(a, b)
+        case (let a?, _?): return matches(a)
         default: return false
         }
       }
@@ -121,15 +130,15 @@ public final class PendingAuthorizationStore: Sendable {
     }
     try fields.rejectDuplicates()
     let index: Int
-    if let state {
+    if state != nil {
       // Compare against every candidate, so timing does not reveal which one matched.
       var match: Int?
       for i in candidates {
-        if let expected = contents.pending[i].state, constantTimeEquals(expected, state), match == nil { match = i }
+        if let expected = contents.pending[i].state, matches(expected), match == nil { match = i }
       }
       guard let match else {
         if wasConsumed() { throw CallbackError(.replayed) }
-        throw CallbackError(.stateMismatch, parameter: "state")
+        throw fields.stateMismatch(found: nil)
       }
       index = match
     } else {
@@ -143,25 +152,37 @@ public final class PendingAuthorizationStore: Sendable {
       } else if let only = stateless.first {
         index = only
       } else if candidates.count == 1 {
-        index = candidates[0]  // validate() decides (e.g. the Sber Android error grammar); else state-mismatch
+        index = candidates[0]  // validate() decides (e.g. the Sber apps' error grammars); else state-mismatch
       } else {
         if wasConsumed() { throw CallbackError(.replayed) }
-        throw CallbackError(.stateMismatch, parameter: "state", found: "none")
+        throw fields.stateMismatch(found: "none")
       }
     }
     let authorization = contents.pending[index]
+    // Bound: by the callback's state, or as a state-less callback to an authorization without one (the T-ID
+    // app flow). A state-less callback that validate() accepts for an authorization *with* a state (the Sber
+    // apps' error grammars) is not bound: anyone can send `?error_code=5`, so it is decoded and reported but
+    // the authorization stays pending, and the genuine callback still succeeds.
+    let bound = state != nil || authorization.state == nil
     do throws(CallbackError) {
       let callback = try authorization.validate(url, parameters: parameters, now: now)
-      Self.retire(index, &contents, limit)
+      if bound { Self.retire(index, &contents, limit) }
       return callback
     } catch {
-      // Once bound by state (or as the single state-less T-ID request), the authorization is spent unless the
-      // callback failed before binding to it.
-      if error.code != .stateMismatch && error.code != .redirectMismatch {
+      // Once bound, the authorization is spent unless the callback failed before binding to it.
+      if bound && error.code != .stateMismatch && error.code != .redirectMismatch {
         Self.retire(index, &contents, limit)
       }
       throw error
     }
+  }
+
+  /// The callback's state as decoded bytes: its non-empty `state`, else the `oauth.state` of a VK SDK 1.x
+  /// `payload` (what such a callback is bound by); `nil` for none.
+  private static func callbackState(_ fields: inout CallbackFields) -> [UInt8]? {
+    if fields.isNonEmpty(.state) { return fields.withDecodedValue(.state) { Array($0) } }
+    if fields.contains(.payload), let state = fields.legacyPayloadState() { return Array(state.utf8) }
+    return nil
   }
 
   private static func retire(_ index: Int, _ contents: inout Contents, _ limit: Int) {

@@ -6,9 +6,10 @@ public import LinkParseCore
 ///
 /// ```swift
 /// try ProviderCallback(provider: .tid, parameters: FormParameters("unavailable")).outcome  // .unavailable
+/// try ProviderCallback(provider: .tid, parameters: FormParameters("result=success")).outcome  // .debugSuccess
 /// ```
 public enum CallbackOutcome: String, Sendable, Hashable, Codable {
-  /// An authorization code (or a debug-app success).
+  /// An authorization code (or, for the generic OAuth 2.0 implicit flow, an access token) to use.
   case success
   /// The user cancelled.
   case cancelled
@@ -18,6 +19,15 @@ public enum CallbackOutcome: String, Sendable, Hashable, Codable {
   case error
   /// A Sber seamless-login link (inbound, before any request).
   case seamless
+  /// The T-ID iOS debug app's `result=success` stub: the debug app reports success but sends no code, so
+  /// there is nothing to exchange (``ProviderCallback/code`` is `nil`). Treat it as success only in debug
+  /// builds that use the debug app. Raw value `debug-success`.
+  ///
+  /// ```swift
+  /// ProviderCallback.tid(.debugResult("success")).outcome           // .debugSuccess
+  /// ProviderCallback.tid(.debugResult("success")).outcome.rawValue  // "debug-success"
+  /// ```
+  case debugSuccess = "debug-success"
 }
 
 /// A decoded callback of any provider.
@@ -111,7 +121,7 @@ public enum ProviderCallback: Sendable, Hashable {
     case .tid(.unavailable): return .unavailable
     case .tid(.debugResult(let value)):
       switch value {
-      case "success": return .success
+      case "success": return .debugSuccess  // a stub: no code to exchange
       default: return .error
       }
     }
@@ -306,7 +316,8 @@ public enum ProviderCallback: Sendable, Hashable {
 /// 1. scheme `vk<digits>`, or a `device_id`, `payload`, `type=code_v2` or `vkconnect_auth_provider_method`
 ///    parameter → ``Provider/vk``;
 /// 2. a `sberIDRedirect` key (any case) → ``Provider/sber`` (seamless login);
-/// 3. `status=fail`, `result=FAILURE` or `error_code` → ``Provider/sber``;
+/// 3. `status=fail` or `status=success` (the Sber iOS app's flags, any letter case), `result=FAILURE` or
+///    `error_code` → ``Provider/sber``;
 /// 4. a `cancelled` or `unavailable` flag, `auth_status_code`, or a debug-app `result`
 ///    (`success|failure|cancelled|unavailable`) → ``Provider/tid``;
 /// 5. `error=user_cancelled_authorize`, `id_token` together with `user`, or scheme `signinwithapple` →
@@ -317,6 +328,8 @@ public enum ProviderCallback: Sendable, Hashable {
 /// ```swift
 /// let url = try ParsedURL("myapp://authorized?cancelled")
 /// ProviderDetector.detect(url: url, parameters: url.queryParameters)  // .tid
+/// let sber = try ParsedURL("myapp://sberidauth?status=success&state=s&code=c")
+/// ProviderDetector.detect(url: sber, parameters: sber.queryParameters)  // .sber
 /// ```
 public enum ProviderDetector {
 
@@ -449,7 +462,7 @@ public enum ProviderDetector {
       return .vk
     }
     if f.hasSberIDRedirect { return .sber }
-    if f.rawValue(.status).map({ SberIDCallback.isFailStatus(Substring(FormParameters.decode($0))) }) == true
+    if f.contains(.status) && f.withDecodedValue(.status, SberIDCallback.isSberStatus(bytes:))
       || f.value(.result, equals: "FAILURE") || f.contains(.errorCode)
     {
       return .sber

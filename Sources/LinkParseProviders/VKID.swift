@@ -30,7 +30,12 @@ public enum VKIDCallback: Sendable, Hashable {
   ///
   /// - Throws: ``CallbackError`` `duplicate-parameter`, `missing-parameter` (`code`, `state` or `device_id`
   ///   missing or empty on success), `malformed-parameter` (invalid `payload` JSON, `type` other than
-  ///   `code_v2`, `vkconnect_auth_provider_method` other than `external_auth`).
+  ///   `code_v2`, `vkconnect_auth_provider_method` other than `external_auth`), `conflicting-outcome` (a
+  ///   top-level `state` or `code` beside a `payload` whose `oauth.state` / `oauth.code` differs:
+  ///   `?payload={"oauth":{"code":"c1","state":"s1"}}&state=s2`).
+  ///
+  /// A legacy `payload` is bound to its pending authorization by its own `oauth.state`
+  /// (``PendingAuthorization/validate(_:parameters:now:)`` checks it when there is no top-level `state`).
   public init(_ parameters: FormParameters) throws(CallbackError) {
     var fields = CallbackFields(parameters)
     try self.init(&fields)
@@ -39,7 +44,9 @@ public enum VKIDCallback: Sendable, Hashable {
   init(_ fields: inout CallbackFields) throws(CallbackError) {
     try fields.rejectDuplicates(also: .payload)
     if fields.contains(.payload) {
-      self = .legacy(try VKIDLegacyPayload(json: fields.string(.payload) ?? ""))
+      let payload = try VKIDLegacyPayload(json: fields.string(.payload) ?? "")
+      try Self.rejectConflicts(payload, &fields)
+      self = .legacy(payload)
       return
     }
     if let error = ProviderError(&fields) {
@@ -68,6 +75,19 @@ public enum VKIDCallback: Sendable, Hashable {
     let extID = fields.span(.extID)
     let values = StoredValues(fields.takeText(), code, state, deviceID, type, expiresInRaw, extID)
     self = .success(VKIDSuccess(values: values, expiresIn: expiresIn, isReturnFromVKApp: fromVKApp))
+  }
+
+  /// A top-level `state` or `code` next to a `payload` must be the payload's own: the state a pending
+  /// authorization checks and the code exchanged are then the ones the result reports. Any difference
+  /// (including a top-level one the payload lacks) is `conflicting-outcome`.
+  @inline(never)
+  private static func rejectConflicts(_ payload: VKIDLegacyPayload, _ fields: inout CallbackFields) throws(CallbackError) {
+    if let state = fields.string(.state), state != payload.state {
+      throw CallbackError(.conflictingOutcome, parameter: "state", found: "state + payload.oauth.state")
+    }
+    if let code = fields.string(.code), code != payload.code {
+      throw CallbackError(.conflictingOutcome, parameter: "code", found: "code + payload.oauth.code")
+    }
   }
 
   /// The echoed `state`, if any (from the payload for ``legacy(_:)``).

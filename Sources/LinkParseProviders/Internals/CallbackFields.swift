@@ -310,6 +310,40 @@ struct CallbackFields {
     return best
   }
 
+  // MARK: Rare paths of the checks (out of line)
+
+  /// Whether these are one of the Sber apps' state-less error grammars, which the decoder certainly reads as a
+  /// failure: Android `result=FAILURE` or a non-empty `error_code`, iOS `status=fail` (with its `error`).
+  @inline(never)
+  mutating func isStatelessSberError() -> Bool {
+    value(.result, equals: "FAILURE") || isNonEmpty(.errorCode)
+      || isNonEmpty(.status) && withDecodedValue(.status, SberIDCallback.isFailStatus(bytes:))
+  }
+
+  /// The error the provider reported in these parameters, for a rejection to carry
+  /// (``CallbackError/providerError``): `error` (as ``ProviderError`` reads it), else a non-empty
+  /// `error_code` (the Sber Android app's) as the code.
+  @inline(never)
+  mutating func reportedProviderError() -> ProviderError? {
+    if let error = ProviderError(&self) { return error }
+    if let errorCode = string(.errorCode) { return ProviderError(code: OAuthErrorCode(rawValue: errorCode)) }
+    return nil
+  }
+
+  /// A `state-mismatch` for these parameters, carrying the provider's error when they hold one.
+  @inline(never)
+  mutating func stateMismatch(found: String?) -> CallbackError {
+    CallbackError(.stateMismatch, parameter: "state", found: found, providerError: reportedProviderError())
+  }
+
+  /// The `oauth.state` of a VK SDK 1.x `payload` (non-empty), or `nil` when there is no payload, it is not
+  /// valid JSON, or it has no state.
+  @inline(never)
+  func legacyPayloadState() -> String? {
+    guard let json = string(.payload), let decoded = JSONSupport.decodeVKPayload(json) else { return nil }
+    return decoded.state.flatMap { $0.isEmpty ? nil : $0 }
+  }
+
   /// The first occurrence's non-empty value as a span (absent when it is absent, bare or empty).
   func span(_ key: Key) -> ValueSpan { self[key].span }
 

@@ -328,7 +328,7 @@ public struct PendingAuthorization: @unchecked Sendable {
 
   /// `state`, compared in constant time over the decoded bytes, without allocating.
   ///
-  /// This and ``checkIssuer(_:)`` are inlined into `validate`: a call would copy the fields (~350 bytes) for
+  /// This and ``checkIssuer(_:)`` are inlined into `validate`: a call would copy the fields (~400 bytes) for
   /// the callee to borrow.
   @inline(__always)
   func checkState(_ fields: inout CallbackFields) throws(CallbackError) {

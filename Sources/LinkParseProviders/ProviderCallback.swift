@@ -113,7 +113,8 @@ public enum ProviderCallback: Sendable, Hashable {
   /// ```
   public var outcome: CallbackOutcome {
     switch self {
-    case .sber(.success), .vk(.success), .vk(.legacy), .tid(.success), .apple(.success), .oauth2(.success):
+    case .sber(.success), .vk(.success), .vk(.legacy), .tid(.success), .apple(.success), .oauth2(.success),
+      .oauth2(.implicit):
       return .success
     case .sber(.failure), .vk(.failure), .apple(.failure), .oauth2(.failure): return .error
     case .sberSeamless: return .seamless
@@ -143,7 +144,8 @@ public enum ProviderCallback: Sendable, Hashable {
     }
   }
 
-  /// The authorization code on success.
+  /// The authorization code on success (`nil` for an implicit-flow grant, which carries an access token
+  /// instead: see ``OAuth2ImplicitGrant``).
   ///
   /// ```swift
   /// ProviderCallback.tid(try TIDCallback(FormParameters("code=c.1"))).code  // "c.1"
@@ -182,7 +184,8 @@ public enum ProviderCallback: Sendable, Hashable {
   }
 
   /// The decoded values under the provider's own parameter names, in a stable order (`code`, `state`,
-  /// `device_id`, `id_token`, `user`, `session_state`, `sso_base_url`, `token`, …). Raw JSON stays text.
+  /// `device_id`, `id_token`, `user`, `session_state`, `sso_base_url`, `token`, …; for an OAuth 2.0 implicit
+  /// grant `access_token`, `token_type`, `expires_in`, `scope`, `id_token`, `state`). Raw JSON stays text.
   ///
   /// ```swift
   /// ProviderCallback.tid(try TIDCallback(FormParameters("code=c"))).values  // [("code", "c")]
@@ -305,6 +308,14 @@ public enum ProviderCallback: Sendable, Hashable {
       visit("state", s.values, 1)
       visit("iss", s.values, 2)
       visit("session_state", s.values, 3)
+      visit("id_token", s.values, 4)
+    case .oauth2(.implicit(let g)):
+      visit("access_token", g.values, 0)
+      visit("token_type", g.values, 1)
+      visit("expires_in", g.values, 2)
+      visit("scope", g.values, 3)
+      visit("id_token", g.values, 4)
+      visit("state", g.values, 5)
     }
   }
 }
@@ -322,7 +333,7 @@ public enum ProviderCallback: Sendable, Hashable {
 ///    (`success|failure|cancelled|unavailable`) → ``Provider/tid``;
 /// 5. `error=user_cancelled_authorize`, `id_token` together with `user`, or scheme `signinwithapple` →
 ///    ``Provider/apple``;
-/// 6. `code` or `error` → ``Provider/oauth2``;
+/// 6. `code`, `error` or `access_token` (the implicit flow) → ``Provider/oauth2``;
 /// 7. otherwise `nil`: nothing to decode.
 ///
 /// ```swift
@@ -481,12 +492,13 @@ public enum ProviderDetector {
     {
       return .apple
     }
-    if f.contains(.code) || f.contains(.error) { return .oauth2 }
+    if f.contains(.code) || f.contains(.error) || f.contains(.accessToken) { return .oauth2 }
     return nil
   }
 
-  /// The parameters a callback URL carries: its query, unless the query has none of the callback keys and
-  /// the fragment has some (`response_mode=fragment`).
+  /// The parameters a callback URL carries: its query, unless the query has none of the callback keys
+  /// (``callbackKeys``: `code`, `error`, `state`, `id_token`, `access_token`, …) and the fragment has some
+  /// (`response_mode=fragment`, the implicit flow).
   ///
   /// ```swift
   /// let url = try ParsedURL("https://example.com/cb#state=s&code=c")
@@ -501,7 +513,7 @@ public enum ProviderDetector {
 
   static let callbackKeys = [
     "code", "error", "state", "id_token", "cancelled", "unavailable", "auth_status_code", "result", "status",
-    "device_id", "payload",
+    "device_id", "payload", "access_token",
   ]
 
   static func hasCallbackKey(_ parameters: FormParameters) -> Bool {

@@ -27,7 +27,13 @@ import LinkParseCLI
   @Test func nullWhenNothingIsDecoded() {
     #expect(callback([], "https://example.com/a?x=1") == "null")
     #expect(callback(["--provider", "none"], "myapp://authorized?cancelled") == "null")
-    #expect(callback([], "https://client.example/cb#access_token=SlAV32hkKG&state=x") == "null")
+  }
+
+  /// An implicit-flow fragment is decoded (it was `null`).
+  @Test func implicitGrantIsDecoded() {
+    #expect(
+      callback([], "https://client.example/cb#access_token=SlAV32hkKG&state=x")
+        == #"{"provider":"oauth2","outcome":"success","access_token":"SlAV32hkKG","state":"x"}"#)
   }
 
   @Test func outcomes() throws {

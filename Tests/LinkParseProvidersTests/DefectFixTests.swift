@@ -212,3 +212,79 @@ struct SecurityFixTests {
     #expect(policy == SberSSOTrustPolicy(allowedSchemes: ["otherscheme"], allowedHTTPSHosts: ["id.example.ru"]))
   }
 }
+
+@Suite("Providers: OIDC code id_token and the implicit flow (fix 1)")
+struct OAuth2ImplicitAndIDTokenTests {
+  @Test func codeIDTokenFragmentKeepsTheIDToken() throws {
+    let token = jwt(#"{"iss":"https://as.example","sub":"1","nonce":"n"}"#)
+    let url = try ParsedURL("https://client.example/cb#code=c1&id_token=\(token)&state=s1")
+    let (provider, result) = try #require(ProviderDetector.decode(url: url))
+    #expect(provider == .oauth2)
+    let callback = try result.get()
+    guard case .oauth2(.success(let s)) = callback else {
+      Issue.record("\(callback)")
+      return
+    }
+    #expect(s.code == "c1" && s.state == "s1")
+    #expect(s.idToken.map(String.init) == token)
+    #expect(callback.values.map(\.name) == ["code", "state", "id_token"])
+    var seen: [String: String] = [:]
+    callback.forEachValue { name, value in seen[name] = String(value) }
+    #expect(seen["id_token"] == token)
+    #expect(OAuth2Success(code: "c", idToken: "h.p.s").idToken == "h.p.s")
+    #expect(OAuth2Success(code: "c", idToken: "h.p.s") != OAuth2Success(code: "c"))
+  }
+
+  @Test func implicitGrantIsDecoded() throws {
+    let url = try ParsedURL(
+      "https://client.example/cb#access_token=2YotnFZFEjr1zCsicMWpAA&token_type=Bearer&expires_in=3600&scope=openid+email&state=xyz")
+    #expect(ProviderDetector.callbackParameters(of: url).value(for: "access_token") == "2YotnFZFEjr1zCsicMWpAA")
+    #expect(ProviderDetector.detect(url: url, parameters: ProviderDetector.callbackParameters(of: url)) == .oauth2)
+    let (provider, result) = try #require(ProviderDetector.decode(url: url))
+    #expect(provider == .oauth2)
+    let callback = try result.get()
+    guard case .oauth2(.implicit(let g)) = callback else {
+      Issue.record("\(callback)")
+      return
+    }
+    #expect(g.accessToken == "2YotnFZFEjr1zCsicMWpAA")
+    #expect(g.tokenType == "Bearer")
+    #expect(g.expiresIn == 3600 && g.expiresInRaw == "3600")
+    #expect(g.scope == "openid email")
+    #expect(g.idToken == nil)
+    #expect(g.state == "xyz")
+    #expect(callback.outcome == .success && callback.code == nil && callback.state == "xyz")
+    #expect(
+      callback.values.map(\.name) == ["access_token", "token_type", "expires_in", "scope", "state"])
+    #expect(
+      g == OAuth2ImplicitGrant(
+        accessToken: "2YotnFZFEjr1zCsicMWpAA", tokenType: "Bearer", expiresIn: 3600, expiresInRaw: "3600",
+        scope: "openid email", state: "xyz"))
+    // The other entry points agree.
+    let parameters = ProviderDetector.callbackParameters(of: url)
+    #expect(try ProviderCallback(provider: .oauth2, parameters: parameters) == callback)
+    #expect(ProviderDetector.decode(url: url, parameters: parameters).map { try? $0.result.get() } == callback)
+    // With an id_token (OIDC `id_token token`).
+    let oidc = try OAuth2Callback(FormParameters("access_token=T&token_type=Bearer&id_token=h.p.s&state=s"))
+    guard case .implicit(let o) = oidc else {
+      Issue.record("\(oidc)")
+      return
+    }
+    #expect(o.idToken == "h.p.s" && o.expiresIn == nil)
+    // Validated against a pending authorization, state checked.
+    let pending = PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://client.example/cb"), state: "xyz")
+    #expect(try pending.validate(url).outcome == .success)
+    let forged = try ParsedURL("https://client.example/cb#access_token=T&token_type=Bearer&state=abc")
+    #expect(rejection { try pending.validate(forged) } == .stateMismatch)
+    // Malformed ones.
+    #expect(rejection { try OAuth2Callback(FormParameters("token_type=Bearer&state=s")) } == .missingParameter)
+    guard case .implicit(let bare) = try OAuth2Callback(FormParameters("access_token=T&state=s")) else {
+      Issue.record("not implicit")
+      return
+    }
+    #expect(bare.accessToken == "T" && bare.tokenType == nil && bare.state == "s")
+    #expect(
+      rejection { try OAuth2Callback(FormParameters("access_token=T&token_type=Bearer&access_token=U")) }
+        == .duplicateParameter)
+  }
+}

@@ -1,7 +1,14 @@
 // A thread-safe, single-use set of pending authorizations (providers.md §3.6, §7 step 4).
 
 public import LinkParseCore
-import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Pending authorizations, consumed atomically by the first callback that binds to one.
 ///
@@ -22,8 +29,15 @@ import Synchronization
 /// store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
 /// let first = try store.consume(try ParsedURL("myapp://authorized?code=c.1"))   // .tid(.success)
 /// let second = try store.consume(try ParsedURL("myapp://authorized?code=c.1"))  // throws replayed
+///
+/// // A forged state-less error is reported, but the real authorization stays pending:
+/// store.insert(PendingAuthorization(provider: .sber, redirectURI: try ParsedURL("myapp://sberidauth"), state: "s"))
+/// try store.consume(try ParsedURL("myapp://sberidauth?result=FAILURE&error_code=5")).outcome  // .error
+/// store.count  // 1
 /// ```
-@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+///
+/// Available on every OS version the package supports: the lock is a POSIX mutex of its own
+/// (``PendingAuthorizationStore`` needs no `Synchronization.Mutex`, so no iOS 18 / macOS 15 floor).
 public final class PendingAuthorizationStore: Sendable {
 
   private struct Contents {
@@ -32,7 +46,7 @@ public final class PendingAuthorizationStore: Sendable {
     var consumed: [PendingAuthorization] = []
   }
 
-  private let contents = Mutex(Contents())
+  private let contents = PThreadLocked(Contents())
   private let consumedLimit: Int
 
   /// Creates an empty store that remembers the last `consumedLimit` consumed authorizations to report
@@ -188,5 +202,43 @@ public final class PendingAuthorizationStore: Sendable {
   private static func retire(_ index: Int, _ contents: inout Contents, _ limit: Int) {
     contents.consumed.append(contents.pending.remove(at: index))
     if contents.consumed.count > limit { contents.consumed.removeFirst(contents.consumed.count - limit) }
+  }
+}
+
+/// A value guarded by a POSIX mutex: the small lock ``PendingAuthorizationStore`` uses instead of
+/// `Synchronization.Mutex` (iOS 18 / macOS 15 and later only), so that the store has no OS-version floor.
+///
+/// The `pthread_mutex_t` lives in memory of its own, allocated once and never moved (a mutex must not be
+/// copied or moved once initialized, which a stored property of a class does not promise), and is destroyed
+/// with the object. `@unchecked Sendable`: `value` is only read or written between `pthread_mutex_lock` and
+/// `pthread_mutex_unlock` on that mutex, in ``withLock(_:)``, which is the only access.
+///
+/// ```swift
+/// let counter = PThreadLocked(0)
+/// counter.withLock { $0 += 1 }
+/// ```
+final class PThreadLocked<Value>: @unchecked Sendable {
+  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  private var value: Value
+
+  init(_ value: Value) {
+    self.value = value
+    mutex = .allocate(capacity: 1)
+    mutex.initialize(to: pthread_mutex_t())
+    let status = pthread_mutex_init(mutex, nil)
+    precondition(status == 0, "pthread_mutex_init failed (\(status))")
+  }
+
+  deinit {
+    pthread_mutex_destroy(mutex)
+    mutex.deinitialize(count: 1)
+    mutex.deallocate()
+  }
+
+  /// Runs `body` with the value while holding the lock.
+  func withLock<R>(_ body: (inout Value) -> R) -> R {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    return body(&value)
   }
 }

@@ -114,6 +114,12 @@ public struct SberSeamlessLogin: Sendable, Hashable {
   /// The sbol2web `token`, when present.
   public var token: String?
 
+  /// A link with these values (already checked), as decoded earlier (``ProviderCallback``'s `Codable`).
+  init(baseURL: String, token: String?) {
+    self.baseURL = baseURL
+    self.token = token
+  }
+
   /// Whether `parameters` carry a `sberIDRedirect` key (any letter case).
   ///
   /// ```swift

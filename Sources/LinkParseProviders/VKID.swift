@@ -220,6 +220,13 @@ public struct VKIDLegacyPayload: Sendable, Hashable {
   /// `user`, when present.
   public var user: User?
 
+  /// A payload with these values, as decoded earlier (``ProviderCallback``'s `Codable`).
+  init(code: String, state: String?, user: User?) {
+    self.code = code
+    self.state = state
+    self.user = user
+  }
+
   /// Decodes the JSON text of `payload`.
   ///
   /// ```swift

@@ -199,6 +199,7 @@ extension RecordWriter {
     case .error: "\"error\""
     case .seamless: "\"seamless\""
     case .debugSuccess: "\"debug-success\""
+    case .implicitGrant: "\"implicit-grant\""
     }
   }
 

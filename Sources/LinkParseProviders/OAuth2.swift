@@ -161,7 +161,9 @@ public struct OAuth2Success: Sendable, Hashable {
 /// token itself, delivered in the redirect URI's fragment, with no code to exchange.
 ///
 /// The values are read from the callback's text when accessed (see ``VKIDSuccess``). The implicit flow is
-/// deprecated (RFC 9700 §2.1.2): prefer the code flow with PKCE; this type exists to read such callbacks.
+/// deprecated (RFC 9700 §2.1.2): prefer the code flow with PKCE; this type exists to read such callbacks. A
+/// ``ProviderCallback`` holding one has the outcome ``CallbackOutcome/implicitGrant`` (not `.success`: there
+/// is no code to exchange).
 ///
 /// ```swift
 /// let url = try ParsedURL("https://client.example/cb#access_token=2YotnFZFEjr1zCsicMWpAA&token_type=Bearer&expires_in=3600&state=xyz")

@@ -9,7 +9,7 @@ public import LinkParseCore
 /// try ProviderCallback(provider: .tid, parameters: FormParameters("result=success")).outcome  // .debugSuccess
 /// ```
 public enum CallbackOutcome: String, Sendable, Hashable, Codable {
-  /// An authorization code (or, for the generic OAuth 2.0 implicit flow, an access token) to use.
+  /// An authorization code to exchange: ``ProviderCallback/code`` is never `nil` with this outcome.
   case success
   /// The user cancelled.
   case cancelled
@@ -28,6 +28,14 @@ public enum CallbackOutcome: String, Sendable, Hashable, Codable {
   /// ProviderCallback.tid(.debugResult("success")).outcome.rawValue  // "debug-success"
   /// ```
   case debugSuccess = "debug-success"
+  /// An OAuth 2.0 implicit-flow grant (``OAuth2Callback/implicit(_:)``): the access token itself, with no code
+  /// to exchange (``ProviderCallback/code`` is `nil`). Raw value `implicit-grant`.
+  ///
+  /// ```swift
+  /// let url = try ParsedURL("https://client.example/cb#access_token=T&token_type=Bearer&state=s")
+  /// try ProviderDetector.decode(url: url)!.result.get().outcome  // .implicitGrant
+  /// ```
+  case implicitGrant = "implicit-grant"
 }
 
 /// A decoded callback of any provider.
@@ -113,9 +121,9 @@ public enum ProviderCallback: Sendable, Hashable {
   /// ```
   public var outcome: CallbackOutcome {
     switch self {
-    case .sber(.success), .vk(.success), .vk(.legacy), .tid(.success), .apple(.success), .oauth2(.success),
-      .oauth2(.implicit):
+    case .sber(.success), .vk(.success), .vk(.legacy), .tid(.success), .apple(.success), .oauth2(.success):
       return .success
+    case .oauth2(.implicit): return .implicitGrant
     case .sber(.failure), .vk(.failure), .apple(.failure), .oauth2(.failure): return .error
     case .sberSeamless: return .seamless
     case .tid(.cancelled), .apple(.cancelled): return .cancelled

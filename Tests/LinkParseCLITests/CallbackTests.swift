@@ -33,7 +33,7 @@ import LinkParseCLI
   @Test func implicitGrantIsDecoded() {
     #expect(
       callback([], "https://client.example/cb#access_token=SlAV32hkKG&state=x")
-        == #"{"provider":"oauth2","outcome":"success","access_token":"SlAV32hkKG","state":"x"}"#)
+        == #"{"provider":"oauth2","outcome":"implicit-grant","access_token":"SlAV32hkKG","state":"x"}"#)
   }
 
   @Test func outcomes() throws {

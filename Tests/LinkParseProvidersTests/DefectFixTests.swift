@@ -253,7 +253,8 @@ struct OAuth2ImplicitAndIDTokenTests {
     #expect(g.scope == "openid email")
     #expect(g.idToken == nil)
     #expect(g.state == "xyz")
-    #expect(callback.outcome == .success && callback.code == nil && callback.state == "xyz")
+    #expect(callback.outcome == .implicitGrant && callback.code == nil && callback.state == "xyz")
+    #expect(callback.outcome.rawValue == "implicit-grant")
     #expect(
       callback.values.map(\.name) == ["access_token", "token_type", "expires_in", "scope", "state"])
     #expect(
@@ -273,7 +274,7 @@ struct OAuth2ImplicitAndIDTokenTests {
     #expect(o.idToken == "h.p.s" && o.expiresIn == nil)
     // Validated against a pending authorization, state checked.
     let pending = PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://client.example/cb"), state: "xyz")
-    #expect(try pending.validate(url).outcome == .success)
+    #expect(try pending.validate(url).outcome == .implicitGrant)
     let forged = try ParsedURL("https://client.example/cb#access_token=T&token_type=Bearer&state=abc")
     #expect(rejection { try pending.validate(forged) } == .stateMismatch)
     // Malformed ones.

@@ -6,7 +6,9 @@
 /// ids are not copied here), and descriptions in English and Russian.
 ///
 /// A provider's *own* error (`error=access_denied`) is not a `CallbackError`: it is a decoded outcome
-/// (``ProviderError``), so the server's code is never replaced by a synthetic one.
+/// (``ProviderError``), so the server's code is never replaced by a synthetic one. When a callback carrying
+/// one is rejected anyway (a `state-mismatch`), the rejection keeps it in ``providerError``: both are
+/// reported.
 ///
 /// ```swift
 /// do {

@@ -280,6 +280,8 @@ extension RecordWriter {
     case .unavailable: "\"unavailable\""
     case .error: "\"error\""
     case .seamless: "\"seamless\""
+    case .debugSuccess: "\"debug-success\""
+    case .implicitGrant: "\"implicit-grant\""
     }
   }
 

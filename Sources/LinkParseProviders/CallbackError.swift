@@ -6,7 +6,9 @@
 /// ids are not copied here), and descriptions in English and Russian.
 ///
 /// A provider's *own* error (`error=access_denied`) is not a `CallbackError`: it is a decoded outcome
-/// (``ProviderError``), so the server's code is never replaced by a synthetic one.
+/// (``ProviderError``), so the server's code is never replaced by a synthetic one. When a callback carrying
+/// one is rejected anyway (a `state-mismatch`), the rejection keeps it in ``providerError``: both are
+/// reported.
 ///
 /// ```swift
 /// do {
@@ -66,16 +68,28 @@ public struct CallbackError: Error, Sendable, Hashable, CustomStringConvertible 
   public var parameter: String?
   /// What was found, when it is useful and safe to show (a scheme or host, a status value); never a secret.
   public var found: String?
+  /// The error the provider reported in the rejected callback (`error=…`, or the Sber Android app's
+  /// `error_code`), when it carried one: a rejection (a `state-mismatch`) never hides it. Both are reported:
+  /// ``code`` says why the callback was rejected, this what the provider said. Included in the descriptions.
+  ///
+  /// ```swift
+  /// // pending state "s1"; callback ?error=access_denied&state=forged
+  /// error.code                           // .stateMismatch
+  /// error.providerError?.code.rawValue   // "access_denied"
+  /// ```
+  public var providerError: ProviderError?
 
   /// Creates an error.
   ///
   /// ```swift
   /// let error = CallbackError(.missingParameter, parameter: "device_id")
+  /// let both = CallbackError(.stateMismatch, parameter: "state", providerError: ProviderError(code: .accessDenied))
   /// ```
-  public init(_ code: Code, parameter: String? = nil, found: String? = nil) {
+  public init(_ code: Code, parameter: String? = nil, found: String? = nil, providerError: ProviderError? = nil) {
     self.code = code
     self.parameter = parameter
     self.found = found
+    self.providerError = providerError
   }
 
   /// An English sentence for a log line or a developer.
@@ -84,6 +98,12 @@ public struct CallbackError: Error, Sendable, Hashable, CustomStringConvertible 
   /// CallbackError(.replayed).descriptionEN  // "This authorization was already used by an earlier callback."
   /// ```
   public var descriptionEN: String {
+    guard let providerError else { return ownDescriptionEN }
+    let meaning = providerError.code.isKnown ? ": " + providerError.code.descriptionEN : "."
+    return ownDescriptionEN + " The provider reported the error “\(providerError.code.rawValue)”" + meaning
+  }
+
+  private var ownDescriptionEN: String {
     let p = parameter.map { "“\($0)”" } ?? "a parameter"
     let f = found.map { " (found “\($0)”)" } ?? ""
     switch code {
@@ -111,6 +131,12 @@ public struct CallbackError: Error, Sendable, Hashable, CustomStringConvertible 
   /// CallbackError(.replayed).descriptionRU  // "Эта авторизация уже использована предыдущим обратным вызовом."
   /// ```
   public var descriptionRU: String {
+    guard let providerError else { return ownDescriptionRU }
+    let meaning = providerError.code.isKnown ? ": " + providerError.code.descriptionRU : "."
+    return ownDescriptionRU + " Провайдер сообщил об ошибке «\(providerError.code.rawValue)»" + meaning
+  }
+
+  private var ownDescriptionRU: String {
     let p = parameter.map { "«\($0)»" } ?? "параметр"
     let f = found.map { " (получено «\($0)»)" } ?? ""
     switch code {

@@ -7,17 +7,34 @@ public import LinkParseCore
 /// Like AppAuth, an `error` wins over `code`; unlike AppAuth, `iss` (RFC 9207) and `session_state` are read.
 /// Unrecognized parameters are ignored (RFC 6749 §4.1.2), and empty ones count as absent (§3.1).
 ///
+/// Classification: `error` → ``failure(_:state:issuer:)``; else `code` → ``success(_:)`` (the code flow, and
+/// OIDC `code id_token`, whose `id_token` it carries; an `access_token` beside a `code`, as in the hybrid
+/// `code token`, is not read); else `access_token` → ``implicit(_:)`` (the implicit flow, RFC 6749 §4.2.2,
+/// usually in the fragment).
+///
 /// ```swift
 /// let url = try ParsedURL("https://client.example/cb?code=x1848&state=ZWVl&iss=https%3A%2F%2Fhonest.as.example")
 /// if case .success(let s) = try OAuth2Callback(url.queryParameters) {
 ///   s.issuer  // "https://honest.as.example"
 /// }
+/// let implicit = try ParsedURL("https://client.example/cb#access_token=T&token_type=Bearer&expires_in=3600&state=s")
+/// if case .implicit(let grant) = try OAuth2Callback(ProviderDetector.callbackParameters(of: implicit)) {
+///   grant.accessToken  // "T"
+///   grant.expiresIn    // 3600
+/// }
 /// ```
 public enum OAuth2Callback: Sendable, Hashable {
-  /// `code` (+ `state`, `iss`, `session_state`).
+  /// `code` (+ `state`, `iss`, `session_state`, `id_token`).
   case success(OAuth2Success)
   /// `error` (+ `error_description`, `error_uri`), with the echoed `state` and `iss`.
   case failure(ProviderError, state: Substring?, issuer: Substring?)
+  /// An implicit-flow response: `access_token` (+ `token_type`, `expires_in`, `scope`, `id_token`, `state`),
+  /// without a `code`.
+  ///
+  /// ```swift
+  /// try OAuth2Callback(FormParameters("access_token=T&token_type=Bearer&state=s"))  // .implicit(…)
+  /// ```
+  case implicit(OAuth2ImplicitGrant)
 
   /// Decodes a response's parameters.
   ///
@@ -25,25 +42,31 @@ public enum OAuth2Callback: Sendable, Hashable {
   /// try OAuth2Callback(FormParameters("error=login_required&state=s"))
   /// ```
   ///
-  /// - Throws: ``CallbackError`` `duplicate-parameter` (RFC 6749 §3.1), `missing-parameter` (neither an
-  ///   error nor a non-empty `code`).
+  /// - Throws: ``CallbackError`` `duplicate-parameter` (RFC 6749 §3.1; also for `access_token` and
+  ///   `id_token`), `missing-parameter` (neither an error, a non-empty `code` nor a non-empty
+  ///   `access_token`).
   public init(_ parameters: FormParameters) throws(CallbackError) {
     var fields = CallbackFields(parameters)
     try self.init(&fields)
   }
 
   init(_ fields: inout CallbackFields) throws(CallbackError) {
-    try fields.rejectDuplicates()
+    try fields.rejectDuplicates(also: .accessToken, .idToken)
     if let error = ProviderError(&fields) {
       self = .failure(error, state: fields.value(.state), issuer: fields.value(.iss))
       return
     }
     let code = fields.span(.code)
-    guard !code.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
+    guard !code.isAbsent else {
+      self = .implicit(try OAuth2ImplicitGrant(&fields))
+      return
+    }
     let state = fields.span(.state)
     let issuer = fields.span(.iss)
     let sessionState = fields.span(.sessionState)
-    self = .success(OAuth2Success(values: StoredValues(fields.takeText(), code, state, issuer, sessionState)))
+    let idToken = fields.span(.idToken)
+    self = .success(
+      OAuth2Success(values: StoredValues(fields.takeText(), code, state, issuer, sessionState, idToken)))
   }
 
   /// The echoed `state`, if any.
@@ -55,6 +78,7 @@ public enum OAuth2Callback: Sendable, Hashable {
     switch self {
     case .success(let s): return s.state
     case .failure(_, let state, _): return state
+    case .implicit(let g): return g.state
     }
   }
 }
@@ -64,11 +88,12 @@ public enum OAuth2Callback: Sendable, Hashable {
 /// The values are read from the callback's text when accessed (see ``VKIDSuccess``).
 ///
 /// ```swift
-/// success.code  // exchange it with the PKCE verifier
+/// success.code     // exchange it with the PKCE verifier
+/// success.idToken  // OIDC `code id_token`: the raw JWT (verify it on your backend)
 /// OAuth2Success(code: "c", state: "s", issuer: nil, sessionState: nil)  // made from values
 /// ```
 public struct OAuth2Success: Sendable, Hashable {
-  /// `code`, `state`, `iss`, `session_state`, read from the callback's text on access.
+  /// `code`, `state`, `iss`, `session_state`, `id_token`, read from the callback's text on access.
   private(set) var values: StoredValues
 
   init(values: StoredValues) { self.values = values }
@@ -77,9 +102,13 @@ public struct OAuth2Success: Sendable, Hashable {
   ///
   /// ```swift
   /// OAuth2Success(code: "c", issuer: "https://as.example").issuer  // "https://as.example"
+  /// OAuth2Success(code: "c", idToken: "h.p.s").idToken            // "h.p.s"
   /// ```
-  public init(code: Substring, state: Substring? = nil, issuer: Substring? = nil, sessionState: Substring? = nil) {
-    values = StoredValues([code, state, issuer, sessionState])
+  public init(
+    code: Substring, state: Substring? = nil, issuer: Substring? = nil, sessionState: Substring? = nil,
+    idToken: Substring? = nil
+  ) {
+    values = StoredValues([code, state, issuer, sessionState, idToken])
   }
 
   /// `code`.
@@ -102,9 +131,21 @@ public struct OAuth2Success: Sendable, Hashable {
     get { values[3] }
     set { values[3] = newValue }
   }
+  /// The raw `id_token` JWT of an OIDC `response_type=code id_token` response (usually in the fragment), when
+  /// sent. Not decoded nor verified here: verify its signature, `nonce` and `c_hash` on your backend.
+  ///
+  /// ```swift
+  /// // https://client.example/cb#code=c&id_token=eyJ…&state=s
+  /// success.idToken  // "eyJ…"
+  /// ```
+  public var idToken: Substring? {
+    get { values[4] }
+    set { values[4] = newValue }
+  }
 
   public static func == (lhs: OAuth2Success, rhs: OAuth2Success) -> Bool {
     lhs.code == rhs.code && lhs.state == rhs.state && lhs.issuer == rhs.issuer && lhs.sessionState == rhs.sessionState
+      && lhs.idToken == rhs.idToken
   }
 
   public func hash(into hasher: inout Hasher) {
@@ -112,5 +153,112 @@ public struct OAuth2Success: Sendable, Hashable {
     hasher.combine(state)
     hasher.combine(issuer)
     hasher.combine(sessionState)
+    hasher.combine(idToken)
+  }
+}
+
+/// An OAuth 2.0 implicit-flow response (RFC 6749 §4.2.2; OIDC `response_type=id_token token`): the access
+/// token itself, delivered in the redirect URI's fragment, with no code to exchange.
+///
+/// The values are read from the callback's text when accessed (see ``VKIDSuccess``). The implicit flow is
+/// deprecated (RFC 9700 §2.1.2): prefer the code flow with PKCE; this type exists to read such callbacks. A
+/// ``ProviderCallback`` holding one has the outcome ``CallbackOutcome/implicitGrant`` (not `.success`: there
+/// is no code to exchange).
+///
+/// ```swift
+/// let url = try ParsedURL("https://client.example/cb#access_token=2YotnFZFEjr1zCsicMWpAA&token_type=Bearer&expires_in=3600&state=xyz")
+/// if case .oauth2(.implicit(let grant))? = try ProviderDetector.decode(url: url)?.result.get() {
+///   grant.accessToken  // "2YotnFZFEjr1zCsicMWpAA"
+///   grant.tokenType    // "Bearer"
+///   grant.expiresIn    // 3600
+///   grant.state        // "xyz"
+/// }
+/// ```
+public struct OAuth2ImplicitGrant: Sendable, Hashable {
+  /// `access_token`, `token_type`, `expires_in`, `scope`, `id_token`, `state`, read from the callback's text
+  /// on access.
+  private(set) var values: StoredValues
+  /// `expires_in` as an integer (seconds), when sent as one.
+  public var expiresIn: Int?
+
+  init(values: StoredValues, expiresIn: Int?) {
+    self.values = values
+    self.expiresIn = expiresIn
+  }
+
+  /// Decodes the implicit-flow values of scanned parameters that hold no `error` and no `code`.
+  init(_ fields: inout CallbackFields) throws(CallbackError) {
+    let accessToken = fields.span(.accessToken)
+    guard !accessToken.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
+    // `token_type` is REQUIRED by RFC 6749 §4.2.2 but, as AppAuth does, not insisted on: it is nil when absent.
+    let tokenType = fields.span(.tokenType)
+    let expiresInRaw = fields.span(.expiresIn)
+    let expiresIn = expiresInRaw.isAbsent ? nil : fields.withDecodedValue(.expiresIn) { parseDecimalInt($0) }
+    let scope = fields.span(.scope)
+    let idToken = fields.span(.idToken)
+    let state = fields.span(.state)
+    self.init(
+      values: StoredValues(fields.takeText(), accessToken, tokenType, expiresInRaw, scope, idToken, state),
+      expiresIn: expiresIn)
+  }
+
+  /// Creates a grant from its values.
+  ///
+  /// ```swift
+  /// OAuth2ImplicitGrant(accessToken: "T", tokenType: "Bearer", expiresIn: 3600, expiresInRaw: "3600").expiresIn  // 3600
+  /// ```
+  public init(
+    accessToken: Substring, tokenType: Substring? = nil, expiresIn: Int? = nil, expiresInRaw: Substring? = nil,
+    scope: Substring? = nil, idToken: Substring? = nil, state: Substring? = nil
+  ) {
+    self.init(
+      values: StoredValues([accessToken, tokenType, expiresInRaw, scope, idToken, state]), expiresIn: expiresIn)
+  }
+
+  /// `access_token`: a bearer credential. Never log it.
+  public var accessToken: Substring {
+    get { values[0] ?? "" }
+    set { values[0] = newValue }
+  }
+  /// `token_type` as sent (`Bearer`; compare case-insensitively), when sent.
+  public var tokenType: Substring? {
+    get { values[1] }
+    set { values[1] = newValue }
+  }
+  /// `expires_in` as sent.
+  public var expiresInRaw: Substring? {
+    get { values[2] }
+    set { values[2] = newValue }
+  }
+  /// `scope`, when the granted scope differs from the requested one (RFC 6749 §4.2.2).
+  public var scope: Substring? {
+    get { values[3] }
+    set { values[3] = newValue }
+  }
+  /// The raw `id_token` JWT (OIDC `id_token token`), when sent: verify it on your backend.
+  public var idToken: Substring? {
+    get { values[4] }
+    set { values[4] = newValue }
+  }
+  /// The echoed `state`.
+  public var state: Substring? {
+    get { values[5] }
+    set { values[5] = newValue }
+  }
+
+  public static func == (lhs: OAuth2ImplicitGrant, rhs: OAuth2ImplicitGrant) -> Bool {
+    lhs.accessToken == rhs.accessToken && lhs.tokenType == rhs.tokenType && lhs.expiresIn == rhs.expiresIn
+      && lhs.expiresInRaw == rhs.expiresInRaw && lhs.scope == rhs.scope && lhs.idToken == rhs.idToken
+      && lhs.state == rhs.state
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(accessToken)
+    hasher.combine(tokenType)
+    hasher.combine(expiresIn)
+    hasher.combine(expiresInRaw)
+    hasher.combine(scope)
+    hasher.combine(idToken)
+    hasher.combine(state)
   }
 }

@@ -19,10 +19,16 @@ import Darwin
 ///    ignored (Sber's `utm_*` extras ride on it). Relaxations: VK (`vk<digits>` schemes) accepts host
 ///    `vk.ru`, `vk.com` or none; RFC 8252 loopback (`http://127.0.0.1` / `http://[::1]`) accepts any port.
 /// 2. `duplicate-parameter`: `code`, `state`, `error`, `iss` or `device_id` repeated.
-/// 3. `state-mismatch`: constant-time comparison; a missing state, or a state when none was sent, fails
+/// 3. `state-mismatch`: constant-time comparison of the decoded bytes with the state's UTF-8 bytes (a state
+///    that decodes to invalid UTF-8 equals none); a missing state, or a state when none was sent, fails
 ///    too. The only state-less callbacks accepted are the T-ID app flow (pending ``state`` `nil`) and the
-///    Sber Android app's error grammar (`result=FAILURE&error_code=N`), which never carries one.
-/// 4. `issuer-mismatch`: when an issuer is expected, `iss` must equal it (simple string comparison); when
+///    Sber apps' error grammars, which never carry one: Android `result=FAILURE&error_code=N` and iOS
+///    `status=fail&error=X` (decoded as the provider's error). A VK SDK 1.x `payload` without a top-level
+///    `state` is checked by the payload's `oauth.state` (the state its result reports). A `state-mismatch`
+///    thrown for a callback that carries a provider error keeps that error in
+///    ``CallbackError/providerError``.
+/// 4. `issuer-mismatch`: when an issuer is expected, `iss` must equal it (simple string comparison: the
+///    decoded bytes equal the issuer's UTF-8 bytes exactly, so an NFD spelling of an NFC issuer fails); when
 ///    none is expected, an `iss` is rejected too.
 /// 5. `expired`: when ``expiresAt`` is set and `now` has reached it.
 /// 6. the outcome, decoded by the provider's decoder (which may throw its own errors).
@@ -322,7 +328,7 @@ public struct PendingAuthorization: @unchecked Sendable {
 
   /// `state`, compared in constant time over the decoded bytes, without allocating.
   ///
-  /// This and ``checkIssuer(_:)`` are inlined into `validate`: a call would copy the fields (~350 bytes) for
+  /// This and ``checkIssuer(_:)`` are inlined into `validate`: a call would copy the fields (~400 bytes) for
   /// the callee to borrow.
   @inline(__always)
   func checkState(_ fields: inout CallbackFields) throws(CallbackError) {
@@ -332,31 +338,44 @@ public struct PendingAuthorization: @unchecked Sendable {
     let expected = box.stateBytes
     switch (expected != nil, fields.isNonEmpty(.state)) {
     case (false, false):
+      // A VK SDK 1.x `payload` carries its state inside (`oauth.state`): that one is checked.
+      if box.provider == .vk && fields.contains(.payload) { try checkPayloadState(&fields) }
       return
     case (true, true):
-      // Raw bytes sliced from a `String` are valid UTF-8; only percent-decoding can make them invalid.
-      let mayBeInvalid = fields[.state].needsDecoding
-      var valid = true
+      // The decoded bytes against the expected state's UTF-8 bytes, and nothing else: a decoded state that is
+      // not valid UTF-8 (`%FF`) is never repaired (to U+FFFD) before the comparison, so it equals no state.
       // The fields' method outermost: a closure capturing `fields` would copy them.
-      var equal = fields.withDecodedValue(.state) { found -> Bool in
-        if mayBeInvalid && !isValidUTF8(found) {
-          valid = false
-          return false
-        }
-        return constantTimeEquals(expected!, found)
-      }
-      if !valid {
-        // A decoded state that is not valid UTF-8 is compared as `String` decoding repairs it (U+FFFD).
-        equal = constantTimeEquals(box.state!, fields.string(.state) ?? "")
-      }
-      guard equal else { throw CallbackError(.stateMismatch, parameter: "state") }
+      let equal = fields.withDecodedValue(.state) { found in constantTimeEquals(expected!, found) }
+      guard equal else { throw fields.stateMismatch(found: nil) }
     case (true, false):
-      if box.provider == .sber, fields.value(.result, equals: "FAILURE") || fields.contains(.errorCode) {
-        return  // the Sber Android app's error grammar carries no state
+      if box.provider == .sber && fields.isStatelessSberError() {
+        return  // the Sber apps' error grammars carry no state
       }
-      throw CallbackError(.stateMismatch, parameter: "state", found: "none")
+      if box.provider == .vk && fields.contains(.payload) {
+        try checkPayloadState(&fields)
+        return
+      }
+      throw fields.stateMismatch(found: "none")
     case (false, true):
-      throw CallbackError(.stateMismatch, parameter: "state", found: "unexpected")
+      throw fields.stateMismatch(found: "unexpected")
+    }
+  }
+
+  /// The state check of a VK SDK 1.x `payload` callback without a top-level `state`: the payload's
+  /// `oauth.state` (the state the result reports) against the expected one, in constant time. A payload
+  /// without a readable state is `state-mismatch` (`none`) when a state is expected. (A top-level `state` or
+  /// `code` that differs from the payload's is the decoder's `conflicting-outcome`.) Off the common path: only
+  /// when `payload` is present.
+  @inline(never)
+  private func checkPayloadState(_ fields: inout CallbackFields) throws(CallbackError) {
+    let found = fields.legacyPayloadState()
+    switch (box.stateBytes, found) {
+    case (nil, nil): return
+    case (let expected?, let found?):
+      let equal = withUTF8Bytes(found) { constantTimeEquals(expected, $0) }
+      guard equal else { throw fields.stateMismatch(found: nil) }
+    case (_?, nil): throw fields.stateMismatch(found: "none")
+    case (nil, _?): throw fields.stateMismatch(found: "unexpected")
     }
   }
 
@@ -377,20 +396,17 @@ public struct PendingAuthorization: @unchecked Sendable {
       // The usual `iss`: exactly the expected issuer's form-encoding, which decodes to it. (Decoding it first
       // cost about 700 instructions.)
       if let encoded = box.issuerEncodedBytes, fields.rawValue(.iss, is: encoded) { return }
-      // `String ==` compares canonical equivalence; equal bytes imply it, and non-ASCII falls back to it.
-      // (Eight bytes at a time: `elementsEqual` walked both through generic iterators, ~20 instructions a
-      // byte.)
+      // Simple string comparison (RFC 9207 §2.4, RFC 3986 §6.2.1): the decoded bytes against the expected
+      // issuer's UTF-8 bytes, exactly. No canonical equivalence (`String ==` would take an NFD spelling of an
+      // NFC issuer), no repair of invalid UTF-8. (Eight bytes at a time: `elementsEqual` walked both through
+      // generic iterators, ~20 instructions a byte.)
       let equalBytes = withUTF8Bytes(expected) { expected in
         fields.withDecodedValue(.iss) { found in
           found.count == expected.count
             && Self.equalBytes(found.baseAddress, 0, expected.baseAddress, 0, expected.count)
         }
       }
-      if equalBytes || (!expected.utf8.allSatisfy { $0 < 0x80 } || !fields.valueIsASCII(.iss))
-        && fields.string(.iss) == expected
-      {
-        return
-      }
+      if equalBytes { return }
       throw CallbackError(.issuerMismatch, parameter: "iss", found: fields.string(.iss) ?? "none")
     case (_, let present):
       throw CallbackError(.issuerMismatch, parameter: "iss", found: present ? fields.string(.iss) ?? "none" : "none")

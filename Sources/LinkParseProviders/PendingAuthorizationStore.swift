@@ -1,7 +1,14 @@
 // A thread-safe, single-use set of pending authorizations (providers.md §3.6, §7 step 4).
 
 public import LinkParseCore
-import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Pending authorizations, consumed atomically by the first callback that binds to one.
 ///
@@ -9,7 +16,10 @@ import Synchronization
 /// then `state` in constant time), validates it (``PendingAuthorization/validate(_:parameters:now:)``) and
 /// removes it under one lock, so two concurrent callbacks can never both succeed; a later callback for it
 /// is `replayed`. A callback whose state matches nothing leaves every entry pending (a forged callback
-/// cannot cancel a real login).
+/// cannot cancel a real login). Likewise a state-less error (the Sber apps' grammars
+/// `?result=FAILURE&error_code=5`, `?status=fail&error=X`, which carry no state and so can be forged by
+/// anyone) is decoded and returned, but does not consume the authorization it was matched to: the genuine
+/// callback still succeeds afterwards. A VK SDK 1.x `payload` is bound by its `oauth.state`.
 ///
 /// The T-ID app flow carries no `state`: a state-less callback is accepted only while exactly one T-ID
 /// authorization without state is pending for that redirect URI (`ambiguous-authorization` otherwise).
@@ -19,8 +29,15 @@ import Synchronization
 /// store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
 /// let first = try store.consume(try ParsedURL("myapp://authorized?code=c.1"))   // .tid(.success)
 /// let second = try store.consume(try ParsedURL("myapp://authorized?code=c.1"))  // throws replayed
+///
+/// // A forged state-less error is reported, but the real authorization stays pending:
+/// store.insert(PendingAuthorization(provider: .sber, redirectURI: try ParsedURL("myapp://sberidauth"), state: "s"))
+/// try store.consume(try ParsedURL("myapp://sberidauth?result=FAILURE&error_code=5")).outcome  // .error
+/// store.count  // 1
 /// ```
-@available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+///
+/// Available on every OS version the package supports: the lock is a POSIX mutex of its own
+/// (``PendingAuthorizationStore`` needs no `Synchronization.Mutex`, so no iOS 18 / macOS 15 floor).
 public final class PendingAuthorizationStore: Sendable {
 
   private struct Contents {
@@ -29,7 +46,7 @@ public final class PendingAuthorizationStore: Sendable {
     var consumed: [PendingAuthorization] = []
   }
 
-  private let contents = Mutex(Contents())
+  private let contents = PThreadLocked(Contents())
   private let consumedLimit: Int
 
   /// Creates an empty store that remembers the last `consumedLimit` consumed authorizations to report
@@ -103,13 +120,19 @@ public final class PendingAuthorizationStore: Sendable {
   ) throws(CallbackError) -> ProviderCallback {
     let candidates = contents.pending.indices.filter { contents.pending[$0].matchesRedirect(url) }
     var fields = CallbackFields(parameters)
-    let state = fields.value(.state)
+    let state = Self.callbackState(&fields)
+    // Decoded bytes against the expected state's UTF-8 bytes, in constant time (no `String` repair of
+    // invalid UTF-8: a `%FF` state matches no state).
+    func matches(_ expected: String) -> Bool {
+      guard let state else { return false }
+      return withUTF8Bytes(expected) { e in state.withUnsafeBufferPointer { constantTimeEquals(e, $0) } }
+    }
     func wasConsumed() -> Bool {
       contents.consumed.contains { record in
         guard record.matchesRedirect(url) else { return false }
         switch (record.state, state) {
         case (nil, nil): return true
-        case (let a?, let b?): return constantTimeEquals(a, b)
+        case (let a?, _?): return matches(a)
         default: return false
         }
       }
@@ -121,15 +144,15 @@ public final class PendingAuthorizationStore: Sendable {
     }
     try fields.rejectDuplicates()
     let index: Int
-    if let state {
+    if state != nil {
       // Compare against every candidate, so timing does not reveal which one matched.
       var match: Int?
       for i in candidates {
-        if let expected = contents.pending[i].state, constantTimeEquals(expected, state), match == nil { match = i }
+        if let expected = contents.pending[i].state, matches(expected), match == nil { match = i }
       }
       guard let match else {
         if wasConsumed() { throw CallbackError(.replayed) }
-        throw CallbackError(.stateMismatch, parameter: "state")
+        throw fields.stateMismatch(found: nil)
       }
       index = match
     } else {
@@ -143,29 +166,79 @@ public final class PendingAuthorizationStore: Sendable {
       } else if let only = stateless.first {
         index = only
       } else if candidates.count == 1 {
-        index = candidates[0]  // validate() decides (e.g. the Sber Android error grammar); else state-mismatch
+        index = candidates[0]  // validate() decides (e.g. the Sber apps' error grammars); else state-mismatch
       } else {
         if wasConsumed() { throw CallbackError(.replayed) }
-        throw CallbackError(.stateMismatch, parameter: "state", found: "none")
+        throw fields.stateMismatch(found: "none")
       }
     }
     let authorization = contents.pending[index]
+    // Bound: by the callback's state, or as a state-less callback to an authorization without one (the T-ID
+    // app flow). A state-less callback that validate() accepts for an authorization *with* a state (the Sber
+    // apps' error grammars) is not bound: anyone can send `?error_code=5`, so it is decoded and reported but
+    // the authorization stays pending, and the genuine callback still succeeds.
+    let bound = state != nil || authorization.state == nil
     do throws(CallbackError) {
       let callback = try authorization.validate(url, parameters: parameters, now: now)
-      Self.retire(index, &contents, limit)
+      if bound { Self.retire(index, &contents, limit) }
       return callback
     } catch {
-      // Once bound by state (or as the single state-less T-ID request), the authorization is spent unless the
-      // callback failed before binding to it.
-      if error.code != .stateMismatch && error.code != .redirectMismatch {
+      // Once bound, the authorization is spent unless the callback failed before binding to it.
+      if bound && error.code != .stateMismatch && error.code != .redirectMismatch {
         Self.retire(index, &contents, limit)
       }
       throw error
     }
   }
 
+  /// The callback's state as decoded bytes: its non-empty `state`, else the `oauth.state` of a VK SDK 1.x
+  /// `payload` (what such a callback is bound by); `nil` for none.
+  private static func callbackState(_ fields: inout CallbackFields) -> [UInt8]? {
+    if fields.isNonEmpty(.state) { return fields.withDecodedValue(.state) { Array($0) } }
+    if fields.contains(.payload), let state = fields.legacyPayloadState() { return Array(state.utf8) }
+    return nil
+  }
+
   private static func retire(_ index: Int, _ contents: inout Contents, _ limit: Int) {
     contents.consumed.append(contents.pending.remove(at: index))
     if contents.consumed.count > limit { contents.consumed.removeFirst(contents.consumed.count - limit) }
+  }
+}
+
+/// A value guarded by a POSIX mutex: the small lock ``PendingAuthorizationStore`` uses instead of
+/// `Synchronization.Mutex` (iOS 18 / macOS 15 and later only), so that the store has no OS-version floor.
+///
+/// The `pthread_mutex_t` lives in memory of its own, allocated once and never moved (a mutex must not be
+/// copied or moved once initialized, which a stored property of a class does not promise), and is destroyed
+/// with the object. `@unchecked Sendable`: `value` is only read or written between `pthread_mutex_lock` and
+/// `pthread_mutex_unlock` on that mutex, in ``withLock(_:)``, which is the only access.
+///
+/// ```swift
+/// let counter = PThreadLocked(0)
+/// counter.withLock { $0 += 1 }
+/// ```
+final class PThreadLocked<Value>: @unchecked Sendable {
+  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+  private var value: Value
+
+  init(_ value: Value) {
+    self.value = value
+    mutex = .allocate(capacity: 1)
+    mutex.initialize(to: pthread_mutex_t())
+    let status = pthread_mutex_init(mutex, nil)
+    precondition(status == 0, "pthread_mutex_init failed (\(status))")
+  }
+
+  deinit {
+    pthread_mutex_destroy(mutex)
+    mutex.deinitialize(count: 1)
+    mutex.deallocate()
+  }
+
+  /// Runs `body` with the value while holding the lock.
+  func withLock<R>(_ body: (inout Value) -> R) -> R {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    return body(&value)
   }
 }

@@ -6,9 +6,10 @@ public import LinkParseCore
 ///
 /// ```swift
 /// try ProviderCallback(provider: .tid, parameters: FormParameters("unavailable")).outcome  // .unavailable
+/// try ProviderCallback(provider: .tid, parameters: FormParameters("result=success")).outcome  // .debugSuccess
 /// ```
 public enum CallbackOutcome: String, Sendable, Hashable, Codable {
-  /// An authorization code (or a debug-app success).
+  /// An authorization code to exchange: ``ProviderCallback/code`` is never `nil` with this outcome.
   case success
   /// The user cancelled.
   case cancelled
@@ -18,6 +19,23 @@ public enum CallbackOutcome: String, Sendable, Hashable, Codable {
   case error
   /// A Sber seamless-login link (inbound, before any request).
   case seamless
+  /// The T-ID iOS debug app's `result=success` stub: the debug app reports success but sends no code, so
+  /// there is nothing to exchange (``ProviderCallback/code`` is `nil`). Treat it as success only in debug
+  /// builds that use the debug app. Raw value `debug-success`.
+  ///
+  /// ```swift
+  /// ProviderCallback.tid(.debugResult("success")).outcome           // .debugSuccess
+  /// ProviderCallback.tid(.debugResult("success")).outcome.rawValue  // "debug-success"
+  /// ```
+  case debugSuccess = "debug-success"
+  /// An OAuth 2.0 implicit-flow grant (``OAuth2Callback/implicit(_:)``): the access token itself, with no code
+  /// to exchange (``ProviderCallback/code`` is `nil`). Raw value `implicit-grant`.
+  ///
+  /// ```swift
+  /// let url = try ParsedURL("https://client.example/cb#access_token=T&token_type=Bearer&state=s")
+  /// try ProviderDetector.decode(url: url)!.result.get().outcome  // .implicitGrant
+  /// ```
+  case implicitGrant = "implicit-grant"
 }
 
 /// A decoded callback of any provider.
@@ -105,13 +123,14 @@ public enum ProviderCallback: Sendable, Hashable {
     switch self {
     case .sber(.success), .vk(.success), .vk(.legacy), .tid(.success), .apple(.success), .oauth2(.success):
       return .success
+    case .oauth2(.implicit): return .implicitGrant
     case .sber(.failure), .vk(.failure), .apple(.failure), .oauth2(.failure): return .error
     case .sberSeamless: return .seamless
     case .tid(.cancelled), .apple(.cancelled): return .cancelled
     case .tid(.unavailable): return .unavailable
     case .tid(.debugResult(let value)):
       switch value {
-      case "success": return .success
+      case "success": return .debugSuccess  // a stub: no code to exchange
       default: return .error
       }
     }
@@ -133,7 +152,8 @@ public enum ProviderCallback: Sendable, Hashable {
     }
   }
 
-  /// The authorization code on success.
+  /// The authorization code on success (`nil` for an implicit-flow grant, which carries an access token
+  /// instead: see ``OAuth2ImplicitGrant``).
   ///
   /// ```swift
   /// ProviderCallback.tid(try TIDCallback(FormParameters("code=c.1"))).code  // "c.1"
@@ -172,7 +192,8 @@ public enum ProviderCallback: Sendable, Hashable {
   }
 
   /// The decoded values under the provider's own parameter names, in a stable order (`code`, `state`,
-  /// `device_id`, `id_token`, `user`, `session_state`, `sso_base_url`, `token`, …). Raw JSON stays text.
+  /// `device_id`, `id_token`, `user`, `session_state`, `sso_base_url`, `token`, …; for an OAuth 2.0 implicit
+  /// grant `access_token`, `token_type`, `expires_in`, `scope`, `id_token`, `state`). Raw JSON stays text.
   ///
   /// ```swift
   /// ProviderCallback.tid(try TIDCallback(FormParameters("code=c"))).values  // [("code", "c")]
@@ -295,6 +316,14 @@ public enum ProviderCallback: Sendable, Hashable {
       visit("state", s.values, 1)
       visit("iss", s.values, 2)
       visit("session_state", s.values, 3)
+      visit("id_token", s.values, 4)
+    case .oauth2(.implicit(let g)):
+      visit("access_token", g.values, 0)
+      visit("token_type", g.values, 1)
+      visit("expires_in", g.values, 2)
+      visit("scope", g.values, 3)
+      visit("id_token", g.values, 4)
+      visit("state", g.values, 5)
     }
   }
 }
@@ -306,17 +335,20 @@ public enum ProviderCallback: Sendable, Hashable {
 /// 1. scheme `vk<digits>`, or a `device_id`, `payload`, `type=code_v2` or `vkconnect_auth_provider_method`
 ///    parameter → ``Provider/vk``;
 /// 2. a `sberIDRedirect` key (any case) → ``Provider/sber`` (seamless login);
-/// 3. `status=fail`, `result=FAILURE` or `error_code` → ``Provider/sber``;
+/// 3. `status=fail` or `status=success` (the Sber iOS app's flags, any letter case), `result=FAILURE` or
+///    `error_code` → ``Provider/sber``;
 /// 4. a `cancelled` or `unavailable` flag, `auth_status_code`, or a debug-app `result`
 ///    (`success|failure|cancelled|unavailable`) → ``Provider/tid``;
 /// 5. `error=user_cancelled_authorize`, `id_token` together with `user`, or scheme `signinwithapple` →
 ///    ``Provider/apple``;
-/// 6. `code` or `error` → ``Provider/oauth2``;
+/// 6. `code`, `error` or `access_token` (the implicit flow) → ``Provider/oauth2``;
 /// 7. otherwise `nil`: nothing to decode.
 ///
 /// ```swift
 /// let url = try ParsedURL("myapp://authorized?cancelled")
 /// ProviderDetector.detect(url: url, parameters: url.queryParameters)  // .tid
+/// let sber = try ParsedURL("myapp://sberidauth?status=success&state=s&code=c")
+/// ProviderDetector.detect(url: sber, parameters: sber.queryParameters)  // .sber
 /// ```
 public enum ProviderDetector {
 
@@ -449,7 +481,7 @@ public enum ProviderDetector {
       return .vk
     }
     if f.hasSberIDRedirect { return .sber }
-    if f.rawValue(.status).map({ SberIDCallback.isFailStatus(Substring(FormParameters.decode($0))) }) == true
+    if f.contains(.status) && f.withDecodedValue(.status, SberIDCallback.isSberStatus(bytes:))
       || f.value(.result, equals: "FAILURE") || f.contains(.errorCode)
     {
       return .sber
@@ -468,12 +500,13 @@ public enum ProviderDetector {
     {
       return .apple
     }
-    if f.contains(.code) || f.contains(.error) { return .oauth2 }
+    if f.contains(.code) || f.contains(.error) || f.contains(.accessToken) { return .oauth2 }
     return nil
   }
 
-  /// The parameters a callback URL carries: its query, unless the query has none of the callback keys and
-  /// the fragment has some (`response_mode=fragment`).
+  /// The parameters a callback URL carries: its query, unless the query has none of the callback keys
+  /// (``callbackKeys``: `code`, `error`, `state`, `id_token`, `access_token`, …) and the fragment has some
+  /// (`response_mode=fragment`, the implicit flow).
   ///
   /// ```swift
   /// let url = try ParsedURL("https://example.com/cb#state=s&code=c")
@@ -488,7 +521,7 @@ public enum ProviderDetector {
 
   static let callbackKeys = [
     "code", "error", "state", "id_token", "cancelled", "unavailable", "auth_status_code", "result", "status",
-    "device_id", "payload",
+    "device_id", "payload", "access_token",
   ]
 
   static func hasCallbackKey(_ parameters: FormParameters) -> Bool {

@@ -192,7 +192,7 @@ public struct ProviderError: Sendable, Hashable, Codable {
     self.init(&fields)
   }
 
-  /// Inlined, so that the common case (no `error`) costs one test: a call would copy the fields (~350
+  /// Inlined, so that the common case (no `error`) costs one test: a call would copy the fields (~400
   /// bytes) for the callee to borrow.
   @inline(__always)
   init?(_ fields: inout CallbackFields) {

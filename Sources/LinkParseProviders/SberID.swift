@@ -84,6 +84,15 @@ public enum SberIDCallback: Sendable, Hashable {
     return status.withUTF8 { isFailStatus(bytes: $0) }
   }
 
+  /// Whether a decoded `status` value is one of the Sber iOS app's flags, `fail` or `success` (ASCII letter case
+  /// ignored): what makes ``ProviderDetector`` pick Sber.
+  static func isSberStatus(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    if bytes.count == 7 && bytes.allSatisfy({ $0 < 0x80 }) {
+      return zip(bytes, "success".utf8).allSatisfy { a, b in a | 0x20 == b }
+    }
+    return isFailStatus(bytes: bytes)
+  }
+
   /// ``isFailStatus(_:)`` over a value's UTF-8 bytes.
   static func isFailStatus(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     guard bytes.allSatisfy({ $0 < 0x80 }) else { return String(decoding: bytes, as: UTF8.self).lowercased() == "fail" }
@@ -200,7 +209,7 @@ public struct SberIDFailure: Sendable, Hashable {
   /// Creates a failure from its values.
   ///
   /// ```swift
-  /// SberIDFailure(encoding: .androidApp, errorCode: "5", status: "FAILURE").rawCode  // "error_code=5"
+  /// SberIDFailure(encoding: .androidApp, errorCode: "5", status: "FAILURE").rawCode  // "5"
   /// ```
   public init(
     encoding: Encoding, error: ProviderError? = nil, errorCode: Substring? = nil, status: Substring? = nil,
@@ -238,14 +247,16 @@ public struct SberIDFailure: Sendable, Hashable {
     hasher.combine(state)
   }
 
-  /// The value reported as the error's code: the raw `error`, else `error_code=N`, else the status flag.
+  /// The value reported as the error's code: the raw `error`, else the Android app's `error_code` value as
+  /// sent (`5`), else the status flag.
   ///
   /// ```swift
-  /// // result=FAILURE&error_code=5 → "error_code=5"
+  /// // result=FAILURE&error_code=5 → "5"
+  /// // status=fail&error=invalid_scope → "invalid_scope"
   /// ```
   public var rawCode: String {
     if let error { return error.code.rawValue }
-    if let errorCode { return "error_code=\(errorCode)" }
+    if let errorCode { return String(errorCode) }
     return status.map(String.init) ?? "fail"
   }
 

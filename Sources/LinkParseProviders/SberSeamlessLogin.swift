@@ -17,10 +17,32 @@ public import LinkParseCore
 /// let link = try SberSeamlessLogin(url.queryParameters, policy: policy)
 /// ```
 public struct SberSSOTrustPolicy: Sendable, Hashable {
-  /// Custom schemes of Sber apps (compared lower-cased).
-  public var allowedSchemes: Set<String>
-  /// Hosts allowed for `https` base URLs (compared lower-cased, exactly; no subdomain wildcard).
-  public var allowedHTTPSHosts: Set<String>
+  /// Custom schemes of Sber apps (compared lower-cased). Stored lower-cased: entries set or inserted after
+  /// creation are lower-cased as ``init(allowedSchemes:allowedHTTPSHosts:)`` lower-cases them.
+  ///
+  /// ```swift
+  /// var policy = SberSSOTrustPolicy.default
+  /// policy.allowedSchemes.insert("SbolIDLogin2")
+  /// policy.allowedSchemes.contains("sbolidlogin2")  // true
+  /// ```
+  public var allowedSchemes: Set<String> {
+    didSet { Self.normalize(&allowedSchemes) }
+  }
+  /// Hosts allowed for `https` base URLs (compared lower-cased, exactly; no subdomain wildcard). Stored
+  /// lower-cased, like ``allowedSchemes``.
+  ///
+  /// ```swift
+  /// policy.allowedHTTPSHosts.insert("ID.Example.RU")  // stored as "id.example.ru"
+  /// ```
+  public var allowedHTTPSHosts: Set<String> {
+    didSet { Self.normalize(&allowedHTTPSHosts) }
+  }
+
+  /// Lower-cases the entries of `set` that are not lower-case yet (nothing is rebuilt when all are).
+  private static func normalize(_ set: inout Set<String>) {
+    guard set.contains(where: { $0 != $0.lowercased() }) else { return }
+    set = Set(set.map { $0.lowercased() })
+  }
 
   /// Creates a policy.
   ///
@@ -91,6 +113,12 @@ public struct SberSeamlessLogin: Sendable, Hashable {
   public var baseURL: String
   /// The sbol2web `token`, when present.
   public var token: String?
+
+  /// A link with these values (already checked), as decoded earlier (``ProviderCallback``'s `Codable`).
+  init(baseURL: String, token: String?) {
+    self.baseURL = baseURL
+    self.token = token
+  }
 
   /// Whether `parameters` carry a `sberIDRedirect` key (any letter case).
   ///

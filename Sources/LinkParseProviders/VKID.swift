@@ -31,7 +31,12 @@ public enum VKIDCallback: Sendable, Hashable {
   /// - Throws: ``CallbackError`` `duplicate-parameter`, `missing-parameter` (`code`, `state` or `device_id`
   ///   missing or empty on success), `malformed-parameter` (invalid `payload` JSON, `type` other than
   ///   `code_v2`, `vkconnect_auth_provider_method` other than `external_auth`, `expires_in` other than 1 to
-  ///   10 decimal digits).
+  ///   10 decimal digits), `conflicting-outcome` (a
+  ///   top-level `state` or `code` beside a `payload` whose `oauth.state` / `oauth.code` differs:
+  ///   `?payload={"oauth":{"code":"c1","state":"s1"}}&state=s2`).
+  ///
+  /// A legacy `payload` is bound to its pending authorization by its own `oauth.state`
+  /// (``PendingAuthorization/validate(_:parameters:now:)`` checks it when there is no top-level `state`).
   public init(_ parameters: FormParameters) throws(CallbackError) {
     var fields = CallbackFields(parameters)
     try self.init(&fields)
@@ -40,7 +45,9 @@ public enum VKIDCallback: Sendable, Hashable {
   init(_ fields: inout CallbackFields) throws(CallbackError) {
     try fields.rejectDuplicates(also: .payload)
     if fields.contains(.payload) {
-      self = .legacy(try VKIDLegacyPayload(json: fields.string(.payload) ?? ""))
+      let payload = try VKIDLegacyPayload(json: fields.string(.payload) ?? "")
+      try Self.rejectConflicts(payload, &fields)
+      self = .legacy(payload)
       return
     }
     if let error = ProviderError(&fields) {
@@ -93,6 +100,19 @@ public enum VKIDCallback: Sendable, Hashable {
       value = value &* 10 &+ Int(digit)
     }
     return value
+  }
+
+  /// A top-level `state` or `code` next to a `payload` must be the payload's own: the state a pending
+  /// authorization checks and the code exchanged are then the ones the result reports. Any difference
+  /// (including a top-level one the payload lacks) is `conflicting-outcome`.
+  @inline(never)
+  private static func rejectConflicts(_ payload: VKIDLegacyPayload, _ fields: inout CallbackFields) throws(CallbackError) {
+    if let state = fields.string(.state), state != payload.state {
+      throw CallbackError(.conflictingOutcome, parameter: "state", found: "state + payload.oauth.state")
+    }
+    if let code = fields.string(.code), code != payload.code {
+      throw CallbackError(.conflictingOutcome, parameter: "code", found: "code + payload.oauth.code")
+    }
   }
 
   /// The echoed `state`, if any (from the payload for ``legacy(_:)``).
@@ -224,6 +244,13 @@ public struct VKIDLegacyPayload: Sendable, Hashable {
   public var state: String?
   /// `user`, when present.
   public var user: User?
+
+  /// A payload with these values, as decoded earlier (``ProviderCallback``'s `Codable`).
+  init(code: String, state: String?, user: User?) {
+    self.code = code
+    self.state = state
+    self.user = user
+  }
 
   /// Decodes the JSON text of `payload`.
   ///

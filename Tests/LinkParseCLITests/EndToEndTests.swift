@@ -30,7 +30,7 @@ enum Golden {
     ("  https://a.ru/c\tb?q=%D0%BF  ",
      #"{"line":1,"ok":true,"href":"https://a.ru/cb?q=%D0%BF","scheme":"https","username":"","password":"","host":"a.ru","port":null,"path":"/cb","query":"q=%D0%BF","fragment":null,"params":[["q","п"]],"callback":null}"#),
     ("https://client.example/cb#access_token=SlAV32hkKG&state=x",
-     #"{"line":1,"ok":true,"href":"https://client.example/cb#access_token=SlAV32hkKG&state=x","scheme":"https","username":"","password":"","host":"client.example","port":null,"path":"/cb","query":null,"fragment":"access_token=SlAV32hkKG&state=x","params":[],"callback":null}"#),
+     #"{"line":1,"ok":true,"href":"https://client.example/cb#access_token=SlAV32hkKG&state=x","scheme":"https","username":"","password":"","host":"client.example","port":null,"path":"/cb","query":null,"fragment":"access_token=SlAV32hkKG&state=x","params":[],"callback":{"provider":"oauth2","outcome":"implicit-grant","access_token":"SlAV32hkKG","state":"x"}}"#),
   ]
 
   /// (input line, expected error code): the code only, as offsets and messages are the parser's to choose.

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import LinkParseProviders
@@ -61,5 +62,16 @@ struct CallbackNameLookupTests {
       #expect(Self.lookup(name) == Self.names[name])
     }
     #expect(Self.lookup([]) == nil)
+  }
+
+  /// Scripts/callback-name-table.py (which searched the slot's multipliers and wrote the C table) lists the
+  /// names in `Key` order: adding a name means running it again.
+  @Test func tableScriptListsTheKeys() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let script = try String(contentsOf: root.appendingPathComponent("Scripts/callback-name-table.py"), encoding: .utf8)
+    let list = try #require(script.split(separator: "NAMES = [", maxSplits: 1).last?.split(separator: "]").first)
+    let names = list.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map { $0.trimmingCharacters(in: ["\""]) }
+    #expect(names == CallbackFields.Key.allCases.map(\.name))
   }
 }

@@ -72,10 +72,11 @@ import Testing
     let sameLength = try ParsedURL(
       "https://client.example/cb?state=a+b%2Bc&code=x&iss=https%3A%2F%2Fas.example%2F%C3%BD")
     #expect(rejection { try pending.validate(sameLength, now: 0) } == .issuerMismatch)
-    // Canonically equivalent issuers are equal, as with `String ==`: é precomposed vs e + U+0301.
+    // Simple string comparison (RFC 9207): canonically equivalent spellings are different issuers, é
+    // precomposed vs e + U+0301.
     let nfc = PendingAuthorization(provider: .oauth2, redirectURI: redirect, state: "s", issuer: "https://é.example")
     let nfd = try ParsedURL("https://client.example/cb?state=s&code=x&iss=https://e%CC%81.example")
-    #expect(try nfc.validate(nfd, now: 0).outcome == .success)
+    #expect(rejection { try nfc.validate(nfd, now: 0) } == .issuerMismatch)
   }
 
   @Test func schemeIsComparedIgnoringCase() throws {
@@ -206,12 +207,12 @@ import Testing
 }
 
 @Suite struct StateRepairTests {
-  /// A state that decodes to invalid UTF-8 compares as its repaired `String`, as before.
-  @Test func invalidUTF8StateComparesRepaired() throws {
+  /// A state that decodes to invalid UTF-8 is compared as bytes, never as its repaired `String` (U+FFFD).
+  @Test func invalidUTF8StateIsNotRepaired() throws {
     let pending = PendingAuthorization(
       provider: .oauth2, redirectURI: try ParsedURL("https://client.example/cb"), state: "a\u{FFFD}")
     let url = try ParsedURL("https://client.example/cb?code=c&state=a%FF")
-    #expect(try pending.validate(url, now: 0).outcome == .success)
+    #expect(rejection { try pending.validate(url, now: 0) } == .stateMismatch)
     let other = try ParsedURL("https://client.example/cb?code=c&state=a%FE%FF")
     #expect(rejection { try pending.validate(other, now: 0) } == .stateMismatch)
   }

@@ -134,7 +134,7 @@ import Testing
     ("https://example.com/cb#state=s&code=c&id_token=a.e30.b&user=%7B%7D", .apple),
     ("https://client.example/cb?code=c&state=s&iss=x", .oauth2),
     ("https://client.example/cb?error=login_required", .oauth2),
-    ("myapp://sberidauth?status=success&state=s&code=c", .oauth2),
+    ("myapp://sberidauth?status=success&state=s&code=c", .sber),
     ("https://myintegration.ru/auth/complete?state=A&code=c&session_state=x", .oauth2),
   ])
   func rules(url: String, expected: Provider) throws {

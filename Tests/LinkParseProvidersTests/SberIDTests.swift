@@ -34,7 +34,7 @@ import Testing
     #expect(f.errorCode == "5")
     #expect(f.error == nil)
     #expect(f.status == "FAILURE")
-    #expect(f.rawCode == "error_code=5")
+    #expect(f.rawCode == "5")
     #expect(f.descriptionRU.contains("error_code 5"))
   }
 

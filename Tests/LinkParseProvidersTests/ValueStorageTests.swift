@@ -148,7 +148,7 @@ import Testing
     }
     #expect(failure == SberIDFailure(encoding: .androidApp, errorCode: "5", status: "FAILURE"))
     failure.errorCode = "7"
-    #expect(failure.rawCode == "error_code=7" && failure.status == "FAILURE")
+    #expect(failure.rawCode == "7" && failure.status == "FAILURE")
   }
 
   /// Sber's extras are the callback's own parameters: a fragment after the query is not one of them.

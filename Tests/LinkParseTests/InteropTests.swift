@@ -24,3 +24,21 @@ struct InteropTests {
     }
   }
 }
+
+@Suite("Foundation: CallbackError and ProviderCallback (fix 6)")
+struct CallbackErrorFoundationTests {
+  @Test func localizedDescriptionIsTheEnglishSentence() throws {
+    let pending = PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://c.example/cb"), state: "s")
+    let url = try ParsedURL("https://c.example/cb?code=c&state=x")
+    do throws(CallbackError) {
+      _ = try pending.validate(url)
+      Issue.record("accepted")
+    } catch {
+      #expect(error.localizedDescription == error.descriptionEN)
+      #expect(error.localizedDescription == "The callback's state does not match the pending authorization.")
+      let any: any Error = error
+      #expect(any.localizedDescription == "The callback's state does not match the pending authorization.")
+      #expect((any as? LocalizedError)?.errorDescription == error.descriptionEN)
+    }
+  }
+}

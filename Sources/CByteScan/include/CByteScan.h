@@ -54,10 +54,11 @@ typedef struct {
 /// The callback parameter names, each in the slot `linkparse_callback_slot` gives it (no two share one).
 extern const linkparse_callback_name linkparse_callback_names[64];
 
-/// The slot of a name of `n >= 1` bytes at `p`: its first and last bytes and its length, mixed. The
-/// multipliers were searched for: the 21 names fall in distinct slots.
+/// The slot of a name of `n >= 3` bytes at `p`: its first two bytes and its length, mixed (`scope` and
+/// `state` share their first and last bytes and their length, so the last byte cannot tell them apart). The
+/// multipliers were searched for by Scripts/callback-name-table.py: the 24 names fall in distinct slots.
 static inline unsigned linkparse_callback_slot(const uint8_t *p, size_t n) {
-  return ((unsigned)p[0] + 2u * (unsigned)p[n - 1] + 19u * (unsigned)n) & 63u;
+  return (2u * (unsigned)p[0] + 4u * (unsigned)p[1] + (unsigned)n) & 63u;
 }
 
 static inline uint64_t linkparse_load64(const void *p) { uint64_t v; memcpy(&v, p, 8); return v; }

@@ -16,7 +16,7 @@ package import LinkParseCore
 ///
 /// Holds the text the parameters are part of (a URL's serialization, or a form source's base string) and,
 /// for each ``Key``, where its value lies in that text. Pass it `inout` (a decoder hands the text on to its
-/// result with ``takeText()``): a copy costs a retain of the text and a `memcpy` of ~350 bytes, and a
+/// result with ``takeText()``): a copy costs a retain of the text and a `memcpy` of ~400 bytes, and a
 /// function that borrows it from a caller's `inout` gets a copy unless it is inlined (so the checks on the hot
 /// path take it `inout`, or are inlined with their rare cases out of line).
 struct CallbackFields {
@@ -25,6 +25,7 @@ struct CallbackFields {
   enum Key: Int, CaseIterable {
     case code, state, error, errorDescription, errorURI, iss, sessionState, deviceID, type, expiresIn, extID
     case vkMethod, payload, status, result, errorCode, cancelled, unavailable, authStatusCode, idToken, user
+    case accessToken, tokenType, scope
 
     /// The parameter name.
     var name: String {
@@ -50,6 +51,9 @@ struct CallbackFields {
       case .authStatusCode: return "auth_status_code"
       case .idToken: return "id_token"
       case .user: return "user"
+      case .accessToken: return "access_token"
+      case .tokenType: return "token_type"
+      case .scope: return "scope"
       }
     }
   }
@@ -77,15 +81,15 @@ struct CallbackFields {
 
   fileprivate typealias Slots = (
     Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot,
-    Slot, Slot, Slot
+    Slot, Slot, Slot, Slot, Slot, Slot
   )
 
-  /// What one scan found: plain values, no references. About 350 bytes: it is filled in place and read
+  /// What one scan found: plain values, no references. About 400 bytes: it is filled in place and read
   /// slot by slot, never copied whole on the hot path.
   struct Scan {
     fileprivate var slots: Slots = (
       Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(),
-      Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot()
+      Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot()
     )
     /// Whether some name is `sberIDRedirect` in any ASCII letter case (decoded).
     var hasSberIDRedirect = false
@@ -141,6 +145,9 @@ struct CallbackFields {
       case .authStatusCode: return slots.18
       case .idToken: return slots.19
       case .user: return slots.20
+      case .accessToken: return slots.21
+      case .tokenType: return slots.22
+      case .scope: return slots.23
       }
     }
 
@@ -151,7 +158,7 @@ struct CallbackFields {
     var hasCallbackKey: Bool {
       contains(.code) || contains(.error) || contains(.state) || contains(.idToken) || contains(.cancelled)
         || contains(.unavailable) || contains(.authStatusCode) || contains(.result) || contains(.status)
-        || contains(.deviceID) || contains(.payload)
+        || contains(.deviceID) || contains(.payload) || contains(.accessToken)
     }
   }
 
@@ -184,7 +191,7 @@ struct CallbackFields {
   /// callback keys and the fragment has some (``ProviderDetector/callbackParameters(of:)``).
   ///
   /// Inlined, so that the scan fills the caller's variable in place (an initializer's result is otherwise
-  /// built aside and copied out, ~350 bytes).
+  /// built aside and copied out, ~400 bytes).
   @inline(__always)
   init(url text: String, query: Range<Int>?, fragment: Range<Int>?) {
     isASCII = true  // a serialization is always ASCII
@@ -261,7 +268,7 @@ struct CallbackFields {
   /// `extra` (a decoder's own, such as Apple's `id_token`), by where the repetition occurs in the source.
   ///
   /// Inlined: the test that finds no repetition is one `and`; the search for the first one is out of line.
-  /// `mutating` though it changes nothing: a non-inlined borrow of these fields (~350 bytes) from a caller's
+  /// `mutating` though it changes nothing: a non-inlined borrow of these fields (~400 bytes) from a caller's
   /// `inout` copies them whole, even where only the rare path uses them, while `inout` passes their address.
   @inline(__always)
   mutating func rejectDuplicates(also extra: Key? = nil, _ extra2: Key? = nil) throws(CallbackError) {
@@ -308,6 +315,40 @@ struct CallbackFields {
       }
     }
     return best
+  }
+
+  // MARK: Rare paths of the checks (out of line)
+
+  /// Whether these are one of the Sber apps' state-less error grammars, which the decoder certainly reads as a
+  /// failure: Android `result=FAILURE` or a non-empty `error_code`, iOS `status=fail` (with its `error`).
+  @inline(never)
+  mutating func isStatelessSberError() -> Bool {
+    value(.result, equals: "FAILURE") || isNonEmpty(.errorCode)
+      || isNonEmpty(.status) && withDecodedValue(.status, SberIDCallback.isFailStatus(bytes:))
+  }
+
+  /// The error the provider reported in these parameters, for a rejection to carry
+  /// (``CallbackError/providerError``): `error` (as ``ProviderError`` reads it), else a non-empty
+  /// `error_code` (the Sber Android app's) as the code.
+  @inline(never)
+  mutating func reportedProviderError() -> ProviderError? {
+    if let error = ProviderError(&self) { return error }
+    if let errorCode = string(.errorCode) { return ProviderError(code: OAuthErrorCode(rawValue: errorCode)) }
+    return nil
+  }
+
+  /// A `state-mismatch` for these parameters, carrying the provider's error when they hold one.
+  @inline(never)
+  mutating func stateMismatch(found: String?) -> CallbackError {
+    CallbackError(.stateMismatch, parameter: "state", found: found, providerError: reportedProviderError())
+  }
+
+  /// The `oauth.state` of a VK SDK 1.x `payload` (non-empty), or `nil` when there is no payload, it is not
+  /// valid JSON, or it has no state.
+  @inline(never)
+  func legacyPayloadState() -> String? {
+    guard let json = string(.payload), let decoded = JSONSupport.decodeVKPayload(json) else { return nil }
+    return decoded.state.flatMap { $0.isEmpty ? nil : $0 }
   }
 
   /// The first occurrence's non-empty value as a span (absent when it is absent, bare or empty).

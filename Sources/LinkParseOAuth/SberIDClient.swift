@@ -5,7 +5,7 @@
 //
 // Revocation: Sber ID documents no revocation endpoint, so there is no revoke request here.
 
-public import LinkParseProviders
+internal import LinkParseProviders
 
 /// Builds Sber ID's requests after the callback. Every endpoint has a documented default and can be
 /// overridden (the test environment `https://oauth-ift.sber.ru/…`, a proxy).

@@ -5,7 +5,7 @@
 // (`client_id:client_secret`) [DOC]; a mobile integration has none and sends `client_id` in the form, with
 // PKCE [SRC: TinkoffID iOS/Android SDKs].
 
-public import LinkParseProviders
+internal import LinkParseProviders
 
 /// Builds T-ID's requests after the callback.
 ///

@@ -19,6 +19,11 @@ public struct TokenRequestError: Error, Sendable, Hashable, CustomStringConverti
     /// The kebab-case spelling.
     public let rawValue: String
     init(_ rawValue: String) { self.rawValue = rawValue }
+    /// The kebab-case spelling.
+    ///
+    /// ```swift
+    /// TokenRequestError.Code.missingCode.description  // "missing-code"
+    /// ```
     public var description: String { rawValue }
 
     /// The callback is not a success (cancelled, an error, unavailable, a seamless-login link).

@@ -1,10 +1,11 @@
 // VK ID's token, refresh, revoke, logout and profile requests (id.vk.ru/about/business/go/docs, "VK ID:
 // обмен кода на токены", "Обновление токенов", "Инвалидация токенов", "Получение данных пользователя").
-// Every call is a form POST to https://id.vk.ru/oauth2/… . The docs show the parameters in the URL's query;
-// VK accepts them in the form body too [INF: what the VK ID SDKs' network layer sends], and a body keeps codes
-// and tokens out of access logs.
+// Every call is a form POST to https://id.vk.ru/oauth2/… (the docs write id.vk.com; both hosts serve VK ID
+// [INF]). The parameters go in the `application/x-www-form-urlencoded` body: the method reference asks for
+// tokens in the body, not in a header [DOC: "Справочник методов API VK ID"], and a body keeps codes and tokens
+// out of access logs.
 
-public import LinkParseProviders
+internal import LinkParseProviders
 
 /// Builds VK ID's requests after the callback. Every endpoint has a documented default and can be overridden
 /// (a test server, a proxy).

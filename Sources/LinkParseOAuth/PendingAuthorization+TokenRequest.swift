@@ -99,3 +99,23 @@ extension PendingAuthorization {
     }
   }
 }
+
+extension PendingAuthorization {
+  /// Checks the `state` a token answer echoes (VK ID does; its iOS SDK compares it again) against the state
+  /// sent. An answer without `state` passes: only VK echoes it, and a missing echo proves nothing either way.
+  ///
+  /// ```swift
+  /// let tokens = try TokenResponse(json: body, provider: .vk)
+  /// try pending.checkEchoedState(of: tokens)  // invalid-field "state" when it differs
+  /// ```
+  ///
+  /// - Throws: ``OAuthResponseError`` `invalid-field` (field `state`) when the answer's state differs from
+  ///   ``state`` (or when none was sent).
+  public func checkEchoedState(of tokens: TokenResponse) throws(OAuthResponseError) {
+    guard let echoed = tokens.state else { return }
+    guard let sent = state, echoed.utf8.elementsEqual(sent.utf8) else {
+      throw OAuthResponseError(
+        .invalidField, field: "state", message: "the token answer's state differs from the state sent")
+    }
+  }
+}

@@ -10,6 +10,9 @@ internal import LinkParseProviders
 /// Builds Sber ID's requests after the callback. Every endpoint has a documented default and can be
 /// overridden (the test environment `https://oauth-ift.sber.ru/…`, a proxy).
 ///
+/// There is no revoke request: Sber ID documents no revocation endpoint (tokens expire; a refresh token
+/// lives 30 days, with scope `offline_access`).
+///
 /// ```swift
 /// let sber = SberIDClient(clientID: "0A1B2C3D", clientSecret: secret)
 /// let exchange = sber.tokenExchange(code: "FA21…", redirectURI: "https://partner.ru/login", codeVerifier: v)

@@ -55,6 +55,17 @@ func requestError(_ body: () throws -> Void) -> TokenRequestError? {
       json: Array(#"{"access_token":"vk2.a.T","refresh_token":"vk2.r.R","id_token":"h.p.s","expires_in":3600,"user_id":1234567890,"state":"Qk7x2LmN9pRtVw3aZ8yB","scope":"vkid.personal_info"}"#.utf8),
       provider: .vk)
     #expect(tokens.state == pending.state)
+    try pending.checkEchoedState(of: tokens)
+    var forged = tokens
+    forged.state = "other"
+    do {
+      try pending.checkEchoedState(of: forged)
+      Issue.record("a different echoed state passed")
+    } catch {
+      #expect(error.code == .invalidField && error.field == "state")
+    }
+    forged.state = nil
+    try pending.checkEchoedState(of: forged)
     // The endpoint can be overridden.
     #expect(try pending.tokenRequest(for: callback, endpoint: "https://vk.test/oauth2/auth").url == "https://vk.test/oauth2/auth")
   }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import LinkParseOAuth
 import LinkParseProviders
@@ -120,8 +121,17 @@ func responseError(_ body: () throws -> Void) -> OAuthResponseError? {
 
   @Test func codableRoundTrip() throws {
     let tokens = try TokenResponse(json: bytes(#"{"access_token":"t","expires_in":60,"extra":[1,"x"]}"#))
-    #expect(tokens == tokens)
-    #expect(tokens.hashValue == tokens.hashValue)
+    let data = try JSONEncoder().encode(tokens)
+    let decoded = try JSONDecoder().decode(TokenResponse.self, from: data)
+    #expect(decoded == tokens)
+    #expect(decoded.hashValue == tokens.hashValue)
+    let info = try VKUserInfo(json: bytes(#"{"user":{"user_id":"1","sex":2}}"#))
+    #expect(try JSONDecoder().decode(VKUserInfo.self, from: JSONEncoder().encode(info)) == info)
+  }
+
+  @Test func stringUTF8ViewParsesInPlace() throws {
+    let body = #"{"access_token":"t","token_type":"Bearer"}"#
+    #expect(try TokenResponse(json: body.utf8).tokenType == "Bearer")
   }
 }
 
@@ -260,5 +270,46 @@ func responseError(_ body: () throws -> Void) -> OAuthResponseError? {
     #expect(error.code == .providerError)
     let shape = try #require(responseError { _ = try OIDCUserInfo(json: bytes("[]")) })
     #expect(shape.code == .unexpectedShape)
+  }
+}
+
+/// Every response type's decoder, returning the kept raw body.
+let decoders: [(name: String, decode: @Sendable ([UInt8]) throws -> String)] = [
+  ("TokenResponse", { try TokenResponse(json: $0, provider: .tid).rawBody }),
+  ("OAuthErrorResponse", { try OAuthErrorResponse(json: $0).rawBody }),
+  ("RevokeResponse", { try RevokeResponse(json: $0).rawBody }),
+  ("VKUserInfo", { try VKUserInfo(json: $0).rawBody }),
+  ("SberUserInfo", { try SberUserInfo(json: $0).rawBody }),
+  ("TIDUserInfo", { try TIDUserInfo(json: $0).rawBody }),
+  ("TIDIntrospection", { try TIDIntrospection(json: $0).rawBody }),
+  ("OIDCUserInfo", { try OIDCUserInfo(json: $0).rawBody }),
+]
+
+@Suite struct EveryResponseTypeTests {
+  @Test(arguments: decoders.indices)
+  func errorTruncatedAndShape(index: Int) throws {
+    let (name, decode) = decoders[index]
+    if name != "OAuthErrorResponse" {
+      let body = #"{"error":"invalid_token","error_description":"expired","x":1}"#
+      let error = try #require(responseError { _ = try decode(bytes(body)) }, "\(name)")
+      #expect(error.code == .providerError, "\(name)")
+      #expect(error.providerError?.error.rawValue == "invalid_token", "\(name)")
+      #expect(error.providerError?.rawBody == body, "\(name)")
+      #expect(error.providerError?.additionalFields == .object([("x", .number("1"))]), "\(name)")
+    }
+    let truncated = try #require(responseError { _ = try decode(bytes(#"{"sub":"a","#)) }, "\(name)")
+    #expect(truncated.code == .invalidJSON && truncated.offset == 11, "\(name)")
+    let shape = try #require(responseError { _ = try decode(bytes(#"["sub"]"#)) }, "\(name)")
+    #expect(shape.code == .unexpectedShape, "\(name)")
+  }
+
+  @Test func rawBodiesAreKept() throws {
+    let bodies = [
+      #"{"access_token":"t"}"#, #"{"error":"e"}"#, #"{"response":1}"#, #"{"user":{}}"#, #"{"sub":"s"}"#,
+      #"{"sub":"s"}"#, #"{"active":false}"#, #"{"sub":"s"}"#,
+    ]
+    for (index, body) in bodies.enumerated() {
+      #expect(try decoders[index].decode(bytes("  " + body + "\n")) == "  " + body + "\n", "\(decoders[index].name)")
+    }
   }
 }

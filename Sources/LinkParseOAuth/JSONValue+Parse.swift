@@ -318,7 +318,24 @@ struct JSONParser {
         }
         scalar = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
       }
-      out.append(contentsOf: String(Character(Unicode.Scalar(scalar)!)).utf8)
+      // UTF-8 by hand: the scalar is valid (surrogates were paired above), and a `String` per escape would
+      // allocate.
+      switch scalar {
+      case 0..<0x80:
+        out.append(UInt8(scalar))
+      case 0x80..<0x800:
+        out.append(UInt8(0xC0 | scalar >> 6))
+        out.append(UInt8(0x80 | scalar & 0x3F))
+      case 0x800..<0x10000:
+        out.append(UInt8(0xE0 | scalar >> 12))
+        out.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+        out.append(UInt8(0x80 | scalar & 0x3F))
+      default:
+        out.append(UInt8(0xF0 | scalar >> 18))
+        out.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+        out.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+        out.append(UInt8(0x80 | scalar & 0x3F))
+      }
     default:
       throw error("invalid escape '\\\(e >= 0x21 && e < 0x7F ? String(Character(Unicode.Scalar(e))) : "?")'", at: at)
     }

@@ -45,6 +45,7 @@ func parseError(_ text: String) -> OAuthResponseError? { parseError(Array(text.u
   @Test func escapesDecode() throws {
     let value = try JSONValue.parse(Array(#""\"\\\/\b\f\n\r\t\u0041\u00e9\u20AC\uD83D\uDE00""#.utf8))
     #expect(value == .string("\"\\/\u{08}\u{0C}\n\r\tAé€😀"))
+    #expect(try JSONValue.parse(Array(#""\u0000\u007F\u0080\u07FF\u0800\uFFFF\uDBFF\uDFFF""#.utf8)) == .string("\u{0}\u{7F}\u{80}\u{7FF}\u{800}\u{FFFF}\u{10FFFF}"))
     // Raw UTF-8 passes through unchanged, including four-byte characters.
     #expect(try JSONValue.parse(Array(#""Иван 😀 €""#.utf8)) == .string("Иван 😀 €"))
   }

@@ -207,6 +207,10 @@ public struct TIDAuthorizationRequest: Sendable, Hashable {
   /// The `application/x-www-form-urlencoded` body of `POST https://id.tbank.ru/auth/token` for `code`
   /// (`redirectURI` defaults to ``callbackURL``, as on iOS; Android sends its registered `redirect_uri`).
   ///
+  /// Superseded by the whole request: ``pendingAuthorization(expiresAt:)``, then LinkParseOAuth's
+  /// `PendingAuthorization.tokenRequest(for:)` (or `TIDClient.tokenExchange`), which adds the method, URL,
+  /// headers and client authentication. Kept for existing callers; the body is the same.
+  ///
   /// ```swift
   /// request.tokenRequestBody(code: "c.9f&x")
   /// // grant_type=authorization_code&code=c.9f%26x&client_id=partner&code_verifier=…&redirect_uri=…

@@ -58,7 +58,7 @@ public struct PendingAuthorization: @unchecked Sendable {
   /// ```
   public var provider: Provider {
     get { box.provider }
-    set { box = Box.make(newValue, box.redirectURI, box.state, box.issuer, box.expiresAt) }
+    set { box = Box.make(newValue, box.redirectURI, box.state, box.issuer, box.expiresAt, box.extras) }
   }
 
   /// The redirect URI sent in the request.
@@ -68,7 +68,7 @@ public struct PendingAuthorization: @unchecked Sendable {
   /// ```
   public var redirectURI: ParsedURL {
     get { box.redirectURI }
-    set { box = Box.make(box.provider, newValue, box.state, box.issuer, box.expiresAt) }
+    set { box = Box.make(box.provider, newValue, box.state, box.issuer, box.expiresAt, box.extras.sentAnew()) }
   }
 
   /// The `state` sent, or `nil` for flows without one (the T-ID app flow).
@@ -78,7 +78,7 @@ public struct PendingAuthorization: @unchecked Sendable {
   /// ```
   public var state: String? {
     get { box.state }
-    set { box = Box.make(box.provider, box.redirectURI, newValue, box.issuer, box.expiresAt) }
+    set { box = Box.make(box.provider, box.redirectURI, newValue, box.issuer, box.expiresAt, box.extras) }
   }
 
   /// The expected issuer (RFC 9207 `iss`), when the server is known to send it.
@@ -88,7 +88,7 @@ public struct PendingAuthorization: @unchecked Sendable {
   /// ```
   public var issuer: String? {
     get { box.issuer }
-    set { box = Box.make(box.provider, box.redirectURI, box.state, newValue, box.expiresAt) }
+    set { box = Box.make(box.provider, box.redirectURI, box.state, newValue, box.expiresAt, box.extras) }
   }
 
   /// When the authorization stops being acceptable, in Unix seconds.
@@ -98,7 +98,52 @@ public struct PendingAuthorization: @unchecked Sendable {
   /// ```
   public var expiresAt: Int64? {
     get { box.expiresAt }
-    set { box = Box.make(box.provider, box.redirectURI, box.state, box.issuer, newValue) }
+    set { box = Box.make(box.provider, box.redirectURI, box.state, box.issuer, newValue, box.extras) }
+  }
+
+  /// The `client_id` the request was sent with, for the token request.
+  ///
+  /// ```swift
+  /// pending.clientID  // "7915193"
+  /// ```
+  public var clientID: String? {
+    get { box.extras.clientID }
+    set { box = box.with { $0.clientID = newValue } }
+  }
+
+  /// The PKCE `code_verifier` whose challenge the request carried, for the token request.
+  ///
+  /// ```swift
+  /// pending.codeVerifier  // "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+  /// ```
+  public var codeVerifier: String? {
+    get { box.extras.codeVerifier }
+    set { box = box.with { $0.codeVerifier = newValue } }
+  }
+
+  /// The `nonce` the request carried, to check in the ID token.
+  ///
+  /// ```swift
+  /// pending.nonce  // "TGfhfBxr5ak1"
+  /// ```
+  public var nonce: String? {
+    get { box.extras.nonce }
+    set { box = box.with { $0.nonce = newValue } }
+  }
+
+  /// The redirect URI exactly as the request spelled it, when it differs from `redirectURI.href` (which is
+  /// normalised: `https://example.com` serializes as `https://example.com/`). The token request must repeat the
+  /// spelling sent (RFC 6749 §4.1.3). Setting ``redirectURI`` clears it.
+  ///
+  /// ```swift
+  /// pending.redirectURIAsSent ?? pending.redirectURI.href
+  /// ```
+  public var redirectURIAsSent: String? {
+    get { box.extras.redirectURIAsSent }
+    set {
+      let sent = newValue == box.redirectURI.href ? nil : newValue
+      box = box.with { $0.redirectURIAsSent = sent }
+    }
   }
 
   /// Creates a pending authorization.
@@ -107,9 +152,13 @@ public struct PendingAuthorization: @unchecked Sendable {
   /// let pending = PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil)
   /// ```
   public init(
-    provider: Provider, redirectURI: ParsedURL, state: String?, issuer: String? = nil, expiresAt: Int64? = nil
+    provider: Provider, redirectURI: ParsedURL, state: String?, issuer: String? = nil, expiresAt: Int64? = nil,
+    clientID: String? = nil, codeVerifier: String? = nil, nonce: String? = nil, redirectURIAsSent: String? = nil
   ) {
-    box = Box.make(provider, redirectURI, state, issuer, expiresAt)
+    let extras = PendingExtras(
+      clientID: clientID, codeVerifier: codeVerifier, nonce: nonce,
+      redirectURIAsSent: redirectURIAsSent == redirectURI.href ? nil : redirectURIAsSent)
+    box = Box.make(provider, redirectURI, state, issuer, expiresAt, extras)
   }
 
   /// The properties, and what matching reads from them, computed once: one object, its header followed by
@@ -121,7 +170,8 @@ public struct PendingAuthorization: @unchecked Sendable {
   private final class Box: ManagedBuffer<BoxHeader, UInt8> {
 
     static func make(
-      _ provider: Provider, _ redirectURI: ParsedURL, _ state: String?, _ issuer: String?, _ expiresAt: Int64?
+      _ provider: Provider, _ redirectURI: ParsedURL, _ state: String?, _ issuer: String?, _ expiresAt: Int64?,
+      _ extras: PendingExtras
     ) -> Box {
       let href = redirectURI.href
       let hrefCount = href.utf8.count
@@ -146,7 +196,7 @@ public struct PendingAuthorization: @unchecked Sendable {
         stateCount: state == nil ? -1 : stateCount, issuerEncodedCount: issuerEncoded?.count ?? -1,
         provider: provider, matchesItself: matchesItself,
         isVKApp: isVKApp, isLoopback: isLoopback, issuer: issuer,
-        cold: BoxCold(redirectURI: redirectURI, state: state, ranges: ranges))
+        cold: BoxCold(redirectURI: redirectURI, state: state, ranges: ranges, extras: extras))
       let box = unsafeDowncast(Box.create(minimumCapacity: max(bytes.count, 1)) { _ in header }, to: Box.self)
       box.withUnsafeMutablePointerToElements { elements in
         bytes.withUnsafeBufferPointer { elements.initialize(from: $0.baseAddress!, count: $0.count) }
@@ -176,6 +226,14 @@ public struct PendingAuthorization: @unchecked Sendable {
     var redirectURI: ParsedURL { fields.pointee.cold.redirectURI }
     var state: String? { fields.pointee.cold.state }
     var ranges: ParsedURL.UTF8Ranges { fields.pointee.cold.ranges }
+    var extras: PendingExtras { fields.pointee.cold.extras }
+
+    /// A new box with the same values but ``extras`` changed by `change`.
+    func with(_ change: (inout PendingExtras) -> Void) -> Box {
+      var extras = self.extras
+      change(&extras)
+      return Box.make(provider, redirectURI, state, issuer, expiresAt, extras)
+    }
 
     /// The box's bytes at `start..<start + count`, or nil when `count` is -1 (a value not kept). (The elements'
     /// address is the object's, fixed while it lives: the caller holds the box for as long as it reads them.)
@@ -438,7 +496,7 @@ extension PendingAuthorization: Hashable {
   public static func == (lhs: PendingAuthorization, rhs: PendingAuthorization) -> Bool {
     if lhs.box === rhs.box { return true }
     return lhs.provider == rhs.provider && lhs.redirectURI == rhs.redirectURI && lhs.state == rhs.state
-      && lhs.issuer == rhs.issuer && lhs.expiresAt == rhs.expiresAt
+      && lhs.issuer == rhs.issuer && lhs.expiresAt == rhs.expiresAt && lhs.box.extras == rhs.box.extras
   }
 
   public func hash(into hasher: inout Hasher) {
@@ -447,13 +505,14 @@ extension PendingAuthorization: Hashable {
     hasher.combine(state)
     hasher.combine(issuer)
     hasher.combine(expiresAt)
+    hasher.combine(box.extras)
   }
 }
 
-/// Encoded as the five properties, under their names (`state`, `issuer` and `expiresAt` left out when `nil`).
+/// Encoded as the properties, under their names (those that are `nil` left out).
 extension PendingAuthorization: Codable {
   private enum CodingKeys: String, CodingKey {
-    case provider, redirectURI, state, issuer, expiresAt
+    case provider, redirectURI, state, issuer, expiresAt, clientID, codeVerifier, nonce, redirectURIAsSent
   }
 
   public init(from decoder: any Decoder) throws {
@@ -463,7 +522,11 @@ extension PendingAuthorization: Codable {
       redirectURI: try c.decode(ParsedURL.self, forKey: .redirectURI),
       state: try c.decodeIfPresent(String.self, forKey: .state),
       issuer: try c.decodeIfPresent(String.self, forKey: .issuer),
-      expiresAt: try c.decodeIfPresent(Int64.self, forKey: .expiresAt))
+      expiresAt: try c.decodeIfPresent(Int64.self, forKey: .expiresAt),
+      clientID: try c.decodeIfPresent(String.self, forKey: .clientID),
+      codeVerifier: try c.decodeIfPresent(String.self, forKey: .codeVerifier),
+      nonce: try c.decodeIfPresent(String.self, forKey: .nonce),
+      redirectURIAsSent: try c.decodeIfPresent(String.self, forKey: .redirectURIAsSent))
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -473,6 +536,10 @@ extension PendingAuthorization: Codable {
     try c.encodeIfPresent(state, forKey: .state)
     try c.encodeIfPresent(issuer, forKey: .issuer)
     try c.encodeIfPresent(expiresAt, forKey: .expiresAt)
+    try c.encodeIfPresent(clientID, forKey: .clientID)
+    try c.encodeIfPresent(codeVerifier, forKey: .codeVerifier)
+    try c.encodeIfPresent(nonce, forKey: .nonce)
+    try c.encodeIfPresent(redirectURIAsSent, forKey: .redirectURIAsSent)
   }
 }
 
@@ -505,10 +572,28 @@ private final class BoxCold: Sendable {
   let state: String?
   /// The redirect URI's component ranges.
   let ranges: ParsedURL.UTF8Ranges
+  /// What only the token request reads.
+  let extras: PendingExtras
 
-  init(redirectURI: ParsedURL, state: String?, ranges: ParsedURL.UTF8Ranges) {
+  init(redirectURI: ParsedURL, state: String?, ranges: ParsedURL.UTF8Ranges, extras: PendingExtras) {
     self.redirectURI = redirectURI
     self.state = state
     self.ranges = ranges
+    self.extras = extras
+  }
+}
+
+/// What a ``PendingAuthorization`` keeps for the token request (never read by `validate`).
+private struct PendingExtras: Sendable, Hashable {
+  var clientID: String?
+  var codeVerifier: String?
+  var nonce: String?
+  var redirectURIAsSent: String?
+
+  /// The same, for a redirect URI set anew (its spelling as sent no longer applies).
+  func sentAnew() -> PendingExtras {
+    var copy = self
+    copy.redirectURIAsSent = nil
+    return copy
   }
 }

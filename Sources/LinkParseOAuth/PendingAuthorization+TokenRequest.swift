@@ -1,0 +1,121 @@
+// One authorization, start to finish: the pending authorization that checked the callback builds the token
+// request from it, with everything the authorization request already fixed (client id, redirect URI as
+// sent, PKCE verifier).
+
+public import LinkParseProviders
+
+extension PendingAuthorization {
+  /// The provider's token exchange for a validated callback.
+  ///
+  /// Per provider:
+  /// - VK ID: ``VKIDClient/tokenExchange(code:codeVerifier:deviceID:redirectURI:state:)`` with the callback's
+  ///   `code`, `device_id` and `state`; the verifier is required.
+  /// - Sber ID: ``SberIDClient/tokenExchange(code:redirectURI:codeVerifier:rquid:)``; `clientSecret` is
+  ///   required (a random `rquid`).
+  /// - T-ID: ``TIDClient/tokenExchange(code:redirectURI:codeVerifier:)`` with `redirect_uri` as sent; HTTP
+  ///   Basic when `clientSecret` is given (web), `client_id` in the form otherwise (mobile).
+  /// - Apple: ``AppleClient/tokenExchange(code:clientSecret:redirectURI:codeVerifier:)``; `clientSecret` (the
+  ///   JWT) is required.
+  /// - Generic OAuth 2.0: ``OAuth2Client/tokenExchange(code:redirectURI:codeVerifier:)`` at `endpoint`
+  ///   (required), `client_secret_basic` when `clientSecret` is given, a public client otherwise.
+  ///
+  /// `endpoint` overrides the provider's default token endpoint.
+  ///
+  /// ```swift
+  /// let pending = try VKIDAuthorizationRequest(
+  ///   clientID: "7915193", redirectURI: "vk7915193://vk.ru/blank.html", state: state, pkce: pkce
+  /// ).pendingAuthorization()
+  /// let callback = try pending.validate(try ParsedURL(incoming))
+  /// let request = try pending.tokenRequest(for: callback)
+  /// request.body  // grant_type=authorization_code&code=…&code_verifier=…&client_id=7915193&device_id=…
+  /// ```
+  ///
+  /// - Throws: ``TokenRequestError``: `provider-mismatch`, `not-a-success` (cancelled, an error, a
+  ///   seamless-login link), `missing-code` (the T-ID debug app's stub success), `missing-client-id`,
+  ///   `missing-code-verifier` (VK ID), `missing-client-secret` (Sber ID, Apple), `missing-endpoint`
+  ///   (generic OAuth 2.0 without `endpoint`).
+  public func tokenRequest(
+    for callback: ProviderCallback, clientSecret: String? = nil, endpoint: String? = nil
+  ) throws(TokenRequestError) -> OAuthRequest {
+    guard callback.provider == provider else {
+      throw TokenRequestError(
+        .providerMismatch,
+        message: "the callback is from \(callback.provider.rawValue), the pending authorization is for \(provider.rawValue)")
+    }
+    guard callback.outcome == .success else {
+      throw TokenRequestError(
+        .notASuccess, message: "the callback is \(callback.outcome.rawValue), not a success with a code")
+    }
+    guard let code = callback.code, !code.isEmpty else {
+      throw TokenRequestError(.missingCode, message: "the callback is a success without an authorization code")
+    }
+    guard let clientID, !clientID.isEmpty else {
+      throw TokenRequestError(.missingClientID, message: "the pending authorization has no client id")
+    }
+    let redirect = redirectURIAsSent ?? redirectURI.href
+    switch callback {
+    case .vk(let vk):
+      guard let codeVerifier else {
+        throw TokenRequestError(.missingCodeVerifier, message: "VK ID needs the PKCE code_verifier")
+      }
+      let client = VKIDClient(clientID: clientID, tokenEndpoint: endpoint ?? VKIDClient.defaultTokenEndpoint)
+      switch vk {
+      case .success(let s):
+        return client.tokenExchange(
+          code: String(s.code), codeVerifier: codeVerifier, deviceID: String(s.deviceID), redirectURI: redirect,
+          state: String(s.state))
+      default:
+        // The SDK 1.x payload carries no device_id: its code is not a VK ID 2.x code.
+        throw TokenRequestError(.notASuccess, message: "a VK ID SDK 1.x payload has no device_id to exchange its code with")
+      }
+    case .sber:
+      guard let clientSecret else {
+        throw TokenRequestError(.missingClientSecret, message: "Sber ID's token endpoint needs the client secret")
+      }
+      let client = SberIDClient(
+        clientID: clientID, clientSecret: clientSecret, tokenEndpoint: endpoint ?? SberIDClient.defaultTokenEndpoint)
+      return client.tokenExchange(code: String(code), redirectURI: redirect, codeVerifier: codeVerifier)
+    case .tid:
+      let client = TIDClient(
+        clientID: clientID, clientSecret: clientSecret, tokenEndpoint: endpoint ?? TIDClient.defaultTokenEndpoint)
+      return client.tokenExchange(code: String(code), redirectURI: redirect, codeVerifier: codeVerifier)
+    case .apple:
+      guard let clientSecret else {
+        throw TokenRequestError(.missingClientSecret, message: "Apple's token endpoint needs the client_secret JWT")
+      }
+      let client = AppleClient(clientID: clientID, tokenEndpoint: endpoint ?? AppleClient.defaultTokenEndpoint)
+      return client.tokenExchange(
+        code: String(code), clientSecret: clientSecret, redirectURI: redirect, codeVerifier: codeVerifier)
+    case .oauth2:
+      guard let endpoint else {
+        throw TokenRequestError(.missingEndpoint, message: "a generic OAuth 2.0 server's token endpoint must be given")
+      }
+      let authentication: OAuthClientAuthentication
+      if let clientSecret { authentication = .clientSecretBasic(clientSecret) } else { authentication = OAuthClientAuthentication.none }
+      let client = OAuth2Client(clientID: clientID, authentication: authentication, tokenEndpoint: endpoint)
+      return client.tokenExchange(code: String(code), redirectURI: redirect, codeVerifier: codeVerifier)
+    case .sberSeamless:
+      throw TokenRequestError(.notASuccess, message: "a Sber seamless-login link is not a callback with a code")
+    }
+  }
+}
+
+extension PendingAuthorization {
+  /// Checks the `state` a token answer echoes (VK ID does; its iOS SDK compares it again) against the state
+  /// sent. An answer without `state` passes: only VK echoes it, and a missing echo proves nothing either way.
+  ///
+  /// ```swift
+  /// let tokens = try TokenResponse(json: body, provider: .vk)
+  /// try pending.checkEchoedState(of: tokens)  // invalid-field "state" when it differs
+  /// ```
+  ///
+  /// - Throws: ``OAuthResponseError`` `invalid-field` (field `state`) when the answer's state differs from
+  ///   ``state`` (or when none was sent).
+  public func checkEchoedState(of tokens: TokenResponse) throws(OAuthResponseError) {
+    guard let echoed = tokens.state else { return }
+    guard let sent = state, echoed.utf8.elementsEqual(sent.utf8) else {
+      throw OAuthResponseError(
+        .invalidField, field: "state", message: "the token answer's state differs from the state sent")
+    }
+  }
+}

@@ -47,11 +47,23 @@ public final class OAuthHTTPClient: Sendable {
 
     /// How long one exchange may take, from the start of ``OAuthHTTPClient/send(_:)`` to the body's last
     /// byte (10 seconds by default). Past it, the request fails with ``OAuthResponseError/Code/timeout``.
+    ///
+    /// ```swift
+    /// configuration.timeout = .milliseconds(2500)
+    /// ```
     public var timeout: Duration
     /// The largest body accepted, in bytes (1 MiB by default). A longer one fails with
     /// ``OAuthResponseError/Code/bodyTooLarge`` as soon as it is known to be longer.
+    ///
+    /// ```swift
+    /// configuration.maxResponseBodySize = 64 * 1024
+    /// ```
     public var maxResponseBodySize: Int
     /// The `User-Agent` header for requests that have none; `nil` or empty sends none of ours.
+    ///
+    /// ```swift
+    /// configuration.userAgent = "MyApp/1.0 (LinkParse)"
+    /// ```
     public var userAgent: String?
 
     /// Creates a configuration.

@@ -15,11 +15,23 @@ public import LinkParseOAuth
 /// }
 /// ```
 public struct OAuthHTTPResponse: Sendable, Hashable {
-  /// The status code, e.g. `200`.
+  /// The status code.
+  ///
+  /// ```swift
+  /// response.status  // 200
+  /// ```
   public var status: Int
   /// The header fields, in the order received (names as the server wrote them).
+  ///
+  /// ```swift
+  /// response.headers.map(\.name)  // ["Content-Type", "Content-Length"]
+  /// ```
   public var headers: [OAuthRequest.Header]
-  /// The body.
+  /// The body, at most ``OAuthHTTPClient/Configuration/maxResponseBodySize`` bytes.
+  ///
+  /// ```swift
+  /// String(decoding: response.body, as: UTF8.self)  // {"access_token":"…",…}
+  /// ```
   public var body: [UInt8]
 
   /// Creates a response from its parts.

@@ -46,6 +46,8 @@ enum TransportErrors {
       if !failures.isEmpty && failures.allSatisfy({ isConnectTimeout($0.error) }) { return timedOut }
       let cause = failures.first.map { brief($0.error) } ?? error.dnsAError.map(brief) ?? "no address"
       return OAuthResponseError(.transport, message: "could not connect to \(error.host):\(error.port): \(cause)")
+    case let error as IOError:
+      return OAuthResponseError(.transport, message: "the connection to \(host) failed: \(brief(error))")
     case let error where isConnectTimeout(error):
       return timedOut
     case is CancellationError:

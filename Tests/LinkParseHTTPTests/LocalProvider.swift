@@ -181,6 +181,11 @@ final class ProviderHandler: ChannelInboundHandler {
         + "<p>request code=\(form["code"] ?? "")</p>\n"
         + String(repeating: "<!-- padding -->", count: 40) + "</body></html>"
       send(context, .internalServerError, contentType: "text/html; charset=utf-8", body: html)
+    case "/redirect":
+      var headers = HTTPHeaders([("Location", "/token"), ("Content-Length", "0")])
+      headers.add(name: "Content-Type", value: "text/plain")
+      context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .found, headers: headers))), promise: nil)
+      context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     case "/not-json":
       send(context, .ok, contentType: "text/plain", body: "certainly not json")
     case "/empty-503":
@@ -201,6 +206,12 @@ final class ProviderHandler: ChannelInboundHandler {
           promise: nil)
         context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil)
       }
+    case "/trickle":
+      // A byte every 100 ms: never idle long enough for a read timeout, never done within the deadline.
+      let headers = HTTPHeaders([("Content-Type", "application/json"), ("Content-Length", "1000")])
+      context.writeAndFlush(
+        wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+      trickle(context, left: 1000)
     case "/big":
       send(context, .ok, contentType: "application/json", bytes: LocalProvider.twoMiB, chunked: false)
     case "/big-chunked":
@@ -209,6 +220,14 @@ final class ProviderHandler: ChannelInboundHandler {
       send(context, .ok, contentType: "application/octet-stream", bytes: 1 << 20, chunked: true)
     default:
       json(context, .notFound, #"{"error":"not_found"}"#)
+    }
+  }
+
+  private func trickle(_ context: ChannelHandlerContext, left: Int) {
+    guard left > 0, context.channel.isActive else { return }
+    context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(100)) {
+      context.writeAndFlush(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: " ")))), promise: nil)
+      self.trickle(context, left: left - 1)
     }
   }
 

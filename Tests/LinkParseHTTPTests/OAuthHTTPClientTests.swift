@@ -8,6 +8,7 @@ import LinkParseOAuth
 import LinkParseProviders
 import Logging
 import NIOCore
+import NIOPosix
 import Testing
 
 /// A test-local stand-in for LinkParseOAuth's TokenResponse, decoded with Foundation.
@@ -89,6 +90,19 @@ func withClient<T>(
     return result
   } catch {
     try? await client.shutdown()
+    throw error
+  }
+}
+
+/// A one-thread event loop group for `body`, shut down afterwards whatever happens.
+func withEventLoopGroup<T>(_ body: (MultiThreadedEventLoopGroup) async throws -> T) async throws -> T {
+  let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+  do {
+    let result = try await body(group)
+    try await group.shutdownGracefully()
+    return result
+  } catch {
+    try? await group.shutdownGracefully()
     throw error
   }
 }
@@ -289,35 +303,29 @@ struct OAuthHTTPClientTests {
     }
   }
 
-  @Test func aSlowHeadTimesOut() async throws {
+  /// The three ways an answer can be late: no head, a stalled body, a body that trickles (a byte every
+  /// 100 ms, so no read timeout ever fires: only the overall deadline stops it). Each with the owned client
+  /// (AsyncHTTPClient's read timeout set too) and with a borrowed one that has no read timeout at all.
+  @Test(arguments: ["/slow-head", "/slow-body", "/trickle"], [true, false])
+  func aLateAnswerTimesOut(path: String, owned: Bool) async throws {
     try await withLocalProvider { provider in
-      try await withClient(provider, timeout: .milliseconds(500)) { client in
-        let request = OAuthRequest(kind: .userInfo, method: .get, url: provider.baseURL + "/slow-head")
-        var caught: OAuthResponseError?
-        let elapsed = await seconds {
-          caught = await #expect(throws: OAuthResponseError.self) { try await client.send(request) }
-        }
-        #expect(caught?.code == .timeout)
-        #expect(caught?.message.contains("127.0.0.1") == true)
-        #expect(elapsed >= 0.45)
-        #expect(elapsed < 2.5)
-        #expect(provider.recorder.last?.path == "/slow-head")
+      let http = owned ? nil : HTTPClient(eventLoopGroup: provider.group)
+      let configuration = OAuthHTTPClient.Configuration(timeout: .milliseconds(500))
+      let client =
+        http.map { OAuthHTTPClient(httpClient: $0, configuration: configuration) }
+        ?? OAuthHTTPClient(configuration: configuration, eventLoopGroup: provider.group)
+      let request = OAuthRequest(kind: .userInfo, method: .get, url: provider.baseURL + path)
+      var caught: OAuthResponseError?
+      let elapsed = await seconds {
+        caught = await #expect(throws: OAuthResponseError.self) { try await client.send(request) }
       }
-    }
-  }
-
-  @Test func aSlowBodyTimesOut() async throws {
-    try await withLocalProvider { provider in
-      try await withClient(provider, timeout: .milliseconds(500)) { client in
-        let request = OAuthRequest(kind: .userInfo, method: .get, url: provider.baseURL + "/slow-body")
-        var caught: OAuthResponseError?
-        let elapsed = await seconds {
-          caught = await #expect(throws: OAuthResponseError.self) { try await client.send(request) }
-        }
-        #expect(caught?.code == .timeout)
-        #expect(elapsed >= 0.45)
-        #expect(elapsed < 2.5)
-      }
+      try await client.shutdown()
+      try await http?.shutdown()
+      #expect(caught?.code == .timeout)
+      #expect(caught?.message.contains("127.0.0.1:\(provider.port)") == true)
+      #expect(elapsed >= 0.45)
+      #expect(elapsed < 2.5)
+      #expect(provider.recorder.last?.path == path)
     }
   }
 
@@ -350,27 +358,55 @@ struct OAuthHTTPClientTests {
     let port = try await LocalProvider.closedPort()
     let request = OAuthRequest(
       kind: .tokenExchange, url: "http://127.0.0.1:\(port)/token", form: [.init("grant_type", "authorization_code")])
+    try await withEventLoopGroup { group in
+      // A borrowed client that does not retry connecting: the failure is immediate.
+      var poolConfiguration = HTTPClient.Configuration()
+      poolConfiguration.connectionPool.retryConnectionEstablishment = false
+      let http = HTTPClient(eventLoopGroup: group, configuration: poolConfiguration)
+      let borrowed = OAuthHTTPClient(httpClient: http, configuration: .init(timeout: .seconds(5)))
+      var caught: OAuthResponseError?
+      let elapsed = await seconds {
+        caught = await #expect(throws: OAuthResponseError.self) { try await borrowed.send(request) }
+      }
+      try await borrowed.shutdown()
+      try await http.shutdown()
+      #expect(caught?.code == .transport)
+      #expect(caught?.message.contains("127.0.0.1:\(port)") == true)
+      #expect(caught?.message.lowercased().contains("refused") == true)
+      #expect(elapsed < 2)
 
-    // A borrowed client that does not retry connecting: the failure is immediate.
-    var poolConfiguration = HTTPClient.Configuration()
-    poolConfiguration.connectionPool.retryConnectionEstablishment = false
-    let http = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: poolConfiguration)
-    let borrowed = OAuthHTTPClient(httpClient: http, configuration: .init(timeout: .seconds(5)))
-    var caught: OAuthResponseError?
-    let elapsed = await seconds {
-      caught = await #expect(throws: OAuthResponseError.self) { try await borrowed.send(request) }
+      // The owned client (AsyncHTTPClient retries until the timeout): still .transport, once the timeout ends.
+      let owned = OAuthHTTPClient(configuration: .init(timeout: .milliseconds(500)), eventLoopGroup: group)
+      let ownedError = await #expect(throws: OAuthResponseError.self) { try await owned.send(request) }
+      try await owned.shutdown()
+      #expect(ownedError?.code == .transport)
     }
-    try await borrowed.shutdown()
-    try await http.shutdown()
-    #expect(caught?.code == .transport)
-    #expect(caught?.message.contains("127.0.0.1:\(port)") == true)
-    #expect(elapsed < 2)
+  }
 
-    // The owned client (AsyncHTTPClient retries until the timeout): still .transport, when the timeout ends.
-    let owned = OAuthHTTPClient(configuration: .init(timeout: .milliseconds(500)))
-    let ownedError = await #expect(throws: OAuthResponseError.self) { try await owned.send(request) }
-    try await owned.shutdown()
-    #expect(ownedError?.code == .transport)
+  @Test func theOwnedClientFollowsNoRedirect() async throws {
+    try await withLocalProvider { provider in
+      try await withClient(provider) { client in
+        let error = await #expect(throws: OAuthResponseError.self) {
+          try await client.perform(tokenRequest(provider, path: "/redirect"), as: TestTokens.self)
+        }
+        #expect(error?.code == .httpStatus)
+        #expect(error?.status == 302)
+        // The form (code, verifier) went to /redirect only, never on to the Location.
+        #expect(provider.recorder.all.map(\.path) == ["/redirect"])
+      }
+    }
+  }
+
+  @Test func theUserAgentIsConfigurable() async throws {
+    try await withLocalProvider { provider in
+      let configurations: [(String?, String?)] = [(nil, nil), ("", nil), ("MyApp/1.0", "MyApp/1.0")]
+      for (userAgent, expected) in configurations {
+        let client = OAuthHTTPClient(configuration: .init(userAgent: userAgent), eventLoopGroup: provider.group)
+        _ = try await client.perform(tokenRequest(provider), as: TestTokens.self)
+        try await client.shutdown()
+        #expect(provider.recorder.last?.header("User-Agent") == expected)
+      }
+    }
   }
 
   @Test func ownershipAndShutdown() async throws {

@@ -65,6 +65,15 @@ public final class OAuthHTTPClient: Sendable {
     /// configuration.userAgent = "MyApp/1.0 (LinkParse)"
     /// ```
     public var userAgent: String?
+    /// Whether requests may go over plain `http://` to a host that is not loopback (`false` by default: the
+    /// forms and headers carry codes, secrets and tokens, and RFC 6749 requires TLS). `http://` to
+    /// `localhost`, `*.localhost`, `127.0.0.0/8` or `[::1]` is always allowed; any other is refused with
+    /// ``OAuthResponseError/Code/transport`` before a connection is opened.
+    ///
+    /// ```swift
+    /// configuration.allowsInsecureHTTP = true  // a provider in a docker-compose network: http://keycloak:8080
+    /// ```
+    public var allowsInsecureHTTP: Bool
 
     /// Creates a configuration.
     ///
@@ -73,11 +82,12 @@ public final class OAuthHTTPClient: Sendable {
     /// ```
     public init(
       timeout: Duration = .seconds(10), maxResponseBodySize: Int = 1 << 20,
-      userAgent: String? = Configuration.defaultUserAgent
+      userAgent: String? = Configuration.defaultUserAgent, allowsInsecureHTTP: Bool = false
     ) {
       self.timeout = timeout
       self.maxResponseBodySize = maxResponseBodySize
       self.userAgent = userAgent
+      self.allowsInsecureHTTP = allowsInsecureHTTP
     }
   }
 
@@ -166,8 +176,9 @@ public final class OAuthHTTPClient: Sendable {
   /// A `POST` carries ``OAuthRequest/body`` (form-encoded); a `GET` goes to ``OAuthRequest/fullURL`` (the
   /// form as the query). The headers are sent as given, plus ``Configuration/userAgent`` when the request
   /// has no `User-Agent`. Throws ``OAuthResponseError`` with code ``OAuthResponseError/Code/timeout``,
-  /// ``OAuthResponseError/Code/bodyTooLarge`` or ``OAuthResponseError/Code/transport``; a non-2xx status is
-  /// not an error here (``perform(_:as:)`` makes it one).
+  /// ``OAuthResponseError/Code/bodyTooLarge`` or ``OAuthResponseError/Code/transport`` (also for plain
+  /// `http://` to a host that is not loopback, unless ``Configuration/allowsInsecureHTTP``); a non-2xx status
+  /// is not an error here (``perform(_:as:)`` makes it one).
   ///
   /// ```swift
   /// let response = try await client.send(request)
@@ -223,6 +234,13 @@ public final class OAuthHTTPClient: Sendable {
   private func exchange(_ request: OAuthRequest, until deadline: ContinuousClock.Instant) async throws
     -> OAuthHTTPResponse
   {
+    let target = RequestTarget(request.fullURL)
+    if target.scheme == "http" && !target.isLoopback && !configuration.allowsInsecureHTTP {
+      throw OAuthResponseError(
+        .transport,
+        message: "refusing to send a \(request.kind.rawValue) request to \(target.host) over plain http "
+          + "(use https, or set allowsInsecureHTTP)")
+    }
     var outgoing = HTTPClientRequest(url: request.fullURL)
     outgoing.method = request.method == .post ? .POST : .GET
     for header in request.headers { outgoing.headers.add(name: header.name, value: header.value) }
@@ -242,7 +260,8 @@ public final class OAuthHTTPClient: Sendable {
       // Dropping the unread body makes AsyncHTTPClient cancel the request and close the connection.
       throw BodyLimitExceeded(declaredLength: declared)
     }
-    let body = try await Self.collect(response.body, limit: limit, until: deadline)
+    let expected = response.headers.first(name: "content-length").flatMap { Int($0) } ?? 0
+    let body = try await Self.collect(response.body, limit: limit, expected: expected, until: deadline)
     return OAuthHTTPResponse(
       status: Int(response.status.code), headers: response.headers.map { OAuthRequest.Header($0.name, $0.value) },
       body: body)
@@ -250,11 +269,12 @@ public final class OAuthHTTPClient: Sendable {
 
   /// Reads the whole body, failing once it passes `limit` bytes or when `deadline` comes first.
   private static func collect(
-    _ body: HTTPClientResponse.Body, limit: Int, until deadline: ContinuousClock.Instant
+    _ body: HTTPClientResponse.Body, limit: Int, expected: Int, until deadline: ContinuousClock.Instant
   ) async throws -> [UInt8] {
     try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
       group.addTask {
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(min(max(expected, 0), limit))
         for try await chunk in body {
           guard chunk.readableBytes <= limit - bytes.count else {
             throw BodyLimitExceeded(declaredLength: nil)
@@ -319,14 +339,20 @@ struct BodyLimitExceeded: Error {
 /// The body did not arrive before the deadline.
 struct BodyTimedOut: Error {}
 
-/// The host (with port) and path of a URL, for log lines and error messages: never the query or userinfo.
+/// The scheme, host (with port) and path of a URL, for log lines, error messages and the plain-http check:
+/// never the query or userinfo.
 struct RequestTarget: Sendable {
+  var scheme: String
   var host: String
   var path: String
 
   init(_ url: String) {
     var rest = Substring(url)
-    if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...] }
+    scheme = ""
+    if let separator = rest.firstRange(of: "://") {
+      scheme = rest[..<separator.lowerBound].lowercased()
+      rest = rest[separator.upperBound...]
+    }
     let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
     var authority = rest[..<authorityEnd]
     if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
@@ -334,5 +360,22 @@ struct RequestTarget: Sendable {
     let pathEnd = afterAuthority.firstIndex { $0 == "?" || $0 == "#" } ?? afterAuthority.endIndex
     host = String(authority)
     path = afterAuthority[..<pathEnd].isEmpty ? "/" : String(afterAuthority[..<pathEnd])
+  }
+}
+
+extension RequestTarget {
+  /// The host without its port, lowercased (`[::1]` keeps its brackets).
+  var hostname: String {
+    let lower = host.lowercased()
+    if lower.hasPrefix("[") { return String(lower.prefix { $0 != "]" }) + (lower.contains("]") ? "]" : "") }
+    return String(lower.prefix { $0 != ":" })
+  }
+
+  /// Whether the host is this machine: `localhost`, `*.localhost`, `127.0.0.0/8` or `[::1]`.
+  var isLoopback: Bool {
+    let name = hostname
+    if name == "localhost" || name.hasSuffix(".localhost") || name == "[::1]" { return true }
+    let octets = name.split(separator: ".", omittingEmptySubsequences: false)
+    return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
   }
 }

@@ -383,6 +383,67 @@ struct OAuthHTTPClientTests {
     }
   }
 
+  @Test func plainHTTPGoesToLoopbackOnlyUnlessAllowed() async throws {
+    try await withLocalProvider { provider in
+      // Not recognisably loopback (no connection is attempted): refused before any traffic.
+      try await withClient(provider) { client in
+        let elsewhere = OAuthRequest(
+          kind: .tokenExchange, url: "http://provider.example/token", form: [.init("code", secretCode)])
+        let error = await #expect(throws: OAuthResponseError.self) { try await client.send(elsewhere) }
+        #expect(error?.code == .transport)
+        #expect(error?.message.contains("plain http") == true)
+        #expect(error?.message.contains(secretCode) == false)
+
+        // `127.1` is 127.0.0.1 to the resolver but not to the loopback check: refused too…
+        let shortForm = tokenRequest(provider, path: "/token")
+        var request = shortForm
+        request.url = "http://127.1:\(provider.port)/token"
+        let refused = await #expect(throws: OAuthResponseError.self) { try await client.send(request) }
+        #expect(refused?.code == .transport)
+        #expect(provider.recorder.all.isEmpty)
+
+        // …and `localhost` is loopback.
+        request.url = "http://localhost:\(provider.port)/token"
+        let viaLocalhost = try await client.perform(request, as: TestTokens.self)
+        #expect(viaLocalhost.accessToken == "at-1")
+      }
+      // …unless plain http is allowed.
+      let client = OAuthHTTPClient(configuration: .init(allowsInsecureHTTP: true), eventLoopGroup: provider.group)
+      var request = tokenRequest(provider)
+      request.url = "http://127.1:\(provider.port)/token"
+      let tokens: Result<TestTokens, OAuthResponseError>
+      do throws(OAuthResponseError) {
+        tokens = .success(try await client.perform(request, as: TestTokens.self))
+      } catch {
+        tokens = .failure(error)
+      }
+      try await client.shutdown()
+      #expect(try tokens.get().accessToken == "at-1")
+      #expect(provider.recorder.all.count == 2)
+    }
+  }
+
+  @Test func cancellingTheTaskEndsTheRequest() async throws {
+    try await withLocalProvider { provider in
+      try await withClient(provider) { client in
+        let request = OAuthRequest(kind: .userInfo, method: .get, url: provider.baseURL + "/slow-head")
+        let task = Task { try await client.send(request) }
+        let elapsed = await seconds {
+          try? await Task.sleep(for: .milliseconds(200))
+          task.cancel()
+          let result = await task.result
+          guard case .failure(let failure) = result, let error = failure as? OAuthResponseError else {
+            Issue.record("a cancelled request did not fail with an OAuthResponseError: \(result)")
+            return
+          }
+          #expect(error.code == .transport)
+          #expect(error.message.contains("cancelled"))
+        }
+        #expect(elapsed < 2)
+      }
+    }
+  }
+
   @Test func theOwnedClientFollowsNoRedirect() async throws {
     try await withLocalProvider { provider in
       try await withClient(provider) { client in

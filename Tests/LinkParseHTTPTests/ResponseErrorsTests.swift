@@ -20,6 +20,18 @@ import Testing
     #expect(target.path == path)
   }
 
+  @Test(arguments: [
+    ("http://localhost:8080/x", true), ("http://LOCALHOST/x", true), ("http://a.localhost/x", true),
+    ("http://127.0.0.1:1/x", true), ("http://127.255.0.9/x", true), ("http://[::1]:80/x", true),
+    ("http://[::1]/x", true), ("http://127.1/x", false), ("http://128.0.0.1/x", false),
+    ("http://localhost.example/x", false), ("http://127.0.0.1.example/x", false), ("http://[::2]/x", false),
+    ("http://evil@127.0.0.1.nip.io/x", false), ("http://x@localhost/", true),
+  ])
+  func loopback(url: String, isLoopback: Bool) {
+    #expect(RequestTarget(url).isLoopback == isLoopback)
+    #expect(RequestTarget(url).scheme == "http")
+  }
+
   @Test func quoteIsAtMost200BytesOnACharacterBoundary() {
     let body = Array(String(repeating: "ж", count: 300).utf8)  // 2 bytes each
     let quote = StatusErrors.quote(body, secrets: [])

@@ -10,9 +10,12 @@
 //     public init(json: [UInt8], provider: Provider) throws(OAuthResponseError) { try self.init(json: json) }
 //   }
 //
-// Also, in ResponseErrors.swift: `ProviderErrorBody.read(response.body)` becomes
-// `try? OAuthErrorResponse(json: response.body)`, and ProviderErrorBody.swift is deleted.
+// Also, in ProviderErrorBody.swift: the body of `read(_:)` becomes `try? OAuthErrorResponse(json: body)` (and its
+// Foundation import and `named` set go).
 
+// public import LinkParseOAuth
+// public import LinkParseProviders
+//
 // /// A token endpoint's answer, decodable by ``OAuthHTTPClient/perform(_:as:)``.
 // ///
 // /// ```swift

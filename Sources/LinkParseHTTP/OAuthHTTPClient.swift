@@ -78,7 +78,8 @@ public final class OAuthHTTPClient: Sendable {
     /// Creates a configuration.
     ///
     /// ```swift
-    /// OAuthHTTPClient.Configuration(timeout: .milliseconds(500), maxResponseBodySize: 64 * 1024, userAgent: "MyApp/1.0")
+    /// OAuthHTTPClient.Configuration(timeout: .milliseconds(500), maxResponseBodySize: 64 * 1024,
+    ///                               userAgent: "MyApp/1.0")
     /// ```
     public init(
       timeout: Duration = .seconds(10), maxResponseBodySize: Int = 1 << 20,
@@ -190,7 +191,7 @@ public final class OAuthHTTPClient: Sendable {
     let start = clock.now
     let result: Result<OAuthHTTPResponse, OAuthResponseError>
     do {
-      result = .success(try await exchange(request, until: start.advanced(by: configuration.timeout)))
+      result = .success(try await exchange(request, target: target, until: start.advanced(by: configuration.timeout)))
     } catch {
       result = .failure(TransportErrors.map(error, target: target, configuration: configuration))
     }
@@ -211,7 +212,7 @@ public final class OAuthHTTPClient: Sendable {
   /// do {
   ///   let tokens = try await client.perform(request, as: TokenResponse.self)
   /// } catch let error where error.code == .providerError {
-  ///   print(error.status ?? 0, error.providerError?.error ?? "")  // 400 invalid_grant
+  ///   print(error.status ?? 0, error.providerError?.error.rawValue ?? "")  // 400 invalid_grant
   /// }
   /// ```
   public func perform<R: OAuthResponseDecodable>(
@@ -231,10 +232,9 @@ public final class OAuthHTTPClient: Sendable {
   // MARK: - The exchange
 
   /// Sends the request; the head must come within AsyncHTTPClient's deadline, the body before `deadline`.
-  private func exchange(_ request: OAuthRequest, until deadline: ContinuousClock.Instant) async throws
-    -> OAuthHTTPResponse
-  {
-    let target = RequestTarget(request.fullURL)
+  private func exchange(
+    _ request: OAuthRequest, target: RequestTarget, until deadline: ContinuousClock.Instant
+  ) async throws -> OAuthHTTPResponse {
     if target.scheme == "http" && !target.isLoopback && !configuration.allowsInsecureHTTP {
       throw OAuthResponseError(
         .transport,
@@ -256,12 +256,12 @@ public final class OAuthHTTPClient: Sendable {
       outgoing, deadline: .now() + TimeAmount(max(remaining, .zero)), logger: nil)
 
     let limit = max(0, configuration.maxResponseBodySize)
-    if let declared = response.headers.first(name: "content-length").flatMap({ Int($0) }), declared > limit {
+    let declared = response.headers.first(name: "content-length").flatMap { Int($0) }
+    if let declared, declared > limit {
       // Dropping the unread body makes AsyncHTTPClient cancel the request and close the connection.
       throw BodyLimitExceeded(declaredLength: declared)
     }
-    let expected = response.headers.first(name: "content-length").flatMap { Int($0) } ?? 0
-    let body = try await Self.collect(response.body, limit: limit, expected: expected, until: deadline)
+    let body = try await Self.collect(response.body, limit: limit, expected: declared ?? 0, until: deadline)
     return OAuthHTTPResponse(
       status: Int(response.status.code), headers: response.headers.map { OAuthRequest.Header($0.name, $0.value) },
       body: body)

@@ -1,5 +1,6 @@
 // MERGE: a stand-in until LinkParseOAuth's `OAuthErrorResponse(json:)` exists on this branch. After the merge,
-// StatusErrors.error(for:request:) calls `try? OAuthErrorResponse(json: response.body)` and this file goes.
+// the body of `read(_:)` becomes the one line `try? OAuthErrorResponse(json: body)`, and the Foundation import
+// and `named` go (nothing else in LinkParseHTTP reads error JSON).
 
 #if canImport(FoundationEssentials)
   internal import FoundationEssentials
@@ -16,6 +17,7 @@ enum ProviderErrorBody {
   static let named: Set<String> = ["error", "error_description", "error_message", "error_uri", "state"]
 
   static func read(_ body: [UInt8]) -> OAuthErrorResponse? {
+    // MERGE: replace the rest of this body with `try? OAuthErrorResponse(json: body)`.
     guard !body.isEmpty, let value = try? JSONDecoder().decode(JSONValue.self, from: Data(body)),
       case .object(let members) = value, let error = value["error"]?.string, !error.isEmpty
     else { return nil }

@@ -83,8 +83,8 @@ enum StatusErrors {
 
   static func error(for response: OAuthHTTPResponse, request: OAuthRequest) -> OAuthResponseError {
     let status = response.status
-    // MERGE: replace `ProviderErrorBody.read(response.body)` with `try? OAuthErrorResponse(json: response.body)`
-    // once LinkParseOAuth has it, and delete ProviderErrorBody.swift.
+    // The provider's error JSON, if the body is one (MERGE: ProviderErrorBody.read becomes
+    // `try? OAuthErrorResponse(json:)`).
     if let providerError = ProviderErrorBody.read(response.body) {
       var message = "the provider answered HTTP \(status) with error \(providerError.error.rawValue)"
       if let description = providerError.errorDescription, !description.isEmpty {

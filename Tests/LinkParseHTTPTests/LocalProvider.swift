@@ -184,7 +184,7 @@ final class ProviderHandler: ChannelInboundHandler {
     case "/redirect":
       var headers = HTTPHeaders([("Location", "/token"), ("Content-Length", "0")])
       headers.add(name: "Content-Type", value: "text/plain")
-      context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .found, headers: headers))), promise: nil)
+      writeHead(context, .found, headers)
       context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     case "/not-json":
       send(context, .ok, contentType: "text/plain", body: "certainly not json")
@@ -197,7 +197,7 @@ final class ProviderHandler: ChannelInboundHandler {
     case "/slow-body":
       var headers = HTTPHeaders([("Content-Type", "application/json"), ("Content-Length", "100")])
       headers.add(name: "Connection", value: "close")
-      context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+      writeHead(context, .ok, headers)
       context.writeAndFlush(
         wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: String(repeating: " ", count: 10))))), promise: nil)
       context.eventLoop.assumeIsolated().scheduleTask(in: LocalProvider.slowDelay) {
@@ -235,11 +235,18 @@ final class ProviderHandler: ChannelInboundHandler {
     send(context, status, contentType: "application/json", body: body)
   }
 
-  private func send(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, contentType: String?, body: String) {
+  private func writeHead(_ context: ChannelHandlerContext, _ status: HTTPResponseStatus, _ headers: HTTPHeaders) {
+    let head = HTTPResponseHead(version: .http1_1, status: status, headers: headers)
+    context.write(wrapOutboundOut(.head(head)), promise: nil)
+  }
+
+  private func send(
+    _ context: ChannelHandlerContext, _ status: HTTPResponseStatus, contentType: String?, body: String
+  ) {
     var headers = HTTPHeaders()
     if let contentType { headers.add(name: "Content-Type", value: contentType) }
     headers.add(name: "Content-Length", value: String(body.utf8.count))
-    context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+    writeHead(context, status, headers)
     if !body.isEmpty { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: body)))), promise: nil) }
     context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
   }
@@ -254,7 +261,7 @@ final class ProviderHandler: ChannelInboundHandler {
     } else {
       headers.add(name: "Content-Length", value: String(bytes))
     }
-    context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+    writeHead(context, status, headers)
     let piece = ByteBuffer(repeating: UInt8(ascii: " "), count: 64 * 1024)
     var left = bytes
     while left > 0 {

@@ -277,11 +277,12 @@ struct OAuthHTTPClientTests {
         #expect(response.headerValue("content-type") == "application/json")
         #expect(String(decoding: response.body, as: UTF8.self).hasPrefix(#"{"error":"invalid_grant""#))
 
-        let empty = try await client.send(OAuthRequest(kind: .revoke, method: .get, url: provider.baseURL + "/empty-503"))
+        let revoke = OAuthRequest(kind: .revoke, method: .get, url: provider.baseURL + "/empty-503")
+        let empty = try await client.send(revoke)
         #expect(empty.status == 503)
         #expect(empty.body.isEmpty)
         let error = await #expect(throws: OAuthResponseError.self) {
-          try await client.perform(OAuthRequest(kind: .revoke, method: .get, url: provider.baseURL + "/empty-503"), as: ByteCount.self)
+          try await client.perform(revoke, as: ByteCount.self)
         }
         #expect(error?.code == .httpStatus)
         #expect(error?.status == 503)
@@ -334,7 +335,9 @@ struct OAuthHTTPClientTests {
     try await withLocalProvider { provider in
       try await withClient(provider, maxBody: 1 << 20) { client in
         let request = OAuthRequest(kind: .userInfo, method: .get, url: provider.baseURL + path)
-        let error = await #expect(throws: OAuthResponseError.self) { try await client.perform(request, as: ByteCount.self) }
+        let error = await #expect(throws: OAuthResponseError.self) {
+          try await client.perform(request, as: ByteCount.self)
+        }
         #expect(error?.code == .bodyTooLarge)
         #expect(error?.message.contains("1048576") == true)
         if path == "/big" { #expect(error?.message.contains("2097152") == true) }

@@ -39,8 +39,8 @@ final class Recorder: @unchecked Sendable {
   private let lock = NSLock()
   private var requests: [ReceivedRequest] = []
 
-  func append(_ request: ReceivedRequest) { lock.withLock { requests.append(request) } }
-  var all: [ReceivedRequest] { lock.withLock { requests } }
+  func append(_ request: ReceivedRequest) { lock.locked { requests.append(request) } }
+  var all: [ReceivedRequest] { lock.locked { requests } }
   var last: ReceivedRequest? { all.last }
 }
 
@@ -270,5 +270,14 @@ final class ProviderHandler: ChannelInboundHandler {
       left -= size
     }
     context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+  }
+}
+
+extension NSLock {
+  /// `withLock`, which Darwin's Foundation has only from macOS 14; the package supports macOS 13.
+  func locked<T>(_ body: () throws -> T) rethrows -> T {
+    lock()
+    defer { unlock() }
+    return try body()
   }
 }

@@ -51,9 +51,9 @@ final class CapturedLogs: @unchecked Sendable {
   private var records: [(level: Logger.Level, message: String, metadata: [String: String])] = []
 
   func append(_ level: Logger.Level, _ message: String, _ metadata: Logger.Metadata) {
-    lock.withLock { records.append((level, message, metadata.mapValues { "\($0)" })) }
+    lock.locked { records.append((level, message, metadata.mapValues { "\($0)" })) }
   }
-  var all: [(level: Logger.Level, message: String, metadata: [String: String])] { lock.withLock { records } }
+  var all: [(level: Logger.Level, message: String, metadata: [String: String])] { lock.locked { records } }
 
   var logger: Logger {
     Logger(label: "test.oauth") { _ in CapturingHandler(logs: self) }

@@ -274,7 +274,7 @@ public final class OAuthHTTPClient: Sendable {
     try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
       group.addTask {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(min(max(expected, 0), limit))
+        bytes.reserveCapacity(min(max(expected, 0), limit, 1 << 20))  // a declared length is not trusted further
         for try await chunk in body {
           guard chunk.readableBytes <= limit - bytes.count else {
             throw BodyLimitExceeded(declaredLength: nil)

@@ -19,6 +19,8 @@ let package = Package(
     .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    // Already in the graph through AsyncHTTPClient; named for LinkParseHTTP's optional debug log.
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],
   targets: [
     // Thin C wrappers over ICU's UTS #46 API. ICU renames its C symbols per version with macros, so Swift
@@ -64,9 +66,12 @@ let package = Package(
     .target(
       name: "LinkParseHTTP",
       dependencies: [
-        "LinkParseOAuth",
+        "LinkParseOAuth", "LinkParseProviders",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
     ),
@@ -92,10 +97,12 @@ let package = Package(
     .testTarget(
       name: "LinkParseHTTPTests",
       dependencies: [
-        "LinkParseHTTP",
+        "LinkParseHTTP", "LinkParseOAuth", "LinkParseProviders",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "LinkParseCLITests", dependencies: ["LinkParseCLI", "linkparse"]),
     // Replays corpus/regressions/ through the fuzz targets' properties (FuzzSupport is a symlink to

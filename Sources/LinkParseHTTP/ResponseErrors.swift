@@ -83,9 +83,8 @@ enum StatusErrors {
 
   static func error(for response: OAuthHTTPResponse, request: OAuthRequest) -> OAuthResponseError {
     let status = response.status
-    // The provider's error JSON, if the body is one (MERGE: ProviderErrorBody.read becomes
-    // `try? OAuthErrorResponse(json:)`).
-    if let providerError = ProviderErrorBody.read(response.body) {
+    // The provider's error JSON, if the body is one.
+    if let providerError = ProviderErrorBody.read(response.body, provider: request.provider) {
       var message = "the provider answered HTTP \(status) with error \(providerError.error.rawValue)"
       if let description = providerError.errorDescription, !description.isEmpty {
         message += ": " + sanitized(description, secrets: secrets(of: request))

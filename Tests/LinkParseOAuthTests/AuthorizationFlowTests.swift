@@ -111,8 +111,10 @@ func requestError(_ body: () throws -> Void) -> TokenRequestError? {
     let pending = try TIDAuthorizationRequest(clientID: "partner", callbackURL: "myapp://authorized", pkce: PKCE())
       .pendingAuthorization()
     let stub = try pending.validate(ParsedURL("myapp://authorized?result=success"))
-    #expect(stub.outcome == .success)
-    #expect(requestError { _ = try pending.tokenRequest(for: stub) }?.code == .missingCode)
+    // The debug app's stub has no code: its outcome is debug-success, never success.
+    #expect(stub.outcome == .debugSuccess)
+    #expect(stub.code == nil)
+    #expect(requestError { _ = try pending.tokenRequest(for: stub) }?.code == .notASuccess)
     let cancelled = try pending.validate(ParsedURL("myapp://authorized?cancelled"))
     #expect(requestError { _ = try pending.tokenRequest(for: cancelled) }?.code == .notASuccess)
     let unavailable = try pending.validate(ParsedURL("myapp://authorized?unavailable"))

@@ -113,6 +113,10 @@ public struct LinkParseCommand: ParsableCommand {
         $ linkparse routes explain FILE URL  for every route, why it matches or
                                              where it stopped
 
+      linkparse token-request --provider P [--grant G] --client-id ID … prints
+      the request that follows a callback (token exchange, refresh, revoke,
+      user info) as JSON; see 'linkparse token-request --help'.
+
       --stats prints one line to standard error at the end (MB is 10^6 bytes):
         stats records=N failures=N bytes=N seconds=S records_per_second=R
               mb_per_second=M
@@ -230,6 +234,10 @@ public struct LinkParseCommand: ParsableCommand {
     standardOutput: any ByteSink,
     standardError: any ByteSink
   ) -> Int32 {
+    if arguments.first == "token-request" {
+      return TokenRequestCommand.run(
+        arguments: Array(arguments.dropFirst()), standardOutput: standardOutput, standardError: standardError)
+    }
     if arguments.first == "routes" {
       return RoutesCommand.run(
         arguments: Array(arguments.dropFirst()), standardOutput: standardOutput, standardError: standardError)

@@ -1,0 +1,361 @@
+import ArgumentParser
+import LinkParse
+
+/// `linkparse token-request`: prints the HTTP request that follows a callback (token exchange, refresh,
+/// revoke, logout, user info, introspection) as one JSON object, for scripts and debugging. Nothing is sent.
+///
+/// ```text
+/// $ linkparse token-request --provider vk --client-id 7915193 \
+///     --redirect-uri vk7915193://vk.ru/blank.html --state S --code-verifier V \
+///     --callback 'vk7915193://vk.ru/blank.html?code=C&state=S&device_id=D'
+/// {"kind":"token-exchange","provider":"vk","method":"POST","url":"https://id.vk.ru/oauth2/auth",
+///  "headers":[["Content-Type","application/x-www-form-urlencoded"],["Accept","application/json"]],
+///  "form":[["grant_type","authorization_code"],["code","C"],…],"body":"grant_type=authorization_code&…"}
+/// ```
+public struct TokenRequestCommand: ParsableCommand {
+
+  /// What the request asks for.
+  public enum Grant: String, ExpressibleByArgument, CaseIterable, Sendable {
+    /// The authorization code's exchange (`--callback`, validated first; or `--code`).
+    case code
+    /// `grant_type=refresh_token` (`--refresh-token`).
+    case refresh
+    /// Token revocation (`--token`, or `--access-token` for VK).
+    case revoke
+    /// VK ID's logout (`--access-token`).
+    case logout
+    /// The user's profile (`--access-token`).
+    case userInfo = "user-info"
+    /// VK ID's public info (`--id-token`).
+    case publicInfo = "public-info"
+    /// Token introspection (T-ID, generic; `--token`).
+    case introspect
+  }
+
+  /// The command's name and help.
+  public static let configuration = CommandConfiguration(
+    commandName: "linkparse token-request",
+    abstract: "Print the provider request that follows a callback as JSON (nothing is sent).",
+    discussion: """
+      Writes one JSON object to standard output:
+        {"kind":"token-exchange"|"refresh"|"revoke"|"logout"|"user-info"|
+                "introspection","provider":"…","method":"POST"|"GET","url":"…",
+         "headers":[["name","value"],…],"form":[["name","value"],…],
+         "body":"…"|null}
+      "url" is the endpoint with, for a GET, the form as its query; "body" is
+      the form-encoded body of a POST.
+
+      --grant code (the default) with --callback checks the callback against
+      --redirect-uri and --state (as the library's PendingAuthorization does:
+      redirect, duplicates, state, outcome) and builds the exchange from it;
+      with --code instead, the values are taken as given (VK also needs
+      --device-id and --state). --redact replaces every secret value (code,
+      code_verifier, client_secret, refresh_token, access_token, id_token,
+      token, device_id, state, auth_token) and the Authorization header with
+      "<redacted>", in "form", "headers", "url" and "body".
+
+      Exit status: 0 when the request was printed; 1 when the callback was
+      rejected or the request cannot be built from what was given (the reason,
+      with its stable code, on standard error); 2 for usage errors.
+
+      Examples:
+        $ linkparse token-request --provider tid --client-id partner \\
+            --redirect-uri myapp://authorized --code-verifier V \\
+            --callback 'myapp://authorized?code=c.9fQ2mZtR1x'
+        $ linkparse token-request --provider vk --grant refresh --client-id 1 \\
+            --refresh-token R --device-id D --state S --redact
+      """
+  )
+
+  /// `--provider`.
+  @Option(help: "The provider: sber, vk, tid, apple or oauth2.")
+  public var provider: String
+
+  /// `--grant`.
+  @Option(help: "What to ask for: code, refresh, revoke, logout, user-info, public-info or introspect.")
+  public var grant: Grant = .code
+
+  /// `--client-id`.
+  @Option(help: ArgumentHelp("The client id (VK app id, Sber/T-ID client id, Apple Services ID).", valueName: "id"))
+  public var clientID: String
+
+  /// `--client-secret`.
+  @Option(help: ArgumentHelp("The client secret (Sber, T-ID web, generic), or Apple's client_secret JWT.", valueName: "secret"))
+  public var clientSecret: String?
+
+  /// `--callback`.
+  @Option(help: ArgumentHelp("The callback URL to validate and exchange (grant code).", valueName: "url"))
+  public var callback: String?
+
+  /// `--redirect-uri`.
+  @Option(help: ArgumentHelp("The redirect URI as sent in the authorization request.", valueName: "uri"))
+  public var redirectURI: String?
+
+  /// `--state`.
+  @Option(help: ArgumentHelp("The state sent (checked against the callback; VK also sends it).", valueName: "state"))
+  public var state: String?
+
+  /// `--code-verifier`.
+  @Option(help: ArgumentHelp("The PKCE code_verifier.", valueName: "verifier"))
+  public var codeVerifier: String?
+
+  /// `--code`.
+  @Option(help: ArgumentHelp("The authorization code, when no --callback is given.", valueName: "code"))
+  public var code: String?
+
+  /// `--device-id`.
+  @Option(help: ArgumentHelp("VK ID's device_id (code without --callback, refresh).", valueName: "id"))
+  public var deviceID: String?
+
+  /// `--refresh-token`.
+  @Option(help: ArgumentHelp("The refresh token (grant refresh).", valueName: "token"))
+  public var refreshToken: String?
+
+  /// `--access-token`.
+  @Option(help: ArgumentHelp("The access token (user-info, logout, VK revoke).", valueName: "token"))
+  public var accessToken: String?
+
+  /// `--id-token`.
+  @Option(help: ArgumentHelp("The id_token (VK public-info).", valueName: "token"))
+  public var idToken: String?
+
+  /// `--token`.
+  @Option(help: ArgumentHelp("The token to revoke or introspect.", valueName: "token"))
+  public var token: String?
+
+  /// `--endpoint`.
+  @Option(help: ArgumentHelp("The endpoint to use instead of the provider's default (required for oauth2).", valueName: "url"))
+  public var endpoint: String?
+
+  /// `--redact`.
+  @Flag(help: "Replace secret values and the Authorization header with \"<redacted>\".")
+  public var redact = false
+
+  /// Creates the command (ArgumentParser fills it in).
+  public init() {}
+
+  /// Checks the options' combination.
+  public func validate() throws {
+    guard Provider(rawValue: provider) != nil else {
+      throw ValidationError("unknown provider '\(provider)': expected one of sber, vk, tid, apple, oauth2")
+    }
+    if grant == .code && callback == nil && code == nil {
+      throw ValidationError("--grant code needs --callback or --code")
+    }
+    if Provider(rawValue: provider) == .oauth2 && endpoint == nil {
+      throw ValidationError("--provider oauth2 needs --endpoint (a generic server has no default endpoint)")
+    }
+  }
+
+  /// A reason the request was not built: a stable code and a sentence.
+  struct Failure: Error {
+    var code: String
+    var message: String
+  }
+
+  /// Parses `arguments` (after `token-request`) and runs; returns the exit status.
+  static func run(arguments: [String], standardOutput: any ByteSink, standardError: any ByteSink) -> Int32 {
+    let command: TokenRequestCommand
+    do {
+      command = try parse(arguments)
+    } catch {
+      let isHelp = exitCode(for: error) == .success
+      try? (isHelp ? standardOutput : standardError).write(text: fullMessage(for: error) + "\n")
+      return isHelp ? ExitStatus.success : ExitStatus.usageOrIOError
+    }
+    let request: OAuthRequest
+    do {
+      request = try command.build()
+    } catch let failure as Failure {
+      try? standardError.write(text: "linkparse: token-request: \(failure.code): \(failure.message)\n")
+      return ExitStatus.recordsFailed
+    } catch {
+      try? standardError.write(text: "linkparse: token-request: \(error)\n")
+      return ExitStatus.recordsFailed
+    }
+    let text = Self.json(command.redact ? Self.redacted(request) : request)
+    do { try standardOutput.write(text: text + "\n") } catch { return ExitStatus.usageOrIOError }
+    return ExitStatus.success
+  }
+
+  /// The request the options describe.
+  func build() throws -> OAuthRequest {
+    let provider = Provider(rawValue: self.provider)!  // validate() checked it
+    func need(_ value: String?, _ option: String) throws -> String {
+      guard let value, !value.isEmpty else {
+        throw Failure(code: "missing-option", message: "--grant \(grant.rawValue) for \(provider.rawValue) needs \(option)")
+      }
+      return value
+    }
+    func unsupported() -> Failure {
+      Failure(code: "unsupported-grant", message: "\(provider.rawValue) has no '\(grant.rawValue)' request")
+    }
+    if grant == .code, let callback { return try exchange(callback, provider: provider) }
+    switch (provider, grant) {
+    case (.vk, _):
+      var client = VKIDClient(clientID: clientID)
+      if let endpoint {
+        client = VKIDClient(
+          clientID: clientID, tokenEndpoint: endpoint, revokeEndpoint: endpoint, logoutEndpoint: endpoint,
+          userInfoEndpoint: endpoint, publicInfoEndpoint: endpoint)
+      }
+      switch grant {
+      case .code:
+        return client.tokenExchange(
+          code: try need(code, "--code"), codeVerifier: try need(codeVerifier, "--code-verifier"),
+          deviceID: try need(deviceID, "--device-id"), redirectURI: try need(redirectURI, "--redirect-uri"),
+          state: try need(state, "--state"))
+      case .refresh:
+        return client.refresh(
+          refreshToken: try need(refreshToken, "--refresh-token"), deviceID: try need(deviceID, "--device-id"),
+          state: try need(state, "--state"))
+      case .revoke: return client.revoke(accessToken: try need(accessToken ?? token, "--access-token"))
+      case .logout: return client.logout(accessToken: try need(accessToken, "--access-token"))
+      case .userInfo: return client.userInfo(accessToken: try need(accessToken, "--access-token"))
+      case .publicInfo: return client.publicInfo(idToken: try need(idToken, "--id-token"))
+      case .introspect: throw unsupported()
+      }
+    case (.sber, _):
+      let secret = try need(clientSecret, "--client-secret")
+      let client =
+        endpoint.map {
+          SberIDClient(clientID: clientID, clientSecret: secret, tokenEndpoint: $0, userInfoEndpoint: $0)
+        } ?? SberIDClient(clientID: clientID, clientSecret: secret)
+      switch grant {
+      case .code:
+        return client.tokenExchange(
+          code: try need(code, "--code"), redirectURI: try need(redirectURI, "--redirect-uri"),
+          codeVerifier: codeVerifier)
+      case .refresh: return client.refresh(refreshToken: try need(refreshToken, "--refresh-token"))
+      case .userInfo: return client.userInfo(accessToken: try need(accessToken, "--access-token"))
+      default: throw unsupported()
+      }
+    case (.tid, _):
+      let client =
+        endpoint.map {
+          TIDClient(
+            clientID: clientID, clientSecret: clientSecret, tokenEndpoint: $0, revokeEndpoint: $0,
+            introspectionEndpoint: $0, userInfoEndpoint: $0)
+        } ?? TIDClient(clientID: clientID, clientSecret: clientSecret)
+      switch grant {
+      case .code:
+        return client.tokenExchange(
+          code: try need(code, "--code"), redirectURI: try need(redirectURI, "--redirect-uri"),
+          codeVerifier: codeVerifier)
+      case .refresh: return client.refresh(refreshToken: try need(refreshToken, "--refresh-token"))
+      case .revoke: return client.revoke(token: try need(token, "--token"))
+      case .introspect: return client.introspect(token: try need(token, "--token"))
+      case .userInfo: return client.userInfo(accessToken: try need(accessToken, "--access-token"))
+      default: throw unsupported()
+      }
+    case (.apple, _):
+      let secret = try need(clientSecret, "--client-secret (Apple's client_secret JWT)")
+      let client =
+        endpoint.map { AppleClient(clientID: clientID, tokenEndpoint: $0, revokeEndpoint: $0) }
+        ?? AppleClient(clientID: clientID)
+      switch grant {
+      case .code:
+        return client.tokenExchange(
+          code: try need(code, "--code"), clientSecret: secret, redirectURI: redirectURI, codeVerifier: codeVerifier)
+      case .refresh: return client.refresh(refreshToken: try need(refreshToken, "--refresh-token"), clientSecret: secret)
+      case .revoke: return client.revoke(token: try need(token, "--token"), clientSecret: secret)
+      default: throw unsupported()
+      }
+    case (.oauth2, _):
+      let endpoint = endpoint!  // validate() checked it
+      let client = OAuth2Client(
+        clientID: clientID, authentication: clientSecret.map { .clientSecretBasic($0) } ?? .none,
+        tokenEndpoint: endpoint, revocationEndpoint: endpoint, introspectionEndpoint: endpoint,
+        userInfoEndpoint: endpoint)
+      do {
+        switch grant {
+        case .code:
+          return client.tokenExchange(code: try need(code, "--code"), redirectURI: redirectURI, codeVerifier: codeVerifier)
+        case .refresh: return client.refresh(refreshToken: try need(refreshToken, "--refresh-token"))
+        case .revoke: return try client.revoke(token: try need(token, "--token"))
+        case .introspect: return try client.introspect(token: try need(token, "--token"))
+        case .userInfo: return try client.userInfo(accessToken: try need(accessToken, "--access-token"))
+        default: throw unsupported()
+        }
+      } catch let error as TokenRequestError {
+        throw Failure(code: error.code.rawValue, message: error.message)
+      }
+    }
+  }
+
+  /// The exchange for a callback: validated against the pending authorization the options describe, then
+  /// ``PendingAuthorization/tokenRequest(for:clientSecret:endpoint:)``.
+  private func exchange(_ callback: String, provider: Provider) throws -> OAuthRequest {
+    guard let redirectURI else {
+      throw Failure(code: "missing-option", message: "--callback needs --redirect-uri (the redirect URI as sent)")
+    }
+    let redirect: ParsedURL
+    let url: ParsedURL
+    do {
+      redirect = try ParsedURL(redirectURI)
+      url = try ParsedURL(callback)
+    } catch {
+      throw Failure(code: error.code.rawValue, message: "\(error.message) (at byte \(error.offset.map(String.init) ?? "?"))")
+    }
+    let pending = PendingAuthorization(
+      provider: provider, redirectURI: redirect, state: state, clientID: clientID, codeVerifier: codeVerifier,
+      redirectURIAsSent: redirectURI)
+    let validated: ProviderCallback
+    do {
+      validated = try pending.validate(url)
+    } catch {
+      throw Failure(code: error.code.rawValue, message: error.descriptionEN)
+    }
+    do {
+      return try pending.tokenRequest(for: validated, clientSecret: clientSecret, endpoint: endpoint)
+    } catch {
+      throw Failure(code: error.code.rawValue, message: error.message)
+    }
+  }
+
+  /// The names whose values `--redact` hides (the callback filter's list, which holds these).
+  static let secretNames = CallbackOptions.secretNames
+
+  /// `request` with secret form values and the `Authorization` header replaced by `<redacted>`.
+  static func redacted(_ request: OAuthRequest) -> OAuthRequest {
+    var copy = request
+    copy.form = request.form.map {
+      secretNames.contains($0.name) ? OAuthRequest.Field($0.name, CallbackOptions.redacted) : $0
+    }
+    copy.headers = request.headers.map {
+      let name = $0.name.lowercased()
+      return name == "authorization" || name == "rquid" || name == "x-introspect-rquid"
+        ? OAuthRequest.Header($0.name, CallbackOptions.redacted) : $0
+    }
+    return copy
+  }
+
+  /// The request as one JSON object, keys in the documented order.
+  static func json(_ request: OAuthRequest) -> String {
+    func quoted(_ s: String) -> String {
+      var out = "\""
+      for scalar in s.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where scalar.value < 0x20:
+          let hex = String(scalar.value, radix: 16)
+          out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        default: out.unicodeScalars.append(scalar)
+        }
+      }
+      return out + "\""
+    }
+    func pairs(_ list: [(String, String)]) -> String {
+      "[" + list.map { "[\(quoted($0.0)),\(quoted($0.1))]" }.joined(separator: ",") + "]"
+    }
+    return "{\"kind\":\(quoted(request.kind.rawValue)),\"provider\":\(quoted(request.provider.rawValue)),"
+      + "\"method\":\(quoted(request.method.rawValue)),\"url\":\(quoted(request.fullURL)),"
+      + "\"headers\":\(pairs(request.headers.map { ($0.name, $0.value) })),"
+      + "\"form\":\(pairs(request.form.map { ($0.name, $0.value) })),"
+      + "\"body\":\(request.body.map(quoted) ?? "null")}"
+  }
+}

@@ -33,7 +33,8 @@ public struct IDTokenError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Not three base64url parts, invalid base64url, JSON that is not valid or not an object, a claim of the
     /// wrong type. ``IDTokenError/part`` and ``IDTokenError/offset`` say where.
     public static let malformed = Code("malformed")
-    /// The header's `alg` is not one this verifier accepts (`RS256`, `ES256`): `none`, `HS256`, … are refused.
+    /// The header's `alg` is not one this verifier accepts (`RS256`, `ES256`): `none`, `HS256`, … are refused;
+    /// so is a header with `crit` (critical extensions, none of which is implemented).
     public static let unsupportedAlgorithm = Code("unsupported-algorithm")
     /// No key in the JWKS has the token's `kid` (or none fits its `alg`).
     public static let unknownKey = Code("unknown-key")

@@ -209,7 +209,7 @@ public struct IDTokenVerifier: Sendable {
 
   /// Verifies `token`'s signature and claims against `expected`.
   ///
-  /// In order: size (64 KiB), the three base64url parts, the header (`alg` RS256/ES256, else
+  /// In order: size (64 KiB), the three base64url parts, the header (`alg` RS256/ES256 and no `crit`, else
   /// ``IDTokenError/Code/unsupportedAlgorithm``), the key (by `kid`; without a `kid`, the only key for that
   /// `alg`), the signature, then the claims: `iss` exactly, `aud` (a string or an array) contains the
   /// audience and, with several audiences, `azp` (if present) is the audience; `exp` > now − leeway,
@@ -227,6 +227,12 @@ public struct IDTokenVerifier: Sendable {
       throw IDTokenError(
         .unsupportedAlgorithm, part: .header, claim: "alg",
         message: "alg \"\(shown)\" is not accepted; only RS256 and ES256 are")
+    }
+    // RFC 7515 §4.1.11: a recipient must refuse critical extensions it does not implement (none are).
+    if jws.header.all["crit"] != nil {
+      throw IDTokenError(
+        .unsupportedAlgorithm, part: .header, claim: "crit",
+        message: "the header lists critical extensions (crit); this verifier implements none")
     }
     let candidates = try keys(for: jws.header.keyID, algorithm: algorithm)
     var verified = false

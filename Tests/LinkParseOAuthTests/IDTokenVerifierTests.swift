@@ -104,6 +104,14 @@ import Testing
     #expect(f.error(token)?.code == .unsupportedAlgorithm)
   }
 
+  @Test func criticalHeaderExtensionsAreRefused() async throws {
+    let f = try await F.get()
+    let token = try f.sign(header: #"{"alg":"RS256","kid":"rsa-1","crit":["b64"],"b64":false}"#, payload: F.claims(), with: f.rsa)
+    let error = f.error(token)
+    #expect(error?.code == .unsupportedAlgorithm)
+    #expect(error?.claim == "crit")
+  }
+
   @Test(arguments: [#"{"kid":"rsa-1"}"#, #"{"alg":7}"#, #"{"alg":"RS256","kid":12}"#])
   func aHeaderWithoutAStringAlgIsMalformed(_ header: String) async throws {
     let f = try await F.get()

@@ -12,35 +12,74 @@ enum TokenBase64URL {
     var offset: Int
   }
 
+  /// 6-bit values of the base64url alphabet; 0xFF for every other byte.
+  private static let values: [UInt8] = {
+    var table = [UInt8](repeating: 0xFF, count: 256)
+    for (i, byte) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8.enumerated() {
+      table[Int(byte)] = UInt8(i)
+    }
+    return table
+  }()
+
   /// Decodes base64url without padding (RFC 7515 §2). A trailing `=` is refused, as is a length of 4n+1.
   /// On failure returns the offending byte offset.
   static func decode(_ text: some Collection<UInt8>) -> Result<[UInt8], Failure> {
-    var out: [UInt8] = []
-    out.reserveCapacity(text.count * 3 / 4 + 2)
-    var accumulator: UInt32 = 0
-    var bits = 0
-    var offset = 0
-    for byte in text {
-      let value: UInt8
-      switch byte {
-      case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = byte - UInt8(ascii: "A")
-      case UInt8(ascii: "a")...UInt8(ascii: "z"): value = byte - UInt8(ascii: "a") + 26
-      case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0") + 52
-      case UInt8(ascii: "-"): value = 62
-      case UInt8(ascii: "_"): value = 63
-      default: return .failure(Failure(offset: offset))
+    if let result = text.withContiguousStorageIfAvailable({ decode(buffer: $0) }) { return result }
+    return Array(text).withUnsafeBufferPointer { decode(buffer: $0) }
+  }
+
+  private static func decode(buffer: UnsafeBufferPointer<UInt8>) -> Result<[UInt8], Failure> {
+    let count = buffer.count
+    let outCount = count / 4 * 3 + max(count % 4 - 1, 0)
+    return values.withUnsafeBufferPointer { table in
+      var failure: Int? = nil
+      let out = [UInt8](unsafeUninitializedCapacity: outCount) { out, initialized in
+        var i = 0
+        var o = 0
+        while i + 4 <= count {
+          let a = table[Int(buffer[i])], b = table[Int(buffer[i + 1])]
+          let c = table[Int(buffer[i + 2])], d = table[Int(buffer[i + 3])]
+          if (a | b | c | d) & 0xC0 != 0 {
+            failure = i + [a, b, c, d].firstIndex { $0 == 0xFF }!
+            initialized = 0
+            return
+          }
+          let n = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+          out[o] = UInt8(truncatingIfNeeded: n >> 16)
+          out[o + 1] = UInt8(truncatingIfNeeded: n >> 8)
+          out[o + 2] = UInt8(truncatingIfNeeded: n)
+          i += 4
+          o += 3
+        }
+        var n: UInt32 = 0
+        let rest = count - i
+        for k in 0..<rest {
+          let v = table[Int(buffer[i + k])]
+          if v == 0xFF {
+            failure = i + k
+            initialized = 0
+            return
+          }
+          n = n << 6 | UInt32(v)
+        }
+        if rest == 1 {
+          // 4n+1 characters: the last one carries 6 bits, not a whole byte.
+          failure = count - 1
+          initialized = 0
+          return
+        } else if rest == 2 {
+          out[o] = UInt8(truncatingIfNeeded: n >> 4)
+          o += 1
+        } else if rest == 3 {
+          out[o] = UInt8(truncatingIfNeeded: n >> 10)
+          out[o + 1] = UInt8(truncatingIfNeeded: n >> 2)
+          o += 2
+        }
+        initialized = o
       }
-      accumulator = accumulator << 6 | UInt32(value)
-      bits += 6
-      if bits >= 8 {
-        bits -= 8
-        out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-        accumulator &= (1 << UInt32(bits)) - 1
-      }
-      offset += 1
+      if let failure { return .failure(Failure(offset: failure)) }
+      return .success(out)
     }
-    if offset % 4 == 1 { return .failure(Failure(offset: max(offset - 1, 0))) }
-    return .success(out)
   }
 
   private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
@@ -131,7 +170,7 @@ struct TokenJSON {
     guard depth <= Self.maxDepth else { throw fail("nesting deeper than \(Self.maxDepth)") }
     index += 1
     var members: [(key: String, value: JSONValue)] = []
-    var seen = Set<String>()
+    var seen = Set<String>()  // only past 16 members; below, a scan is cheaper than hashing
     skipWhitespace()
     if peek == UInt8(ascii: "}") {
       index += 1
@@ -142,7 +181,14 @@ struct TokenJSON {
       guard peek == UInt8(ascii: "\"") else { throw fail("expected a string key in an object") }
       let keyOffset = index
       let key = try string()
-      guard seen.insert(key).inserted else { throw fail("duplicate member name \"\(key.prefix(40))\"", at: keyOffset) }
+      let duplicate: Bool
+      if members.count < 16 {
+        duplicate = members.contains { $0.key == key }
+      } else {
+        if seen.isEmpty { seen = Set(members.map(\.key)) }
+        duplicate = !seen.insert(key).inserted
+      }
+      guard !duplicate else { throw fail("duplicate member name \"\(key.prefix(40))\"", at: keyOffset) }
       skipWhitespace()
       guard peek == UInt8(ascii: ":") else { throw fail("expected ':' after an object key") }
       index += 1
@@ -220,6 +266,13 @@ struct TokenJSON {
   private mutating func string() throws -> String {
     let start = index
     index += 1
+    // Fast path: printable ASCII without escapes, the usual claim.
+    var end = index
+    while end < bytes.count, bytes[end] >= 0x20, bytes[end] < 0x80, bytes[end] != 0x22, bytes[end] != 0x5C { end += 1 }
+    if end < bytes.count, bytes[end] == 0x22 {
+      index = end + 1
+      return String(decoding: bytes[(start + 1)..<end], as: UTF8.self)
+    }
     var out: [UInt8] = []
     while true {
       guard let byte = peek else { throw fail("unterminated string", at: start) }

@@ -92,7 +92,15 @@ let package = Package(
     .testTarget(name: "LinkParseRouterTests", dependencies: ["LinkParseRouter"]),
     .testTarget(name: "LinkParseProvidersTests", dependencies: ["LinkParseProviders"]),
     .testTarget(name: "LinkParseTests", dependencies: ["LinkParse"]),
-    .testTarget(name: "LinkParseOAuthTests", dependencies: ["LinkParseOAuth", "LinkParseProviders"]),
+    // Signs its own fixtures (RSA-2048 and P-256 keys made in the test) with jwt-kit and swift-crypto.
+    .testTarget(
+      name: "LinkParseOAuthTests",
+      dependencies: [
+        "LinkParseOAuth", "LinkParseProviders",
+        .product(name: "JWTKit", package: "jwt-kit"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "_CryptoExtras", package: "swift-crypto"),
+      ]),
     // Against a real HTTP server on 127.0.0.1 (SwiftNIO's HTTP/1 server, in the test process).
     .testTarget(
       name: "LinkParseHTTPTests",
@@ -109,7 +117,7 @@ let package = Package(
     // Fuzz/Sources/FuzzSupport, so the properties are compiled from one source).
     .testTarget(
       name: "FuzzRegressionTests",
-      dependencies: ["LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseCLI"]),
+      dependencies: ["LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseOAuth", "LinkParseCLI"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -15,6 +15,9 @@ let package = Package(
     .package(path: ".."),
     // package-benchmark: wall clock and malloc counts (the interposer trait supplies the malloc metrics).
     .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    // The same versions the library resolves: BenchTokens signs its fixture tokens with them.
+    .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
   ],
   targets: [
     // The routes and pending authorizations both measuring programs use.
@@ -22,6 +25,17 @@ let package = Package(
     .executableTarget(
       name: "BenchCompare",
       dependencies: ["BenchmarkSupport", .product(name: "LinkParse", package: linkParse)]
+    ),
+    // LinkParseOAuth's token workloads (id_token verification; token-response decoding to come), ns per item:
+    // `swift build -c release --product BenchTokens && .build/release/BenchTokens [--only idtoken-rs256]`.
+    .executableTarget(
+      name: "BenchTokens",
+      dependencies: [
+        .product(name: "LinkParse", package: linkParse),
+        .product(name: "JWTKit", package: "jwt-kit"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "_CryptoExtras", package: "swift-crypto"),
+      ]
     ),
     // The package-benchmark suites (`make bench`, `make bench-check`), in package-benchmark's layout.
     .executableTarget(

@@ -7,7 +7,7 @@
 import PackageDescription
 
 /// The fuzz targets: `fuzz-<name>` runs `FuzzProperty.<name>` over `corpus/<name>/`.
-let targetNames = ["parse", "params", "cli", "providers", "router"]
+let targetNames = ["parse", "params", "cli", "providers", "router", "tokens"]
 
 let package = Package(
   name: "LinkParseFuzz",

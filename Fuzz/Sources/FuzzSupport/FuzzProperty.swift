@@ -14,6 +14,7 @@ public enum FuzzProperty: String, CaseIterable, Sendable {
   case cli
   case providers
   case router
+  case tokens
 
   /// Runs the property on one input.
   public func check(_ bytes: UnsafeBufferPointer<UInt8>) -> [String] {
@@ -23,6 +24,7 @@ public enum FuzzProperty: String, CaseIterable, Sendable {
     case .cli: return CLIProperty.check(bytes)
     case .providers: return ProvidersProperty.check(bytes)
     case .router: return RouterProperty.check(bytes)
+    case .tokens: return TokensProperty.check(bytes)
     }
   }
 

@@ -1,0 +1,14 @@
+// The `tokens` fuzz target; its property is FuzzProperty.tokens (Sources/FuzzSupport).
+import FuzzDriver
+import FuzzSupport
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+  fuzzOne(.tokens, data, size)
+}
+
+/// The entry point SwiftPM's link names `main` (see FuzzDriver.swift).
+@_cdecl("fuzz_tokens_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+  runFuzzer(.tokens, argc: argc, argv: argv)
+}

@@ -1,0 +1,121 @@
+// Why an id_token (or a JWKS, or an Apple client_secret) was refused: one struct with a stable code, the part of
+// the token concerned, a byte offset where one applies, and a sentence. Never contains the token itself.
+
+/// Why an id_token was not verified (or decoded), or why a JWKS or Apple `client_secret` could not be made.
+///
+/// ``code`` is stable and kebab-case; ``part`` and ``offset`` say where in the token the problem is (for
+/// ``Code/malformed``: the byte offset inside the decoded header or payload JSON, or inside the base64url
+/// text of that part); ``claim`` names the claim concerned. The message never quotes the token or a secret.
+///
+/// ```swift
+/// do {
+///   let token = try verifier.verify(idToken, expecting: .apple(clientID: "com.example.web", nonce: nonce))
+///   print(token.claims.subject ?? "-")
+/// } catch {
+///   print(error.code, error.message)   // expired: the token expired at 1700000000, 120 s before now (leeway 60 s)
+/// }
+/// ```
+public struct IDTokenError: Error, Sendable, Hashable, CustomStringConvertible {
+
+  /// A stable, machine-readable code. New codes may be added; existing ones never change meaning.
+  ///
+  /// ```swift
+  /// error.code == .expired       // true
+  /// error.code.rawValue          // "expired"
+  /// ```
+  public struct Code: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The kebab-case spelling.
+    public let rawValue: String
+    init(_ rawValue: String) { self.rawValue = rawValue }
+    /// The kebab-case spelling.
+    public var description: String { rawValue }
+
+    /// Not three base64url parts, invalid base64url, JSON that is not valid or not an object, a claim of the
+    /// wrong type. ``IDTokenError/part`` and ``IDTokenError/offset`` say where.
+    public static let malformed = Code("malformed")
+    /// The header's `alg` is not one this verifier accepts (`RS256`, `ES256`): `none`, `HS256`, … are refused;
+    /// so is a header with `crit` (critical extensions, none of which is implemented).
+    public static let unsupportedAlgorithm = Code("unsupported-algorithm")
+    /// No key in the JWKS has the token's `kid` (or none fits its `alg`).
+    public static let unknownKey = Code("unknown-key")
+    /// The signature does not verify with the key.
+    public static let invalidSignature = Code("invalid-signature")
+    /// `iss` is not the expected issuer (exact string comparison).
+    public static let issuerMismatch = Code("issuer-mismatch")
+    /// `aud` does not contain the expected client id (or `azp` names another client).
+    public static let audienceMismatch = Code("audience-mismatch")
+    /// `exp` is in the past, beyond the leeway.
+    public static let expired = Code("expired")
+    /// `iat` is in the future, beyond the leeway.
+    public static let issuedInFuture = Code("issued-in-future")
+    /// `nbf` is in the future, beyond the leeway.
+    public static let notYetValid = Code("not-yet-valid")
+    /// `nonce` is not the nonce sent with the authorization request.
+    public static let nonceMismatch = Code("nonce-mismatch")
+    /// A claim the check needs is absent (`iss`, `sub`, `aud`, `exp`, `iat`, or `nonce` when one is expected).
+    public static let missingClaim = Code("missing-claim")
+    /// The token is larger than ``IDTokenVerifier/maxTokenBytes``; nothing was decoded.
+    public static let tooLarge = Code("too-large")
+    /// The JWKS is not a JSON object with a `keys` array holding at least one usable RS256 or ES256 key, or
+    /// holds a private key.
+    public static let invalidJWKS = Code("invalid-jwks")
+    /// An Apple `client_secret` could not be made (bad PEM, lifetime out of range).
+    public static let invalidClientSecret = Code("invalid-client-secret")
+  }
+
+  /// The part of a compact JWS a problem is in.
+  ///
+  /// ```swift
+  /// error.part   // .payload
+  /// ```
+  public enum Part: String, Sendable, Hashable, Codable {
+    /// The first part (`{"alg":…,"kid":…}`).
+    case header
+    /// The second part (the claims).
+    case payload
+    /// The third part.
+    case signature
+    /// The token as a whole (its length, its dots).
+    case token
+  }
+
+  /// What went wrong.
+  public var code: Code
+  /// The part of the token concerned, when there is one.
+  public var part: Part?
+  /// The byte offset inside that part's decoded JSON (or its base64url text, for base64url errors).
+  public var offset: Int?
+  /// The claim (or header field) concerned, when there is one.
+  public var claim: String?
+  /// A sentence for a log line or a developer; never contains the token.
+  public var message: String
+
+  /// Creates an error.
+  ///
+  /// ```swift
+  /// IDTokenError(.missingClaim, claim: "nonce", message: "a nonce was expected but the token has none")
+  /// ```
+  public init(_ code: Code, part: Part? = nil, offset: Int? = nil, claim: String? = nil, message: String) {
+    self.code = code
+    self.part = part
+    self.offset = offset
+    self.claim = claim
+    self.message = message
+  }
+
+  /// `code (part at byte N, claim c): message`.
+  ///
+  /// ```swift
+  /// "\(error)"   // malformed (payload at byte 17): expected ':' after an object key
+  /// ```
+  public var description: String {
+    var details: [String] = []
+    if let part {
+      details.append(offset.map { "\(part.rawValue) at byte \($0)" } ?? part.rawValue)
+    } else if let offset {
+      details.append("at byte \(offset)")
+    }
+    if let claim { details.append("claim \(claim)") }
+    return code.rawValue + (details.isEmpty ? "" : " (" + details.joined(separator: ", ") + ")") + ": " + message
+  }
+}

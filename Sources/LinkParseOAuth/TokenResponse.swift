@@ -71,7 +71,7 @@ public struct TokenResponse: Sendable, Hashable, Codable {
   /// - Throws: ``OAuthResponseError``: `invalid-json` (with the byte offset), `unexpected-shape` (not an
   ///   object, a member of the wrong type), `provider-error` (the body has an `error` member:
   ///   ``OAuthResponseError/providerError`` holds it), `missing-field` (`access_token` absent or empty),
-  ///   `invalid-field` (`expires_in` or `user_id` not a whole number).
+  ///   `invalid-field` (`expires_in` or `user_id` not a whole number, `expires_in` negative).
   public init(json: some Collection<UInt8>, provider: Provider = .oauth2) throws(OAuthResponseError) {
     let (reader, raw) = try JSONObjectReader.parse(json, what: "token response")
     var r = reader
@@ -84,6 +84,10 @@ public struct TokenResponse: Sendable, Hashable, Codable {
     self.accessToken = accessToken
     tokenType = try r.string("token_type")
     expiresIn = try r.integer("expires_in")
+    if let expiresIn, expiresIn < 0 {
+      throw OAuthResponseError(
+        .invalidField, field: "expires_in", message: "expires_in is negative (\(expiresIn)): a lifetime is 0 or more seconds")
+    }
     refreshToken = try r.string("refresh_token")
     idToken = try r.string("id_token")
     scope = try r.scope("scope")

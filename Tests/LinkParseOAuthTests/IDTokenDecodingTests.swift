@@ -42,9 +42,11 @@ import Testing
   }
 
   @Test(arguments: [
-    ("", 0), ("{", 1), (#"{"a"}"#, 4), ("[1,]", 3), ("01", 1), (#"{"a":1} x"#, 8), (#""\ud800""#, 1),
-    (#""\x""#, 2), ("\"\u{01}\"", 1), ("tru", 3),
+    ("", 0), ("{", 1), (#"{"a"}"#, 4), ("[1,]", 3), ("01", 0), (#"{"a":1} x"#, 8), (#""\ud800""#, 1),
+    (#""\x""#, 1), ("\"\u{01}\"", 1), ("tru", 3),
   ])
+  // The offsets are JSONValue.parse's: a number with a leading zero at its first digit, a bad escape at its
+  // backslash.
   func jsonRejectsWithTheOffset(_ text: String, _ offset: Int) {
     guard case .failure(let failure) = TokenJSON.parse(Array(text.utf8)) else {
       Issue.record("\(text) parsed")

@@ -49,7 +49,7 @@ func responseError(_ body: () throws -> Void) -> OAuthResponseError? {
   }
 
   @Test func expiresInOutOfGrammarIsInvalidField() throws {
-    for value in [#""abc""#, "1.5", "true", #""6e2""#, "[1]"] {
+    for value in [#""abc""#, "1.5", "true", #""6e2""#, "[1]", "-1", #""-600""#] {
       let error = try #require(responseError { _ = try TokenResponse(json: bytes(#"{"access_token":"t","expires_in":\#(value)}"#)) })
       #expect(error.code == .invalidField)
       #expect(error.field == "expires_in")

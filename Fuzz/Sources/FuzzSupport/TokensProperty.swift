@@ -1,5 +1,6 @@
 import Dispatch
 import LinkParseOAuth
+import LinkParseProviders
 
 /// The `tokens` target: id_token decoding and verification, JWKS reading, and token-response JSON.
 ///
@@ -63,9 +64,26 @@ enum TokensProperty {
         problems.check(error.code == .invalidJWKS, "a JWKS failed with \(error.code), not invalid-jwks")
       }
     default:
-      // TODO(merge): also decode `TokenResponse(json: input, provider: …)` for each Provider once the token
-      // response types land on this branch (typed error or result; its id_token through checkToken).
-      break
+      // A token endpoint's answer, as each provider's decoder reads it: a typed error or a result, and a result's
+      // id_token goes through the same checks as a bare token.
+      for provider in Provider.allCases {
+        do throws(OAuthResponseError) {
+          let tokens = try TokenResponse(json: input, provider: provider)
+          problems.check(!tokens.accessToken.isEmpty, "TokenResponse: an empty access_token accepted")
+          problems.check(tokens.expiresIn.map { $0 >= 0 } ?? true, "TokenResponse: a negative expires_in accepted")
+          if provider == .oauth2, let idToken = tokens.idToken { checkToken(idToken, problems: &problems) }
+        } catch {
+          problems.check(!error.message.isEmpty, "TokenResponse: an error without a message")
+          problems.check(
+            (error.code == .providerError) == (error.providerError != nil),
+            "TokenResponse: provider-error and providerError disagree (\(error.code))")
+        }
+      }
+      do throws(OAuthResponseError) {
+        _ = try OAuthErrorResponse(json: input)
+      } catch {
+        problems.check(!error.message.isEmpty, "OAuthErrorResponse: an error without a message")
+      }
     }
 
     do throws(OAuthResponseError) {

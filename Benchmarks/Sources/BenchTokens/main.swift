@@ -16,8 +16,9 @@
 // - idtoken-es256: the same with ES256 (P-256).
 // - idtoken-unverified: `UnverifiedIDToken(parsing:)` on the RS256 tokens: the split, base64url and JSON part
 //                  of the work without the signature, for comparison.
-// - token-response: RESERVED for "decode 10,000 token responses" (`TokenResponse(json:provider:)`): add it to
-//                   `workloads` below, with its own `make…` function, in the same shape.
+// - token-response: `TokenResponse(json:provider:)` on token-endpoint answers of every provider's shape (VK with
+//                   `user_id`, `state` and `id_token`; T-ID; Sber with `expires_in` as a string; Apple; a
+//                   generic OIDC answer with unknown members), each different (`access_token`, `user_id`).
 //
 // Every result is folded into a checksum that is printed, so the optimizer cannot drop the work.
 //
@@ -166,9 +167,49 @@ func makeES256() async throws -> Workload {
 
 // MARK: - Token responses
 
-// RESERVED: "decode 10,000 token responses". Add `func makeTokenResponses() async throws -> Workload` here
-// (a corpus of provider token-endpoint JSON bodies, each decoded with `TokenResponse(json:provider:)`), and
-// its entry `("token-response", makeTokenResponses)` in `workloads`.
+/// `count` token-endpoint answers, cycling over five providers' shapes, each with its own values.
+func makeTokenResponses() async throws -> Workload {
+  func body(_ i: Int) -> (String, Provider) {
+    let token = "at." + String(repeating: String(i, radix: 36), count: 4) + ".\(i)"
+    switch i % 5 {
+    case 0:
+      return (
+        #"{"refresh_token":"rt.\#(i)","access_token":"\#(token)","id_token":"eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln","#
+          + #""token_type":"Bearer","expires_in":3600,"user_id":\#(1000 + i),"state":"Qk7x2LmN9pRtVw3aZ8yB","scope":"vkid.personal_info email phone"}"#,
+        .vk)
+    case 1:
+      return (
+        #"{"access_token":"\#(token)","token_type":"Bearer","expires_in":1791,"refresh_token":"rt.\#(i)","#
+          + #""id_token":"eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIyIn0.c2ln"}"#, .tid)
+    case 2:
+      return (
+        #"{"access_token":"\#(token)","token_type":"Bearer","expires_in":"3600","scope":"openid name","#
+          + #""id_token":"eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIzIn0.c2ln","refresh_token":"rt.\#(i)"}"#, .sber)
+    case 3:
+      return (
+        #"{"access_token":"\#(token)","expires_in":3600,"id_token":"eyJraWQiOiJXNldjT0tCIiwiYWxnIjoiUlMyNTYifQ.eyJzdWIiOiI0In0.c2ln","#
+          + #""refresh_token":"rt.\#(i)","token_type":"Bearer"}"#, .apple)
+    default:
+      return (
+        #"{"access_token":"\#(token)","token_type":"Bearer","expires_in":300,"scope":"openid profile","#
+          + #""id_token":"h.p.s","not_before_policy":0,"session_state":"a1b2-\#(i)","x_extra":{"tier":"gold","n":[1,2,3]}}"#,
+        .oauth2)
+    }
+  }
+  let bodies = (0..<count).map { i in let (text, provider) = body(i); return (Array(text.utf8), provider) }
+  return Workload(items: count) {
+    var sum = 0
+    for (bytes, provider) in bodies {
+      do {
+        let tokens = try TokenResponse(json: bytes, provider: provider)
+        sum &+= tokens.accessToken.utf8.count &+ Int(tokens.expiresIn ?? 0)
+      } catch {
+        fatalError("BenchTokens: a fixture token response did not decode: \(error)")
+      }
+    }
+    return sum
+  }
+}
 
 // MARK: - Run
 
@@ -176,7 +217,7 @@ let workloads: [(String, () async throws -> Workload)] = [
   ("idtoken-rs256", makeRS256),
   ("idtoken-es256", makeES256),
   ("idtoken-unverified", makeUnverified),
-  // ("token-response", makeTokenResponses),   // RESERVED, see above
+  ("token-response", makeTokenResponses),
 ]
 
 if let only, !workloads.contains(where: { $0.0 == only }) {

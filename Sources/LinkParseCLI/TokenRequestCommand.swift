@@ -332,23 +332,7 @@ public struct TokenRequestCommand: ParsableCommand {
 
   /// The request as one JSON object, keys in the documented order.
   static func json(_ request: OAuthRequest) -> String {
-    func quoted(_ s: String) -> String {
-      var out = "\""
-      for scalar in s.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case _ where scalar.value < 0x20:
-          let hex = String(scalar.value, radix: 16)
-          out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: out.unicodeScalars.append(scalar)
-        }
-      }
-      return out + "\""
-    }
+    func quoted(_ s: String) -> String { JSONValue.quoted(s) }
     func pairs(_ list: [(String, String)]) -> String {
       "[" + list.map { "[\(quoted($0.0)),\(quoted($0.1))]" }.joined(separator: ",") + "]"
     }

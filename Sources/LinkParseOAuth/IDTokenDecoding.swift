@@ -5,6 +5,8 @@
 // read differently by two libraries are the classic JWT confusion), nesting is capped, strings must be valid
 // UTF-8.
 
+internal import LinkParseProviders
+
 enum TokenBase64URL {
   struct Failure: Error {
     var offset: Int
@@ -80,26 +82,8 @@ enum TokenBase64URL {
     }
   }
 
-  private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-
-  /// Encodes without padding.
-  static func encode(_ bytes: some Collection<UInt8>) -> String {
-    var out: [UInt8] = []
-    out.reserveCapacity((bytes.count * 4 + 2) / 3)
-    var accumulator: UInt32 = 0
-    var bits = 0
-    for byte in bytes {
-      accumulator = accumulator << 8 | UInt32(byte)
-      bits += 8
-      while bits >= 6 {
-        bits -= 6
-        out.append(alphabet[Int(accumulator >> UInt32(bits) & 63)])
-      }
-      accumulator &= (1 << UInt32(bits)) - 1
-    }
-    if bits > 0 { out.append(alphabet[Int(accumulator << UInt32(6 - bits) & 63)]) }
-    return String(decoding: out, as: UTF8.self)
-  }
+  /// Encodes without padding (LinkParseProviders' encoder, which PKCE uses too).
+  static func encode(_ bytes: some Collection<UInt8>) -> String { Base64URL.encode(bytes) }
 }
 
 /// A token part's (or a JWKS's) JSON, read by ``JSONValue/parse(_:)``: the value, or the byte offset and

@@ -106,6 +106,30 @@ public enum JSONValue: Sendable, Hashable, Codable {
     }
   }
 
+  /// `text` as a JSON string literal: `"` and `\\` escaped, control characters as `\\n`, `\\r`, `\\t` or
+  /// `\\u00XX`, everything else as it is (the result is UTF-8 JSON).
+  ///
+  /// ```swift
+  /// JSONValue.quoted("a\"b\n")  // "\"a\\\"b\\n\""
+  /// ```
+  package static func quoted(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": out += "\\\""
+      case "\\": out += "\\\\"
+      case "\n": out += "\\n"
+      case "\r": out += "\\r"
+      case "\t": out += "\\t"
+      case _ where scalar.value < 0x20:
+        let hex = String(scalar.value, radix: 16)
+        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    return out + "\""
+  }
+
   // MARK: Codable (as the JSON it is)
 
   public init(from decoder: any Decoder) throws {

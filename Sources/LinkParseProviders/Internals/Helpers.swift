@@ -78,11 +78,11 @@ func constantTimeEquals(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointe
   return difference == 0
 }
 
-enum Base64URL {
+package enum Base64URL {
   private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
   /// Encodes without padding.
-  static func encode(_ bytes: some Sequence<UInt8>) -> String {
+  package static func encode(_ bytes: some Sequence<UInt8>) -> String {
     let input = Array(bytes)
     var out: [UInt8] = []
     out.reserveCapacity((input.count * 4 + 2) / 3)

@@ -257,7 +257,7 @@ extension RecordWriter {
     json.raw(",\"outcome\":\"rejected\"")
     errorObject(
       code: error.code.rawValue, raw: error.found, parameter: error.parameter, en: error.descriptionEN,
-      ru: error.descriptionRU)
+      ru: error.descriptionRU, providerError: error.providerError)
     json.byte(UInt8(ascii: "}"))
   }
 
@@ -285,7 +285,11 @@ extension RecordWriter {
     }
   }
 
-  private mutating func errorObject(code: String, raw: String?, parameter: String?, en: String, ru: String) {
+  /// `,"error":{…}`; a rejected callback that carried the provider's own error (a state mismatch on an error
+  /// callback) reports it too, under `provider_error`: one never hides the other.
+  private mutating func errorObject(
+    code: String, raw: String?, parameter: String?, en: String, ru: String, providerError: ProviderError? = nil
+  ) {
     json.raw(",\"error\":{\"code\":")
     json.string(code)
     json.raw(",\"raw\":")
@@ -298,6 +302,23 @@ extension RecordWriter {
     json.string(en)
     json.raw(",\"description_ru\":")
     json.string(ru)
+    if let providerError {
+      json.raw(",\"provider_error\":{\"code\":")
+      json.string(providerError.code.rawValue)
+      if let description = providerError.errorDescription {
+        json.raw(",\"error_description\":")
+        json.string(description)
+      }
+      if let uri = providerError.errorURI {
+        json.raw(",\"error_uri\":")
+        json.string(uri)
+      }
+      json.raw(",\"description_en\":")
+      json.string(providerError.code.descriptionEN)
+      json.raw(",\"description_ru\":")
+      json.string(providerError.code.descriptionRU)
+      json.byte(UInt8(ascii: "}"))
+    }
     json.byte(UInt8(ascii: "}"))
   }
 }

@@ -4,7 +4,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libicu-dev libpcre2-dev pkg-config
 CONFORMANCE_DIR ?= $(abspath ../shared/conformance)
 
-.PHONY: deps build demo test fuzz-smoke fuzz clean bench bench-compare bench-check bench-thresholds
+.PHONY: deps build demo test fuzz-smoke fuzz clean bench bench-compare bench-tokens bench-check bench-thresholds
 
 ## Install the Debian packages the build needs, if any is missing (apt-get, as root or through sudo).
 deps:
@@ -72,6 +72,11 @@ bench: deps $(BENCH_CORPUS)
 bench-compare: deps $(BENCH_CORPUS)
 	@cd Benchmarks && $(SWIFT) build -c release --product BenchCompare >&2
 	@cd Benchmarks && .build/release/BenchCompare corpus/callbacks.txt
+
+## LinkParseOAuth's workloads, ns per item: token-response decoding and id_token verification (RS256, ES256).
+bench-tokens: deps
+	@cd Benchmarks && $(SWIFT) build -c release --product BenchTokens >&2
+	@cd Benchmarks && .build/release/BenchTokens
 
 ## Fails when a LinkParse suite's malloc count rises above its committed threshold (Benchmarks/Thresholds/).
 ## Time is never checked. A count below its threshold passes with a reminder to lower the threshold (the

@@ -26,7 +26,7 @@ let package = Package(
       name: "BenchCompare",
       dependencies: ["BenchmarkSupport", .product(name: "LinkParse", package: linkParse)]
     ),
-    // LinkParseOAuth's token workloads (id_token verification; token-response decoding to come), ns per item:
+    // LinkParseOAuth's token workloads (id_token verification, token-response decoding), ns per item:
     // `swift build -c release --product BenchTokens && .build/release/BenchTokens [--only idtoken-rs256]`.
     .executableTarget(
       name: "BenchTokens",

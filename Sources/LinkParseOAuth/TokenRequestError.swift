@@ -41,6 +41,9 @@ public struct TokenRequestError: Error, Sendable, Hashable, CustomStringConverti
     /// No endpoint is known: a generic OAuth 2.0 server's token endpoint, or a client built without the
     /// endpoint a method needs.
     public static let missingEndpoint = Code("missing-endpoint")
+    /// No issuer is known for the id_token check: Sber ID, or a generic server whose pending authorization
+    /// has no ``PendingAuthorization/issuer``, and none was given.
+    public static let missingIssuer = Code("missing-issuer")
   }
 
   /// What went wrong.

@@ -295,6 +295,12 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStoring {
     _ url: ParsedURL, _ parameters: FormParameters, _ now: Int64, _ binding: CallbackBinding,
     _ key: ByteBuffer, _ redirectKey: String
   ) async throws -> Result<ProviderCallback, CallbackError> {
+    if let duplicate = binding.duplicate {
+      // A repeated critical parameter binds nothing (as in the in-memory store): rejected while anything is
+      // pending at this redirect URI, else reported as a replay or a mismatch below.
+      if try await !pendingCandidates(url, redirectKey, stateless: nil, limit: 16).isEmpty { return .failure(duplicate) }
+      return try await notFound(url, binding, key, redirectKey)
+    }
     let rows = try await client.query(
       """
       UPDATE linkparse_pending_authorizations SET consumed_at = \(now)
@@ -317,6 +323,13 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStoring {
       }
       try await putBack(id)  // not this callback's redirect URI: as if the state had matched nothing
     }
+    return try await notFound(url, binding, key, redirectKey)
+  }
+
+  /// No pending authorization has this state at this redirect URI: `replayed`, or a mismatch.
+  private func notFound(
+    _ url: ParsedURL, _ binding: CallbackBinding, _ key: ByteBuffer, _ redirectKey: String
+  ) async throws -> Result<ProviderCallback, CallbackError> {
     // Nothing pending under this state at this redirect URI: a replay, or a mismatch.
     let consumed = try await client.query(
       """
@@ -328,7 +341,7 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStoring {
       if try unseal(sealed, redirectKey: rowRedirect, provider: provider).matchesRedirect(url) { replayed = true }
     }
     if replayed { return .failure(CallbackError(.replayed)) }
-    let candidates = try await pendingCandidates(url, redirectKey, stateless: nil, limit: 1)
+    let candidates = try await pendingCandidates(url, redirectKey, stateless: nil, limit: 16)
     if candidates.isEmpty { return .failure(try await nothingPending(url, binding)) }
     if let duplicate = binding.duplicate { return .failure(duplicate) }
     return .failure(binding.stateMismatch)

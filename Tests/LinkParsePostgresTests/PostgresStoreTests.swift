@@ -255,6 +255,51 @@ struct PostgresPendingAuthorizationStoreTests {
     }
   }
 
+  /// A repeated critical parameter binds nothing: `duplicate-parameter`, and the authorization stays pending.
+  @Test func duplicateStateDoesNotConsume() async throws {
+    try await TestDatabase.withStore { store, _ in
+      try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: ParsedURL("https://a.example/cb"), state: "s"))
+      #expect(await code { try await store.consume(ParsedURL("https://a.example/cb?code=x&state=s&state=s")) } == .duplicateParameter)
+      #expect(try await store.count == 1)
+      #expect(try await store.consume(ParsedURL("https://a.example/cb?code=x&state=s")).code == "x")
+    }
+  }
+
+  /// One state-less T-ID authorization, its callback sent 8 times to each of two instances at once: one
+  /// success (the FOR UPDATE lock serializes them), every other attempt `replayed`.
+  @Test func concurrentStatelessTIDAcrossInstances() async throws {
+    try await TestDatabase.withStore { first, _ in
+      try await TestDatabase.withStore(fresh: false) { second, _ in
+        try await first.insert(PendingAuthorization(provider: .tid, redirectURI: ParsedURL("myapp://authorized"), state: nil))
+        let url = try ParsedURL("myapp://authorized?code=c.1")
+        let codes = await withTaskGroup(of: CallbackError.Code?.self) { group in
+          for store in [first, second] {
+            for _ in 0..<8 { group.addTask { await code { try await store.consume(url) } } }
+          }
+          var all: [CallbackError.Code?] = []
+          for await c in group { all.append(c) }
+          return all
+        }
+        #expect(codes.filter { $0 == nil }.count == 1)
+        #expect(codes.filter { $0 == .replayed }.count == 15)
+      }
+    }
+  }
+
+  /// A client stopped while the store is in use: `store-unavailable`, not a crash or a hang.
+  @Test func stoppedClientIsStoreUnavailable() async throws {
+    let client = PostgresClient(configuration: try TestDatabase.configuration())
+    let store = PostgresPendingAuthorizationStore(
+      client: client, secret: TestDatabase.secret, operationTimeout: .milliseconds(500))
+    let running = Task { await client.run() }
+    try await store.migrate()
+    try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: ParsedURL("https://stopped.example/cb"), state: "stopped-\(UInt64.random(in: 0...UInt64.max))"))
+    running.cancel()
+    await running.value
+    #expect(await code { try await store.consume(ParsedURL("https://stopped.example/cb?code=x&state=s")) } == .storeUnavailable)
+    await #expect(throws: CallbackError.self) { _ = try await store.count }
+  }
+
   /// A row whose sealed value is moved or tampered with does not open: `store-unavailable`, never a crash.
   @Test func tamperedRowIsStoreUnavailable() async throws {
     try await TestDatabase.withStore { store, client in
@@ -266,7 +311,11 @@ struct PostgresPendingAuthorizationStoreTests {
 
   /// Two "servers" (two clients, two stores) on one database; every login's callback is sent to both, and
   /// again, concurrently: exactly one success per login, every other attempt `replayed`.
-  @Test(arguments: [200])
+  /// How many logins the concurrency test runs: 200, or LINKPARSE_PG_CONCURRENCY_LOGINS.
+  static let concurrencyLogins =
+    ProcessInfo.processInfo.environment["LINKPARSE_PG_CONCURRENCY_LOGINS"].flatMap { Int($0) } ?? 200
+
+  @Test(arguments: [concurrencyLogins])
   func concurrentReplaysAcrossInstances(logins: Int) async throws {
     try await Self.runConcurrentReplays(logins: logins, attemptsPerInstance: 2)
   }

@@ -70,17 +70,41 @@ extension PendingAuthorizationStore: PendingAuthorizationStoring {}
 @_spi(PendingAuthorizationStores)
 public struct CallbackBinding: Sendable {
   /// The callback's decoded non-empty `state`, else a VK SDK 1.x `payload`'s `oauth.state`; `nil` for none.
+  ///
+  /// ```swift
+  /// CallbackBinding(url, parameters: url.queryParameters).state  // Array("s".utf8) for ?state=s
+  /// ```
   public let state: [UInt8]?
   /// The `duplicate-parameter` error the callback earns, if it repeats a critical parameter.
+  ///
+  /// ```swift
+  /// if let duplicate = binding.duplicate { throw duplicate }
+  /// ```
   public let duplicate: CallbackError?
   /// `state-mismatch` (found nothing), carrying the provider's error when the callback has one.
+  ///
+  /// ```swift
+  /// throw binding.stateMismatch
+  /// ```
   public let stateMismatch: CallbackError
   /// `state-mismatch` (found "none"), likewise.
+  ///
+  /// ```swift
+  /// throw binding.stateMismatchNone
+  /// ```
   public let stateMismatchNone: CallbackError
   /// `redirect-mismatch` for this URL (`scheme://host/path`, no query).
+  ///
+  /// ```swift
+  /// throw binding.redirectMismatch
+  /// ```
   public let redirectMismatch: CallbackError
 
   /// Scans `parameters` once.
+  ///
+  /// ```swift
+  /// let binding = CallbackBinding(url, parameters: ProviderDetector.callbackParameters(of: url))
+  /// ```
   public init(_ url: ParsedURL, parameters: FormParameters) {
     var fields = CallbackFields(parameters)
     if fields.isNonEmpty(.state) {

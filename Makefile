@@ -48,7 +48,10 @@ test: deps fuzz-smoke
 	  if [ -n "$$CI" ]; then echo "make: CI is set, so they are required: failing"; exit 1; fi; \
 	fi
 	LINKPARSE_CONFORMANCE_DIR="$(CONFORMANCE_DIR)" $(SWIFT) build --build-tests
-	@set -o pipefail; LINKPARSE_CONFORMANCE_DIR="$(CONFORMANCE_DIR)" $(SWIFT) test --skip-build 2>&1 | tee .build/test-output.txt
+	@# LinkParsePostgres's tests need a PostgreSQL server: started here, stopped on any exit (trap).
+	@set -o pipefail; trap '.ci/postgres.sh stop' EXIT; .ci/postgres.sh start || exit 1; \
+	LINKPARSE_TEST_DATABASE_URL="$$(.ci/postgres.sh url)" LINKPARSE_CONFORMANCE_DIR="$(CONFORMANCE_DIR)" \
+	  $(SWIFT) test --skip-build 2>&1 | tee .build/test-output.txt
 	@$(MAKE) --no-print-directory bench-check
 	@# The last line repeats the test runner's count (every step above stops make on a failure).
 	@echo "$$(grep -oE 'Test run with [0-9]+ tests' .build/test-output.txt | grep -oE '[0-9]+' | tail -1) passed, 0 failed"

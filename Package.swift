@@ -12,6 +12,8 @@ let package = Package(
     .library(name: "LinkParseCLI", targets: ["LinkParseCLI"]),
     // Optional networking: sends the requests LinkParseOAuth builds, with AsyncHTTPClient.
     .library(name: "LinkParseHTTP", targets: ["LinkParseHTTP"]),
+    // Optional: a pending-authorization store shared by several server instances, on PostgreSQL.
+    .library(name: "LinkParsePostgres", targets: ["LinkParsePostgres"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -21,6 +23,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     // Already in the graph through AsyncHTTPClient; named for LinkParseHTTP's optional debug log.
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
   ],
   targets: [
     // Thin C wrappers over ICU's UTS #46 API. ICU renames its C symbols per version with macros, so Swift
@@ -75,6 +78,19 @@ let package = Package(
       ],
       swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
     ),
+    // PendingAuthorizationStoring on PostgreSQL (PostgresNIO): state looked up by HMAC, the rest sealed
+    // with AES-GCM, single-use consume atomic across connections and server instances.
+    .target(
+      name: "LinkParsePostgres",
+      dependencies: [
+        "LinkParseCore", "LinkParseProviders",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+      ],
+      swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
+    ),
     // Umbrella module: `import LinkParse`.
     .target(
       name: "LinkParse", dependencies: ["LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseOAuth"]),
@@ -110,6 +126,15 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    // Against a real PostgreSQL server (LINKPARSE_TEST_DATABASE_URL, started by .ci/postgres.sh).
+    .testTarget(
+      name: "LinkParsePostgresTests",
+      dependencies: [
+        "LinkParsePostgres", "LinkParseProviders", "LinkParseCore",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "LinkParseCLITests", dependencies: ["LinkParseCLI", "linkparse"]),

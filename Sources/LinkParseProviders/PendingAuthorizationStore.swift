@@ -36,6 +36,9 @@ import Darwin
 /// store.count  // 1
 /// ```
 ///
+/// It conforms to ``PendingAuthorizationStoring``, the interface a store shared by several server instances
+/// (LinkParsePostgres's `PostgresPendingAuthorizationStore`) offers too; used directly, it stays synchronous.
+///
 /// Available on every OS version the package supports: the lock is a POSIX mutex of its own
 /// (``PendingAuthorizationStore`` needs no `Synchronization.Mutex`, so no iOS 18 / macOS 15 floor).
 public final class PendingAuthorizationStore: Sendable {

@@ -170,7 +170,7 @@ import Testing
   static let codes: [CallbackError.Code] = [
     .redirectMismatch, .duplicateParameter, .stateMismatch, .issuerMismatch, .expired, .replayed, .notPending,
     .ambiguousAuthorization, .missingParameter, .malformedParameter, .conflictingOutcome, .unrecognizedCallback,
-    .untrustedSSOHost,
+    .untrustedSSOHost, .storeUnavailable,
   ]
 
   @Test func stableKebabCaseCodes() {
@@ -178,7 +178,7 @@ import Testing
       Self.codes.map(\.rawValue) == [
         "redirect-mismatch", "duplicate-parameter", "state-mismatch", "issuer-mismatch", "expired", "replayed",
         "not-pending", "ambiguous-authorization", "missing-parameter", "malformed-parameter", "conflicting-outcome",
-        "unrecognized-callback", "untrusted-sso-host",
+        "unrecognized-callback", "untrusted-sso-host", "store-unavailable",
       ])
   }
 

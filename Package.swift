@@ -14,6 +14,8 @@ let package = Package(
     .library(name: "LinkParseHTTP", targets: ["LinkParseHTTP"]),
     // Optional: a pending-authorization store shared by several server instances, on PostgreSQL.
     .library(name: "LinkParsePostgres", targets: ["LinkParsePostgres"]),
+    // Optional: a Hummingbird 2 callback endpoint (GET and form_post) answering RFC 9457 problem JSON.
+    .library(name: "LinkParseHummingbird", targets: ["LinkParseHummingbird"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -24,6 +26,7 @@ let package = Package(
     // Already in the graph through AsyncHTTPClient; named for LinkParseHTTP's optional debug log.
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
   ],
   targets: [
     // Thin C wrappers over ICU's UTS #46 API. ICU renames its C symbols per version with macros, so Swift
@@ -91,6 +94,17 @@ let package = Package(
       ],
       swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
     ),
+    // A Hummingbird 2 callback endpoint: rebuilds the callback URL, consumes the pending authorization,
+    // hands the typed ProviderCallback to the app and answers failures as problem JSON.
+    .target(
+      name: "LinkParseHummingbird",
+      dependencies: [
+        "LinkParseProviders", "LinkParseCore",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
+    ),
     // Umbrella module: `import LinkParse`.
     .target(
       name: "LinkParse", dependencies: ["LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseOAuth"]),
@@ -135,6 +149,13 @@ let package = Package(
         "LinkParsePostgres", "LinkParseProviders", "LinkParseCore",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Logging", package: "swift-log"),
+      ]),
+    .testTarget(
+      name: "LinkParseHummingbirdTests",
+      dependencies: [
+        "LinkParseHummingbird", "LinkParseProviders", "LinkParseCore",
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
       ]),
     .testTarget(name: "LinkParseCLITests", dependencies: ["LinkParseCLI", "linkparse"]),

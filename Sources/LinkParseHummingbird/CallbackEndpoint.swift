@@ -1,0 +1,320 @@
+// A Hummingbird 2 endpoint for identity-provider callbacks: GET (query) and POST form_post (Apple).
+
+public import Hummingbird
+import LinkParseCore
+public import LinkParseProviders
+public import Logging
+
+/// Receives identity-provider callbacks on a Hummingbird router: rebuilds the callback URL the pending
+/// authorization's redirect URI expects (``publicBaseURL`` + the request's path and query), consumes the pending
+/// authorization from ``store`` and hands the typed ``ProviderCallback`` to the app's closure, which answers.
+///
+/// GET reads the parameters from the query; POST reads an `application/x-www-form-urlencoded` body (Apple's
+/// `form_post`) of at most ``maxBodySize`` bytes (413 above, 415 for another content type). A rejected callback
+/// is answered with RFC 9457 problem JSON (``ProblemDetails``) whose `code` is the ``CallbackError`` code; a
+/// provider's error outcome (`access_denied`, a cancel) is not a problem and reaches the closure.
+///
+/// ```swift
+/// let router = Router()
+/// let endpoint = LinkParseCallbackEndpoint(store: PendingAuthorizationStore(), publicBaseURL: "https://example.com")
+/// endpoint.register(on: router, path: "/auth/callback") { callback, request, context in
+///   Response(status: .seeOther, headers: [.location: callback.outcome == .success ? "/" : "/login"])
+/// }
+/// ```
+public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sendable {
+  /// The store the callbacks consume pending authorizations from.
+  ///
+  /// ```swift
+  /// try await endpoint.store.insert(pending)
+  /// ```
+  public let store: Store
+  /// The server's public origin (and path prefix, if any), without a trailing slash: `https://example.com`.
+  ///
+  /// ```swift
+  /// endpoint.publicBaseURL  // "https://example.com"
+  /// ```
+  public let publicBaseURL: String
+  /// The largest POST body read, in bytes (64 KiB by default); a larger one is answered 413.
+  ///
+  /// ```swift
+  /// LinkParseCallbackEndpoint(store: store, publicBaseURL: "https://example.com", maxBodySize: 16 * 1024)
+  /// ```
+  public let maxBodySize: Int
+  /// Where one line per callback goes: provider, outcome or error code, status. Never the query, body, code,
+  /// state or tokens.
+  ///
+  /// ```swift
+  /// endpoint.logger.logLevel  // .info
+  /// ```
+  public let logger: Logger
+  /// The clock, in Unix seconds (``PendingAuthorization/currentUnixTime()`` by default).
+  ///
+  /// ```swift
+  /// LinkParseCallbackEndpoint(store: store, publicBaseURL: "https://example.com", now: { 1_700_000_000 })
+  /// ```
+  public let now: @Sendable () -> Int64
+
+  /// Makes an endpoint; register it on a router with ``register(on:path:onCallback:)``.
+  ///
+  /// ```swift
+  /// let endpoint = LinkParseCallbackEndpoint(store: PendingAuthorizationStore(), publicBaseURL: "https://example.com")
+  /// ```
+  public init(
+    store: Store, publicBaseURL: String, maxBodySize: Int = 64 * 1024,
+    logger: Logger = Logger(label: "linkparse.callback"),
+    now: @escaping @Sendable () -> Int64 = { PendingAuthorization.currentUnixTime() }
+  ) {
+    self.store = store
+    var base = publicBaseURL
+    while base.hasSuffix("/") { base.removeLast() }
+    self.publicBaseURL = base
+    self.maxBodySize = maxBodySize
+    self.logger = logger
+    self.now = now
+  }
+
+  /// Registers GET and POST on `path` of `router` (a `Router` or a `RouterGroup`). `onCallback` gets every
+  /// accepted callback, success or provider error, and answers it (set a session, redirect).
+  ///
+  /// ```swift
+  /// endpoint.register(on: router.group("auth"), path: "callback") { callback, _, _ in
+  ///   Response(status: .seeOther, headers: [.location: "/"])
+  /// }
+  /// ```
+  public func register<Methods: RouterMethods>(
+    on router: Methods, path: RouterPath,
+    onCallback: @escaping @Sendable (ProviderCallback, Request, Methods.Context) async throws -> Response
+  ) {
+    let endpoint = self
+    router.get(path) { request, context in
+      try await endpoint.respond(to: request, context: context, onCallback: onCallback)
+    }
+    router.post(path) { request, context in
+      try await endpoint.respond(to: request, context: context, onCallback: onCallback)
+    }
+  }
+
+  /// Registers GET on `path` that starts a login: `makeAuthorization` builds the provider's authorization URL and
+  /// its pending authorization, which goes into ``store``; the answer is 302 to the URL (503 problem JSON when
+  /// the store fails).
+  ///
+  /// ```swift
+  /// endpoint.registerStart(on: router, path: "/auth/start") { _, _ in
+  ///   let state = "random-state"
+  ///   let pending = PendingAuthorization(
+  ///     provider: .oauth2, redirectURI: try ParsedURL("https://example.com/auth/callback"), state: state)
+  ///   return ("https://id.example/authorize?client_id=app&state=\(state)", pending)
+  /// }
+  /// ```
+  public func registerStart<Methods: RouterMethods>(
+    on router: Methods, path: RouterPath,
+    makeAuthorization: @escaping @Sendable (Request, Methods.Context) async throws -> (
+      authorizeURL: String, pending: PendingAuthorization
+    )
+  ) {
+    let store = self.store
+    let logger = self.logger
+    router.get(path) { request, context -> Response in
+      let (authorizeURL, pending) = try await makeAuthorization(request, context)
+      do {
+        try await store.insert(pending)
+      } catch {
+        let details = ProblemDetails(CallbackError(.storeUnavailable))
+        logger.info("login start failed", metadata: ["code": "\(details.code)", "status": "\(details.status)"])
+        return details.response()
+      }
+      logger.info("login started", metadata: ["provider": "\(pending.provider.rawValue)", "status": "302"])
+      return Response(status: .found, headers: [.location: authorizeURL, .cacheControl: "no-store"])
+    }
+  }
+
+  /// Answers one callback request (what ``register(on:path:onCallback:)`` routes to): a problem response for a
+  /// rejected callback, else `onCallback`'s response.
+  ///
+  /// ```swift
+  /// router.get("/cb") { request, context in
+  ///   try await endpoint.respond(to: request, context: context) { _, _, _ in Response(status: .ok) }
+  /// }
+  /// ```
+  public func respond<Context: RequestContext>(
+    to request: Request, context: Context,
+    onCallback: @Sendable (ProviderCallback, Request, Context) async throws -> Response
+  ) async throws -> Response {
+    var parameters: FormParameters? = nil
+    if request.method == .post {
+      let contentType = request.headers[.contentType] ?? ""
+      let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map {
+        $0.trimmingSpaces().lowercased()
+      }
+      guard mediaType == "application/x-www-form-urlencoded" else {
+        return problem(.unsupportedMediaType, provider: nil)
+      }
+      var request = request
+      let body: ByteBuffer
+      do {
+        body = try await request.collectBody(upTo: maxBodySize)
+      } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+        // NIOTooManyBytesError: more than maxBodySize bytes.
+        return problem(.contentTooLarge, provider: nil)
+      }
+      parameters = FormParameters(utf8: body.readableBytesView)
+    }
+    let target = request.uri.string
+    guard target.hasPrefix("/"), let url = try? ParsedURL(publicBaseURL + target) else {
+      return problem(.malformedRequest, provider: nil)
+    }
+    let callback: ProviderCallback
+    do throws(CallbackError) {
+      callback = try await store.consume(url, parameters: parameters, now: now())
+    } catch {
+      return problem(ProblemDetails(error), provider: nil)
+    }
+    let response = try await onCallback(callback, request, context)
+    logger.info(
+      "callback",
+      metadata: [
+        "provider": "\(callback.provider.rawValue)", "outcome": "\(callback.outcome.rawValue)",
+        "status": "\(response.status.code)",
+      ])
+    return response
+  }
+
+  private func problem(_ details: ProblemDetails, provider: Provider?) -> Response {
+    logger.info("callback rejected", metadata: ["code": "\(details.code)", "status": "\(details.status)"])
+    return details.response()
+  }
+}
+
+/// An RFC 9457 problem answer: `type` `https://linkparse.dev/problems/<code>`, `title`, `status`, the stable
+/// `code` and an English `detail`, which never repeats the callback's values (code, state, tokens).
+///
+/// ```swift
+/// ProblemDetails(CallbackError(.replayed)).status  // 409
+/// ```
+public struct ProblemDetails: Sendable, Hashable {
+  /// The stable kebab-case code: a ``CallbackError`` code, or `content-too-large`, `unsupported-media-type`,
+  /// `malformed-request`.
+  ///
+  /// ```swift
+  /// ProblemDetails(CallbackError(.expired)).code  // "expired"
+  /// ```
+  public let code: String
+  /// The HTTP status.
+  ///
+  /// ```swift
+  /// ProblemDetails(CallbackError(.stateMismatch)).status  // 403
+  /// ```
+  public let status: Int
+  /// A short, fixed summary of the problem type.
+  ///
+  /// ```swift
+  /// ProblemDetails(CallbackError(.notPending)).title  // "Not pending"
+  /// ```
+  public let title: String
+  /// An English sentence (``CallbackError/descriptionEN`` without what the callback carried).
+  ///
+  /// ```swift
+  /// ProblemDetails(CallbackError(.replayed)).detail  // "This authorization was already used by an earlier callback."
+  /// ```
+  public let detail: String
+
+  /// The problem a rejected callback is answered with.
+  ///
+  /// ```swift
+  /// ProblemDetails(CallbackError(.duplicateParameter, parameter: "state")).status  // 400
+  /// ```
+  public init(_ error: CallbackError) {
+    // `found` and the provider error can hold the callback's own values: left out.
+    let detail = CallbackError(error.code, parameter: error.parameter).descriptionEN
+    let status: Int
+    switch error.code {
+    case .stateMismatch, .issuerMismatch: status = 403
+    case .replayed, .ambiguousAuthorization: status = 409
+    case .notPending: status = 404
+    case .expired: status = 410
+    case .storeUnavailable: status = 503
+    default: status = 400
+    }
+    self.init(code: error.code.rawValue, status: status, detail: detail)
+  }
+
+  init(code: String, status: Int, detail: String) {
+    self.code = code
+    self.status = status
+    self.detail = detail
+    var title = code.replacingDashes()
+    title = title.prefix(1).uppercased() + title.dropFirst()
+    self.title = title
+  }
+
+  static let contentTooLarge = ProblemDetails(
+    code: "content-too-large", status: 413, detail: "The callback's body is larger than the endpoint accepts.")
+  static let unsupportedMediaType = ProblemDetails(
+    code: "unsupported-media-type", status: 415,
+    detail: "A POST callback must be application/x-www-form-urlencoded.")
+  static let malformedRequest = ProblemDetails(
+    code: "malformed-request", status: 400, detail: "The request target does not make a valid callback URL.")
+
+  /// The problem's `type` URI.
+  ///
+  /// ```swift
+  /// ProblemDetails(CallbackError(.replayed)).type  // "https://linkparse.dev/problems/replayed"
+  /// ```
+  public var type: String { "https://linkparse.dev/problems/" + code }
+
+  /// The JSON object, members in a fixed order.
+  ///
+  /// ```swift
+  /// ProblemDetails(CallbackError(.replayed)).json  // {"type":"https://linkparse.dev/problems/replayed",…}
+  /// ```
+  public var json: String {
+    "{\"type\":\(jsonString(type)),\"title\":\(jsonString(title)),\"status\":\(status),"
+      + "\"code\":\(jsonString(code)),\"detail\":\(jsonString(detail))}"
+  }
+
+  /// A Hummingbird response: the status, `Content-Type: application/problem+json`, ``json``.
+  ///
+  /// ```swift
+  /// ProblemDetails(CallbackError(.replayed)).response().status  // .conflict
+  /// ```
+  public func response() -> Response {
+    return Response(
+      status: HTTPResponse.Status(code: status),
+      headers: [.contentType: "application/problem+json", .cacheControl: "no-store"],
+      body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+  }
+}
+
+private func jsonString(_ s: String) -> String {
+  var out = "\""
+  for scalar in s.unicodeScalars {
+    switch scalar {
+    case "\"": out += "\\\""
+    case "\\": out += "\\\\"
+    case "\n": out += "\\n"
+    case "\r": out += "\\r"
+    case "\t": out += "\\t"
+    default:
+      if scalar.value < 0x20 {
+        let hex = String(scalar.value, radix: 16)
+        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      } else {
+        out.unicodeScalars.append(scalar)
+      }
+    }
+  }
+  return out + "\""
+}
+
+extension StringProtocol {
+  fileprivate func trimmingSpaces() -> String {
+    var s = Substring(self)
+    while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
+    while let l = s.last, l == " " || l == "\t" { s.removeLast() }
+    return String(s)
+  }
+
+  fileprivate func replacingDashes() -> String {
+    String(map { $0 == "-" ? " " : $0 })
+  }
+}

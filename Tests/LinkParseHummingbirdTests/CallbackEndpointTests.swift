@@ -1,0 +1,232 @@
+import Hummingbird
+import HummingbirdTesting
+import LinkParseCore
+import LinkParseHummingbird
+import LinkParseProviders
+import Logging
+import Synchronization
+import Testing
+
+/// Keeps every log line, to check what the endpoint logs (and what it must not).
+final class CapturedLogs: Sendable {
+  let lines = Mutex<[String]>([])
+
+  struct Handler: LogHandler {
+    let sink: CapturedLogs
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+      get { metadata[key] }
+      set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) {
+      let meta = (event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+      let line = "\(event.message) " + meta.joined(separator: " ")
+      sink.lines.withLock { $0.append(line) }
+    }
+  }
+
+  var logger: Logger { Logger(label: "test") { _ in Handler(sink: self) } }
+  var all: [String] { lines.withLock { $0 } }
+}
+
+@Suite struct CallbackEndpointTests {
+  struct Fixture {
+    let store = PendingAuthorizationStore()
+    let logs = CapturedLogs()
+    let router = Router()
+
+    init() throws {
+      let endpoint = LinkParseCallbackEndpoint(
+        store: store, publicBaseURL: "https://example.com/", logger: logs.logger, now: { 1_700_000_000 })
+      endpoint.register(on: router.group("auth"), path: "callback") { callback, _, _ in
+        Response(
+          status: .seeOther,
+          headers: [.location: "/done?provider=\(callback.provider.rawValue)&outcome=\(callback.outcome.rawValue)"])
+      }
+      endpoint.register(on: router, path: "/auth/apple/callback") { callback, _, _ in
+        Response(status: .seeOther, headers: [.location: "/apple?outcome=\(callback.outcome.rawValue)"])
+      }
+      store.insert(
+        PendingAuthorization(
+          provider: .oauth2, redirectURI: try ParsedURL("https://example.com/auth/callback"), state: "st-secret-1"))
+      store.insert(
+        PendingAuthorization(
+          provider: .apple, redirectURI: try ParsedURL("https://example.com/auth/apple/callback"), state: "8f3c1e2a"))
+    }
+
+    var app: some ApplicationProtocol { Application(router: router) }
+  }
+
+  static let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+
+  func problem(_ response: TestResponse, status: HTTPResponse.Status, code: String) {
+    #expect(response.status == status)
+    #expect(response.headers[.contentType] == "application/problem+json")
+    let body = String(buffer: response.body)
+    #expect(body.contains("\"code\":\"\(code)\""))
+    #expect(body.contains("\"type\":\"https://linkparse.dev/problems/\(code)\""))
+    #expect(body.contains("\"status\":\(status.code)"))
+    #expect(!body.contains("st-secret") && !body.contains("code-secret"))
+  }
+
+  @Test func getSuccessReachesTheClosure() async throws {
+    let f = try Fixture()
+    try await f.app.test(.router) { client in
+      let response = try await client.execute(uri: "/auth/callback?code=code-secret&state=st-secret-1", method: .get)
+      #expect(response.status == .seeOther)
+      #expect(response.headers[.location] == "/done?provider=oauth2&outcome=success")
+    }
+    let logs = f.logs.all
+    #expect(logs == ["callback outcome=success provider=oauth2 status=303"])
+  }
+
+  @Test func appleFormPostSucceeds() async throws {
+    let f = try Fixture()
+    try await f.app.test(.router) { client in
+      let body = ByteBuffer(string: "state=8f3c1e2a&code=c1d2e3f4a5b6c7d8e9f00112233445566.0.nrqtw.Zm9vYmFyYmF6")
+      let response = try await client.execute(
+        uri: "/auth/apple/callback", method: .post, headers: Self.form, body: body)
+      #expect(response.status == .seeOther)
+      #expect(response.headers[.location] == "/apple?outcome=success")
+    }
+  }
+
+  @Test func providerErrorIsNotAProblem() async throws {
+    let f = try Fixture()
+    try await f.app.test(.router) { client in
+      let response = try await client.execute(
+        uri: "/auth/callback?error=access_denied&state=st-secret-1", method: .get)
+      #expect(response.status == .seeOther)
+      #expect(response.headers[.location]?.hasPrefix("/done?provider=oauth2&outcome=") == true)
+      #expect(response.headers[.location]?.hasSuffix("outcome=success") == false)
+    }
+  }
+
+  @Test func replayIs409() async throws {
+    let f = try Fixture()
+    try await f.app.test(.router) { client in
+      let uri = "/auth/callback?code=code-secret&state=st-secret-1"
+      let first = try await client.execute(uri: uri, method: .get)
+      #expect(first.status == .seeOther)
+      problem(try await client.execute(uri: uri, method: .get), status: .conflict, code: "replayed")
+    }
+    let logs = f.logs.all
+    #expect(logs.last == "callback rejected code=replayed status=409")
+    #expect(!logs.joined().contains("secret"))
+  }
+
+  @Test func forgedStateIs403AndTheRealCallbackStillSucceeds() async throws {
+    let f = try Fixture()
+    try await f.app.test(.router) { client in
+      problem(
+        try await client.execute(uri: "/auth/callback?code=code-secret&state=forged", method: .get),
+        status: .forbidden, code: "state-mismatch")
+      let response = try await client.execute(uri: "/auth/callback?code=code-secret&state=st-secret-1", method: .get)
+      #expect(response.status == .seeOther)
+    }
+  }
+
+  @Test func duplicateStateIs400() async throws {
+    let f = try Fixture()
+    try await f.app.test(.router) { client in
+      problem(
+        try await client.execute(uri: "/auth/callback?code=code-secret&state=st-secret-1&state=st-secret-1", method: .get),
+        status: .badRequest, code: "duplicate-parameter")
+    }
+  }
+
+  @Test func largeBodyIs413() async throws {
+    let f = try Fixture()
+    try await f.app.test(.router) { client in
+      let body = ByteBuffer(string: "state=8f3c1e2a&code=" + String(repeating: "a", count: 100 * 1024))
+      problem(
+        try await client.execute(uri: "/auth/apple/callback", method: .post, headers: Self.form, body: body),
+        status: .contentTooLarge, code: "content-too-large")
+    }
+  }
+
+  @Test func otherContentTypeIs415() async throws {
+    let f = try Fixture()
+    try await f.app.test(.router) { client in
+      problem(
+        try await client.execute(
+          uri: "/auth/apple/callback", method: .post, headers: [.contentType: "application/json"],
+          body: ByteBuffer(string: #"{"state":"8f3c1e2a","code":"c"}"#)),
+        status: .unsupportedMediaType, code: "unsupported-media-type")
+    }
+  }
+
+  @Test func malformedBodyBytesGetATypedAnswer() async throws {
+    let f = try Fixture()
+    try await f.app.test(.router) { client in
+      for bytes: [UInt8] in [
+        Array("state=%ZZ&code=%".utf8), Array("state=8f3c1e2a&code=".utf8) + [0xFF, 0xFE, 0xC0],
+        Array("state=".utf8) + [0xFF] + Array("&code=c".utf8), [0x00, 0x26, 0x3D, 0x25],
+      ] {
+        let response = try await client.execute(
+          uri: "/auth/apple/callback", method: .post, headers: Self.form, body: ByteBuffer(bytes: bytes))
+        #expect(response.status != .internalServerError)
+        if response.status != .seeOther {
+          #expect(response.headers[.contentType] == "application/problem+json")
+          #expect((400..<500).contains(response.status.code))
+        }
+      }
+    }
+  }
+
+  @Test func unknownPathIs404() async throws {
+    let f = try Fixture()
+    try await f.app.test(.router) { client in
+      let response = try await client.execute(uri: "/auth/nowhere?code=c&state=st-secret-1", method: .get)
+      #expect(response.status == .notFound)
+    }
+  }
+
+  @Test func problemDetailsStatuses() {
+    let cases: [(CallbackError.Code, Int)] = [
+      (.malformedParameter, 400), (.duplicateParameter, 400), (.missingParameter, 400), (.conflictingOutcome, 400),
+      (.unrecognizedCallback, 400), (.redirectMismatch, 400), (.stateMismatch, 403), (.issuerMismatch, 403),
+      (.replayed, 409), (.notPending, 404), (.expired, 410), (.storeUnavailable, 503),
+    ]
+    for (code, status) in cases {
+      #expect(ProblemDetails(CallbackError(code)).status == status)
+    }
+    let json = ProblemDetails(CallbackError(.malformedParameter, parameter: "code", found: "code-secret")).json
+    #expect(!json.contains("code-secret"))
+    #expect(json.hasPrefix(#"{"type":"https://linkparse.dev/problems/malformed-parameter","title":"Malformed parameter","status":400,"code":"malformed-parameter","detail":"#))
+  }
+
+  @Test func startInsertsAndRedirects() async throws {
+    let f = try Fixture()
+    let endpoint = LinkParseCallbackEndpoint(store: f.store, publicBaseURL: "https://example.com", logger: f.logs.logger)
+    endpoint.registerStart(on: f.router, path: "/auth/start") { _, _ in
+      let pending = PendingAuthorization(
+        provider: .oauth2, redirectURI: try ParsedURL("https://example.com/auth/callback"), state: "st-secret-2")
+      return ("https://id.example/authorize?state=st-secret-2", pending)
+    }
+    let store = f.store
+    try await f.app.test(.router) { client in
+      let start = try await client.execute(uri: "/auth/start", method: .get)
+      #expect(start.status == .found)
+      #expect(start.headers[.location] == "https://id.example/authorize?state=st-secret-2")
+      #expect(store.count == 3)
+      let response = try await client.execute(uri: "/auth/callback?code=code-secret&state=st-secret-2", method: .get)
+      #expect(response.status == .seeOther)
+    }
+    #expect(f.logs.all.first == "login started provider=oauth2 status=302")
+  }
+
+  @Test func liveSocketOn127001() async throws {
+    let f = try Fixture()
+    let app = Application(router: f.router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+    try await app.test(.live) { client in
+      #expect(client.port != nil)
+      let response = try await client.execute(uri: "/auth/callback?code=code-secret&state=st-secret-1", method: .get)
+      #expect(response.status == .seeOther)
+      problem(
+        try await client.execute(uri: "/auth/callback?code=code-secret&state=st-secret-1", method: .get),
+        status: .conflict, code: "replayed")
+    }
+  }
+}

@@ -58,7 +58,7 @@ final class CapturedLogs: Sendable {
     var app: some ApplicationProtocol { Application(router: router) }
   }
 
-  static let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+  static let form: HTTPFields = [.contentType: "Application/X-WWW-Form-URLEncoded; charset=UTF-8"]
 
   func problem(_ response: TestResponse, status: HTTPResponse.Status, code: String) {
     #expect(response.status == status)
@@ -217,10 +217,36 @@ final class CapturedLogs: Sendable {
     #expect(f.logs.all.first == "login started provider=oauth2 status=302")
   }
 
+  /// A store that cannot answer (a lost database).
+  struct UnavailableStore: PendingAuthorizationStoring {
+    func insert(_ authorization: PendingAuthorization) async throws { throw CallbackError(.storeUnavailable) }
+    func consume(_ url: ParsedURL, parameters: FormParameters?, now: Int64) async throws(CallbackError)
+      -> ProviderCallback
+    { throw CallbackError(.storeUnavailable, found: "db-host-secret") }
+    func removeExpired(now: Int64) async throws -> Int { 0 }
+    var count: Int { get async throws { 0 } }
+  }
+
+  @Test func unavailableStoreIs503() async throws {
+    let router = Router()
+    let endpoint = LinkParseCallbackEndpoint(store: UnavailableStore(), publicBaseURL: "https://example.com")
+    endpoint.register(on: router, path: "/cb") { _, _, _ in Response(status: .ok) }
+    endpoint.registerStart(on: router, path: "/start") { _, _ in
+      ("https://id.example/authorize", PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://example.com/cb"), state: "s"))
+    }
+    try await Application(router: router).test(.router) { client in
+      let response = try await client.execute(uri: "/cb?code=c&state=s", method: .get)
+      problem(response, status: .serviceUnavailable, code: "store-unavailable")
+      #expect(!String(buffer: response.body).contains("db-host-secret"))
+      let start = try await client.execute(uri: "/start", method: .get)
+      problem(start, status: .serviceUnavailable, code: "store-unavailable")
+    }
+  }
+
   @Test func liveSocketOn127001() async throws {
     let f = try Fixture()
-    let app = Application(router: f.router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
-    try await app.test(.live) { client in
+    // HummingbirdTesting's .live binds "localhost" on a free port and connects over TCP.
+    try await f.app.test(.live) { client in
       #expect(client.port != nil)
       let response = try await client.execute(uri: "/auth/callback?code=code-secret&state=st-secret-1", method: .get)
       #expect(response.status == .seeOther)

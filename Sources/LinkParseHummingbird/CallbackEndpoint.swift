@@ -147,7 +147,7 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
         $0.trimmingSpaces().lowercased()
       }
       guard mediaType == "application/x-www-form-urlencoded" else {
-        return problem(.unsupportedMediaType, provider: nil)
+        return problem(.unsupportedMediaType)
       }
       var request = request
       let body: ByteBuffer
@@ -155,19 +155,19 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
         body = try await request.collectBody(upTo: maxBodySize)
       } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
         // NIOTooManyBytesError: more than maxBodySize bytes.
-        return problem(.contentTooLarge, provider: nil)
+        return problem(.contentTooLarge)
       }
       parameters = FormParameters(utf8: body.readableBytesView)
     }
     let target = request.uri.string
     guard target.hasPrefix("/"), let url = try? ParsedURL(publicBaseURL + target) else {
-      return problem(.malformedRequest, provider: nil)
+      return problem(.malformedRequest)
     }
     let callback: ProviderCallback
     do throws(CallbackError) {
       callback = try await store.consume(url, parameters: parameters, now: now())
     } catch {
-      return problem(ProblemDetails(error), provider: nil)
+      return problem(ProblemDetails(error))
     }
     let response = try await onCallback(callback, request, context)
     logger.info(
@@ -179,7 +179,7 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     return response
   }
 
-  private func problem(_ details: ProblemDetails, provider: Provider?) -> Response {
+  private func problem(_ details: ProblemDetails) -> Response {
     logger.info("callback rejected", metadata: ["code": "\(details.code)", "status": "\(details.status)"])
     return details.response()
   }

@@ -99,7 +99,7 @@ let package = Package(
     .target(
       name: "LinkParseHummingbird",
       dependencies: [
-        "LinkParseProviders", "LinkParseCore",
+        "LinkParseProviders", "LinkParseCore", "LinkParseRouter",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -154,7 +154,7 @@ let package = Package(
     .testTarget(
       name: "LinkParseHummingbirdTests",
       dependencies: [
-        "LinkParseHummingbird", "LinkParseProviders", "LinkParseCore",
+        "LinkParseHummingbird", "LinkParseProviders", "LinkParseCore", "LinkParseRouter",
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
       ]),

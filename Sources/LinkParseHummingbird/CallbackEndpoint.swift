@@ -112,20 +112,22 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
       authorizeURL: String, pending: PendingAuthorization
     )
   ) {
-    let store = self.store
-    let logger = self.logger
+    let endpoint = self
     router.get(path) { request, context -> Response in
       let (authorizeURL, pending) = try await makeAuthorization(request, context)
-      do {
-        try await store.insert(pending)
-      } catch {
-        let details = ProblemDetails(CallbackError(.storeUnavailable))
-        logger.info("login start failed", metadata: ["code": "\(details.code)", "status": "\(details.status)"])
-        return details.response()
-      }
-      logger.info("login started", metadata: ["provider": "\(pending.provider.rawValue)", "status": "302"])
-      return Response(status: .found, headers: [.location: authorizeURL, .cacheControl: "no-store"])
+      return await endpoint.start(authorizeURL: authorizeURL, pending: pending)
     }
+  }
+
+  /// Inserts `pending` and answers 302 to `authorizeURL`, or 503 when the store fails.
+  func start(authorizeURL: String, pending: PendingAuthorization) async -> Response {
+    do {
+      try await store.insert(pending)
+    } catch {
+      return problem(ProblemDetails(CallbackError(.storeUnavailable)), event: "login start failed")
+    }
+    logger.info("login started", metadata: ["provider": "\(pending.provider.rawValue)", "status": "302"])
+    return Response(status: .found, headers: [.location: authorizeURL, .cacheControl: "no-store"])
   }
 
   /// Answers one callback request (what ``register(on:path:onCallback:)`` routes to): a problem response for a
@@ -138,6 +140,19 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
   /// ```
   public func respond<Context: RequestContext>(
     to request: Request, context: Context,
+    onCallback: @Sendable (ProviderCallback, Request, Context) async throws -> Response
+  ) async throws -> Response {
+    let target = request.uri.string
+    guard target.hasPrefix("/"), let url = try? ParsedURL(publicBaseURL + target) else {
+      return problem(.malformedRequest)
+    }
+    return try await respond(to: request, context: context, url: url, onCallback: onCallback)
+  }
+
+  /// Answers one callback request whose URL is already rebuilt: reads the form body of a POST, consumes the
+  /// pending authorization and hands the callback to `onCallback`.
+  func respond<Context: RequestContext>(
+    to request: Request, context: Context, url: ParsedURL,
     onCallback: @Sendable (ProviderCallback, Request, Context) async throws -> Response
   ) async throws -> Response {
     var parameters: FormParameters? = nil
@@ -159,10 +174,6 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
       }
       parameters = FormParameters(utf8: body.readableBytesView)
     }
-    let target = request.uri.string
-    guard target.hasPrefix("/"), let url = try? ParsedURL(publicBaseURL + target) else {
-      return problem(.malformedRequest)
-    }
     let callback: ProviderCallback
     do throws(CallbackError) {
       callback = try await store.consume(url, parameters: parameters, now: now())
@@ -179,8 +190,8 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     return response
   }
 
-  private func problem(_ details: ProblemDetails) -> Response {
-    logger.info("callback rejected", metadata: ["code": "\(details.code)", "status": "\(details.status)"])
+  func problem(_ details: ProblemDetails, event: Logger.Message = "callback rejected") -> Response {
+    logger.info(event, metadata: ["code": "\(details.code)", "status": "\(details.status)"])
     return details.response()
   }
 }
@@ -192,8 +203,10 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
 /// ProblemDetails(CallbackError(.replayed)).status  // 409
 /// ```
 public struct ProblemDetails: Sendable, Hashable {
-  /// The stable kebab-case code: a ``CallbackError`` code, or `content-too-large`, `unsupported-media-type`,
-  /// `malformed-request`.
+  /// The stable kebab-case code: a ``CallbackError`` code, or one of the endpoint's own: `content-too-large`
+  /// (413), `unsupported-media-type` (415), `malformed-request` (400), `unknown-route` (404),
+  /// `method-not-allowed` (405), `provider-mismatch` (403), `constraint-limit-exceeded` (400),
+  /// `invalid-configuration` (500).
   ///
   /// ```swift
   /// ProblemDetails(CallbackError(.expired)).code  // "expired"
@@ -252,6 +265,18 @@ public struct ProblemDetails: Sendable, Hashable {
   static let unsupportedMediaType = ProblemDetails(
     code: "unsupported-media-type", status: 415,
     detail: "A POST callback must be application/x-www-form-urlencoded.")
+  static let unknownRoute = ProblemDetails(
+    code: "unknown-route", status: 404, detail: "No callback route matches this request.")
+  static let methodNotAllowed = ProblemDetails(
+    code: "method-not-allowed", status: 405, detail: "A callback route answers GET and POST only.")
+  static let providerMismatch = ProblemDetails(
+    code: "provider-mismatch", status: 403,
+    detail: "The callback arrived on a route declared for another provider than the login's.")
+  static let constraintLimitExceeded = ProblemDetails(
+    code: "constraint-limit-exceeded", status: 400,
+    detail: "A route constraint hit its matching limits on this request; no route was chosen.")
+  static let invalidConfiguration = ProblemDetails(
+    code: "invalid-configuration", status: 500, detail: "The login's configured redirect URI is not a URL.")
   static let malformedRequest = ProblemDetails(
     code: "malformed-request", status: 400, detail: "The request target does not make a valid callback URL.")
 

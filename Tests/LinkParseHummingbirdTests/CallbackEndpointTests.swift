@@ -30,6 +30,19 @@ final class CapturedLogs: Sendable {
   var all: [String] { lines.withLock { $0 } }
 }
 
+/// Checks a problem answer: status, media type, stable code, and that no secret of the fixtures is echoed.
+func expectProblem(
+  _ response: TestResponse, status: HTTPResponse.Status, code: String, sourceLocation: SourceLocation = #_sourceLocation
+) {
+  #expect(response.status == status, sourceLocation: sourceLocation)
+  #expect(response.headers[.contentType] == "application/problem+json", sourceLocation: sourceLocation)
+  let body = String(buffer: response.body)
+  #expect(body.contains("\"code\":\"\(code)\""), sourceLocation: sourceLocation)
+  #expect(body.contains("\"type\":\"https://linkparse.dev/problems/\(code)\""), sourceLocation: sourceLocation)
+  #expect(body.contains("\"status\":\(status.code)"), sourceLocation: sourceLocation)
+  #expect(!body.contains("st-secret") && !body.contains("code-secret"), sourceLocation: sourceLocation)
+}
+
 @Suite struct CallbackEndpointTests {
   struct Fixture {
     let store = PendingAuthorizationStore()
@@ -59,16 +72,6 @@ final class CapturedLogs: Sendable {
   }
 
   static let form: HTTPFields = [.contentType: "Application/X-WWW-Form-URLEncoded; charset=UTF-8"]
-
-  func problem(_ response: TestResponse, status: HTTPResponse.Status, code: String) {
-    #expect(response.status == status)
-    #expect(response.headers[.contentType] == "application/problem+json")
-    let body = String(buffer: response.body)
-    #expect(body.contains("\"code\":\"\(code)\""))
-    #expect(body.contains("\"type\":\"https://linkparse.dev/problems/\(code)\""))
-    #expect(body.contains("\"status\":\(status.code)"))
-    #expect(!body.contains("st-secret") && !body.contains("code-secret"))
-  }
 
   @Test func getSuccessReachesTheClosure() async throws {
     let f = try Fixture()
@@ -109,7 +112,7 @@ final class CapturedLogs: Sendable {
       let uri = "/auth/callback?code=code-secret&state=st-secret-1"
       let first = try await client.execute(uri: uri, method: .get)
       #expect(first.status == .seeOther)
-      problem(try await client.execute(uri: uri, method: .get), status: .conflict, code: "replayed")
+      expectProblem(try await client.execute(uri: uri, method: .get), status: .conflict, code: "replayed")
     }
     let logs = f.logs.all
     #expect(logs.last == "callback rejected code=replayed status=409")
@@ -119,7 +122,7 @@ final class CapturedLogs: Sendable {
   @Test func forgedStateIs403AndTheRealCallbackStillSucceeds() async throws {
     let f = try Fixture()
     try await f.app.test(.router) { client in
-      problem(
+      expectProblem(
         try await client.execute(uri: "/auth/callback?code=code-secret&state=forged", method: .get),
         status: .forbidden, code: "state-mismatch")
       let response = try await client.execute(uri: "/auth/callback?code=code-secret&state=st-secret-1", method: .get)
@@ -130,7 +133,7 @@ final class CapturedLogs: Sendable {
   @Test func duplicateStateIs400() async throws {
     let f = try Fixture()
     try await f.app.test(.router) { client in
-      problem(
+      expectProblem(
         try await client.execute(uri: "/auth/callback?code=code-secret&state=st-secret-1&state=st-secret-1", method: .get),
         status: .badRequest, code: "duplicate-parameter")
     }
@@ -140,7 +143,7 @@ final class CapturedLogs: Sendable {
     let f = try Fixture()
     try await f.app.test(.router) { client in
       let body = ByteBuffer(string: "state=8f3c1e2a&code=" + String(repeating: "a", count: 100 * 1024))
-      problem(
+      expectProblem(
         try await client.execute(uri: "/auth/apple/callback", method: .post, headers: Self.form, body: body),
         status: .contentTooLarge, code: "content-too-large")
     }
@@ -149,7 +152,7 @@ final class CapturedLogs: Sendable {
   @Test func otherContentTypeIs415() async throws {
     let f = try Fixture()
     try await f.app.test(.router) { client in
-      problem(
+      expectProblem(
         try await client.execute(
           uri: "/auth/apple/callback", method: .post, headers: [.contentType: "application/json"],
           body: ByteBuffer(string: #"{"state":"8f3c1e2a","code":"c"}"#)),
@@ -253,10 +256,10 @@ final class CapturedLogs: Sendable {
     }
     try await Application(router: router).test(.router) { client in
       let response = try await client.execute(uri: "/cb?code=c&state=s", method: .get)
-      problem(response, status: .serviceUnavailable, code: "store-unavailable")
+      expectProblem(response, status: .serviceUnavailable, code: "store-unavailable")
       #expect(!String(buffer: response.body).contains("db-host-secret"))
       let start = try await client.execute(uri: "/start", method: .get)
-      problem(start, status: .serviceUnavailable, code: "store-unavailable")
+      expectProblem(start, status: .serviceUnavailable, code: "store-unavailable")
     }
   }
 
@@ -267,7 +270,7 @@ final class CapturedLogs: Sendable {
       #expect(client.port != nil)
       let response = try await client.execute(uri: "/auth/callback?code=code-secret&state=st-secret-1", method: .get)
       #expect(response.status == .seeOther)
-      problem(
+      expectProblem(
         try await client.execute(uri: "/auth/callback?code=code-secret&state=st-secret-1", method: .get),
         status: .conflict, code: "replayed")
     }

@@ -1,0 +1,196 @@
+// Start-login endpoints: a fresh state, nonce and PKCE verifier per login, the provider's authorize URL built by
+// LinkParseProviders' request builders, and the pending authorization that the callback will be checked against.
+
+public import Hummingbird
+public import LinkParseCore
+public import LinkParseProviders
+
+/// How one provider's login starts on a web server: the authorize URL to send the browser to, and the pending
+/// authorization the callback will be checked against. Each call of ``makeAuthorization(now:lifetime:)`` draws a
+/// fresh `state` (256 random bits), `nonce` and PKCE verifier.
+///
+/// ```swift
+/// let vk = LoginStart.vkID(clientID: "7915193", redirectURI: "https://example.com/auth/vk/callback")
+/// let (url, pending) = try vk.makeAuthorization()
+/// try await store.insert(pending)   // then answer 302 to `url`
+/// ```
+///
+/// ``LinkParseCallbackEndpoint/registerStart(on:path:login:)`` does exactly that on a Hummingbird router.
+public struct LoginStart: Sendable {
+  /// The provider whose callback the pending authorization expects.
+  ///
+  /// ```swift
+  /// LoginStart.apple(clientID: "com.example.web", redirectURI: "https://example.com/auth/apple").provider  // .apple
+  /// ```
+  public let provider: Provider
+  /// The redirect URI sent to the provider (the callback route's URL).
+  ///
+  /// ```swift
+  /// LoginStart.tid(clientID: "partner", redirectURI: "https://example.com/auth/tid").redirectURI
+  /// ```
+  public let redirectURI: String
+  private let build: @Sendable (_ secrets: Secrets, _ expiresAt: Int64?) throws(URLParseError) -> (String, PendingAuthorization)
+
+  /// The per-login random values.
+  struct Secrets {
+    let state: String
+    let nonce: String
+    let pkce: PKCE
+
+    static func fresh() -> Secrets {
+      var rng = SystemRandomNumberGenerator()
+      return Secrets(state: randomToken(&rng), nonce: randomToken(&rng), pkce: PKCE(generator: &rng))
+    }
+
+    /// 32 random bytes, base64url without padding (43 characters).
+    static func randomToken(_ rng: inout some RandomNumberGenerator) -> String {
+      var bytes: [UInt8] = []
+      bytes.reserveCapacity(32)
+      for _ in 0..<4 {
+        var word = rng.next()
+        for _ in 0..<8 {
+          bytes.append(UInt8(truncatingIfNeeded: word))
+          word >>= 8
+        }
+      }
+      return Base64URL.encode(bytes)
+    }
+  }
+
+  private init(
+    provider: Provider, redirectURI: String,
+    build: @escaping @Sendable (Secrets, Int64?) throws(URLParseError) -> (String, PendingAuthorization)
+  ) {
+    self.provider = provider
+    self.redirectURI = redirectURI
+    self.build = build
+  }
+
+  /// A fresh authorize URL and its pending authorization, expiring `lifetime` seconds after `now`.
+  ///
+  /// ```swift
+  /// let (url, pending) = try LoginStart.sberID(clientID: "0A1B2C3D", redirectURI: "https://example.com/auth/sber")
+  ///   .makeAuthorization()
+  /// ```
+  ///
+  /// - Throws: ``URLParseError`` when the configured redirect URI is not a URL.
+  public func makeAuthorization(
+    now: Int64 = PendingAuthorization.currentUnixTime(), lifetime: Int64 = PendingAuthorization.defaultLifetime
+  ) throws(URLParseError) -> (authorizeURL: String, pending: PendingAuthorization) {
+    let (url, pending) = try build(Secrets.fresh(), now + lifetime)
+    return (url, pending)
+  }
+
+  /// VK ID on the web (`https://id.vk.ru/authorize`, PKCE S256, `state`).
+  ///
+  /// ```swift
+  /// LoginStart.vkID(clientID: "7915193", redirectURI: "https://example.com/auth/vk", scope: ["vkid.personal_info"])
+  /// ```
+  public static func vkID(
+    clientID: String, redirectURI: String, scope: [String] = [], endpoint: String = "https://id.vk.ru/authorize"
+  ) -> LoginStart {
+    LoginStart(provider: .vk, redirectURI: redirectURI) { (s, expiresAt) throws(URLParseError) in
+      let request = VKIDAuthorizationRequest(
+        clientID: clientID, redirectURI: redirectURI, state: s.state, pkce: s.pkce, scope: scope, endpoint: endpoint)
+      return (request.url, try request.pendingAuthorization(expiresAt: expiresAt))
+    }
+  }
+
+  /// Sber ID's web page (`authorize.do`, `response_type=code`, `state`, `nonce`, PKCE S256).
+  ///
+  /// ```swift
+  /// LoginStart.sberID(clientID: "0A1B2C3D", redirectURI: "https://example.com/auth/sber", scope: ["openid", "name"])
+  /// ```
+  public static func sberID(
+    clientID: String, redirectURI: String, scope: [String] = ["openid"],
+    authorizeURL: String = "https://online.sberbank.ru/CSAFront/oidc/authorize.do"
+  ) -> LoginStart {
+    LoginStart(provider: .sber, redirectURI: redirectURI) { (s, expiresAt) throws(URLParseError) in
+      let request = SberIDAuthorizationRequest(
+        clientID: clientID, redirectURI: redirectURI, state: s.state, nonce: s.nonce, scope: scope, pkce: s.pkce)
+      return (request.webURL(base: authorizeURL), try request.pendingAuthorization(expiresAt: expiresAt))
+    }
+  }
+
+  /// T-ID on the web (`https://id.tbank.ru/auth/authorize`, `response_type=code`, `state`, PKCE S256). The
+  /// callback (`?state=…&code=…&session_state=…`) is checked against the state, unlike the app-to-app flow.
+  ///
+  /// ```swift
+  /// LoginStart.tid(clientID: "partner", redirectURI: "https://example.com/auth/tid")
+  /// ```
+  public static func tid(
+    clientID: String, redirectURI: String, scope: [String] = [],
+    authorizeURL: String = "https://id.tbank.ru/auth/authorize"
+  ) -> LoginStart {
+    LoginStart(provider: .tid, redirectURI: redirectURI) { (s, expiresAt) throws(URLParseError) in
+      let request = OAuth2AuthorizationRequest(
+        endpoint: authorizeURL, clientID: clientID, redirectURI: redirectURI, scope: scope, state: s.state,
+        pkce: s.pkce)
+      let pending = PendingAuthorization(
+        provider: .tid, redirectURI: try ParsedURL(redirectURI), state: s.state, expiresAt: expiresAt,
+        clientID: clientID, codeVerifier: s.pkce.verifier, redirectURIAsSent: redirectURI)
+      return (request.url, pending)
+    }
+  }
+
+  /// Sign in with Apple on the web: `code id_token` posted back (`form_post`) with `state` and `nonce`; asking
+  /// for `name`/`email` requires `form_post`, so that is the only mode offered here.
+  ///
+  /// ```swift
+  /// LoginStart.apple(clientID: "com.example.web", redirectURI: "https://example.com/auth/apple")
+  /// ```
+  public static func apple(
+    clientID: String, redirectURI: String, scope: [String] = ["name", "email"]
+  ) -> LoginStart {
+    LoginStart(provider: .apple, redirectURI: redirectURI) { (s, expiresAt) throws(URLParseError) in
+      let request = AppleAuthorizationRequest(
+        clientID: clientID, redirectURI: redirectURI, state: s.state, nonce: s.nonce, scope: scope)
+      return (request.url, try request.pendingAuthorization(expiresAt: expiresAt))
+    }
+  }
+
+  /// Any OAuth 2.0 / OpenID Connect server: `response_type=code`, `state`, `nonce` (when `scope` has
+  /// `openid`), PKCE S256, and the RFC 9207 `iss` check when `issuer` is given.
+  ///
+  /// ```swift
+  /// LoginStart.oauth2(
+  ///   authorizeURL: "https://as.example/authorize", clientID: "app", redirectURI: "https://example.com/auth/cb",
+  ///   issuer: "https://as.example")
+  /// ```
+  public static func oauth2(
+    authorizeURL: String, clientID: String, redirectURI: String, scope: [String] = ["openid"],
+    issuer: String? = nil
+  ) -> LoginStart {
+    LoginStart(provider: .oauth2, redirectURI: redirectURI) { (s, expiresAt) throws(URLParseError) in
+      let request = OAuth2AuthorizationRequest(
+        endpoint: authorizeURL, clientID: clientID, redirectURI: redirectURI, scope: scope, state: s.state,
+        nonce: scope.contains("openid") ? s.nonce : nil, pkce: s.pkce, issuer: issuer)
+      return (request.url, try request.pendingAuthorization(expiresAt: expiresAt))
+    }
+  }
+}
+
+extension LinkParseCallbackEndpoint {
+  /// Registers GET on `path` that starts a `login`: a fresh state, nonce and PKCE verifier, the pending
+  /// authorization inserted into ``store``, and 302 to the provider's authorize URL (`Cache-Control: no-store`).
+  /// A store that fails gives 503 `store-unavailable`; a redirect URI that is not a URL, 500
+  /// `invalid-configuration`.
+  ///
+  /// ```swift
+  /// endpoint.registerStart(on: router, path: "/login/vk",
+  ///   login: .vkID(clientID: "7915193", redirectURI: "https://example.com/auth/vk/callback"))
+  /// ```
+  public func registerStart<Methods: RouterMethods>(on router: Methods, path: RouterPath, login: LoginStart) {
+    let endpoint = self
+    router.get(path) { _, _ -> Response in
+      let authorizeURL: String
+      let pending: PendingAuthorization
+      do {
+        (authorizeURL, pending) = try login.makeAuthorization(now: endpoint.now())
+      } catch {
+        return endpoint.problem(.invalidConfiguration, event: "login start failed")
+      }
+      return await endpoint.start(authorizeURL: authorizeURL, pending: pending)
+    }
+  }
+}

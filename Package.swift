@@ -142,11 +142,24 @@ let package = Package(
         .product(name: "NIOHTTP1", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ]),
+    // What several test targets share: the test database's configuration, a TCP proxy that can take the
+    // database away.
+    .target(
+      name: "LinkParseTestSupport",
+      dependencies: [
+        "LinkParseCore",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+      ],
+      path: "Tests/LinkParseTestSupport"
+    ),
     // Against a real PostgreSQL server (LINKPARSE_TEST_DATABASE_URL, started by .ci/postgres.sh).
     .testTarget(
       name: "LinkParsePostgresTests",
       dependencies: [
-        "LinkParsePostgres", "LinkParseProviders", "LinkParseCore",
+        "LinkParsePostgres", "LinkParseProviders", "LinkParseCore", "LinkParseTestSupport",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
@@ -157,6 +170,18 @@ let package = Package(
         "LinkParseHummingbird", "LinkParseProviders", "LinkParseCore", "LinkParseRouter",
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
+      ]),
+    // Hummingbird apps on 127.0.0.1 with the PostgreSQL store, driven by AsyncHTTPClient.
+    .testTarget(
+      name: "LinkParseServerTests",
+      dependencies: [
+        "LinkParseHummingbird", "LinkParsePostgres", "LinkParseRouter", "LinkParseProviders", "LinkParseCore",
+        "LinkParseTestSupport",
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "NIOCore", package: "swift-nio"),
       ]),
     .testTarget(name: "LinkParseCLITests", dependencies: ["LinkParseCLI", "linkparse"]),
     // Replays corpus/regressions/ through the fuzz targets' properties (FuzzSupport is a symlink to

@@ -6,29 +6,12 @@ import Foundation
 import LinkParseCore
 import LinkParsePostgres
 import LinkParseProviders
+import LinkParseTestSupport
 import Logging
 import PostgresNIO
 import Testing
 
-/// The test database, from LINKPARSE_TEST_DATABASE_URL (`postgres://user[:password]@host:port/database`).
-enum TestDatabase {
-  static let url: String? = ProcessInfo.processInfo.environment["LINKPARSE_TEST_DATABASE_URL"].flatMap {
-    $0.isEmpty ? nil : $0
-  }
-  static let isCI = !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty
-
-  static func configuration(port override: Int? = nil) throws -> PostgresClient.Configuration {
-    let url = try ParsedURL(try #require(url))
-    let database = String(url.path.dropFirst())
-    var configuration = PostgresClient.Configuration(
-      host: String(url.host ?? "127.0.0.1"), port: override ?? Int(url.port ?? 5432),
-      username: url.username.removingPercentEncoding ?? String(url.username),
-      password: url.password.isEmpty ? nil : url.password.removingPercentEncoding,
-      database: database.isEmpty ? nil : database, tls: .disable)
-    configuration.options.maximumConnections = 8
-    return configuration
-  }
-
+extension TestDatabase {
   /// The secret every "server instance" shares.
   static let secret = SymmetricKey(data: Array(repeating: UInt8(0x5A), count: 32))
 
@@ -66,9 +49,9 @@ func code(_ body: () async throws -> ProviderCallback) async -> CallbackError.Co
   @Test func databaseURLIsSetUnderCI() {
     if TestDatabase.url == nil {
       if TestDatabase.isCI {
-        Issue.record("LINKPARSE_TEST_DATABASE_URL is not set and CI is: the PostgreSQL store tests cannot be skipped (run them through `make test`, which starts .ci/postgres.sh)")
+        Issue.record("CI is set, so this is a failure: \(TestDatabase.missingMessage)")
       } else {
-        print("LinkParsePostgresTests: LINKPARSE_TEST_DATABASE_URL is not set: the PostgreSQL store tests are SKIPPED (`.ci/postgres.sh start` and export `LINKPARSE_TEST_DATABASE_URL=$(.ci/postgres.sh url)`)")
+        print("LinkParsePostgresTests: \(TestDatabase.missingMessage)")
       }
     }
   }

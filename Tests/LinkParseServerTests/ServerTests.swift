@@ -1,0 +1,170 @@
+// The whole server side over real sockets: Hummingbird apps on 127.0.0.1 serving a LinkParseRouter table,
+// PostgresPendingAuthorizationStore on the test PostgreSQL server (LINKPARSE_TEST_DATABASE_URL, its own
+// database so that the store tests' TRUNCATEs do not reach it), AsyncHTTPClient as the browser.
+
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LinkParseCore
+import LinkParseHummingbird
+import LinkParsePostgres
+import LinkParseProviders
+import LinkParseRouter
+import LinkParseTestSupport
+import NIOCore
+import PostgresNIO
+import Testing
+
+@Suite(.serialized, .enabled(if: TestDatabase.url != nil, "LINKPARSE_TEST_DATABASE_URL is not set (make test sets it)"))
+struct ServerTests {
+  static let database = "linkparse_server_test"
+  static let secret = SymmetricKey(data: Array(repeating: UInt8(0x33), count: 32))
+  /// How many logins the two-instance test runs: 1,000, or LINKPARSE_SERVER_CONCURRENCY_LOGINS.
+  static let logins = ProcessInfo.processInfo.environment["LINKPARSE_SERVER_CONCURRENCY_LOGINS"].flatMap { Int($0) } ?? 1000
+
+  /// One server instance: its own PostgresClient (through `databasePort` when given) and store, and a
+  /// Hummingbird app on a free port of 127.0.0.1 with `/login` and the callback route `/auth/callback`.
+  static func withInstance<R: Sendable>(
+    databasePort: Int? = nil, timeout: Duration = .seconds(5), truncate: Bool = false,
+    _ body: @Sendable @escaping (_ port: Int, _ store: PostgresPendingAuthorizationStore) async throws -> R
+  ) async throws -> R {
+    var configuration = try TestDatabase.configuration(database: database, port: databasePort)
+    configuration.options.connectTimeout = .seconds(1)
+    let client = PostgresClient(configuration: configuration)
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+      group.addTask { await client.run() }
+      defer { group.cancelAll() }
+      let store = PostgresPendingAuthorizationStore(client: client, secret: secret, operationTimeout: timeout)
+      try await store.migrate()
+      if truncate { try await client.query("TRUNCATE linkparse_pending_authorizations") }
+      let endpoint = LinkParseCallbackEndpoint(store: store, publicBaseURL: "https://app.example")
+      let table = try LinkParseRouter.Router([Route("callback", "https://app.example/auth/callback", provider: "oauth2")])
+      let router = Router()
+      router.add(
+        middleware: try endpoint.callbackRoutes(table, context: BasicRequestContext.self, unknownRoutePrefix: "/auth/") {
+          _, _, _, _ in Response(status: .seeOther, headers: [.location: "/welcome"])
+        })
+      endpoint.registerStart(
+        on: router, path: "/login",
+        login: .oauth2(
+          authorizeURL: "https://as.example/authorize", clientID: "app",
+          redirectURI: "https://app.example/auth/callback"))
+      return try await Application(router: router).test(.live) { client in
+        try await body(try #require(client.port), store)
+      }
+    }
+  }
+
+  /// What one request answered: the status and, for problem JSON, its `code`.
+  struct Answer: Sendable, Hashable {
+    let status: Int
+    let code: String?
+    let location: String?
+  }
+
+  static let http: HTTPClient = {
+    var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+    configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+    return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+  }()
+
+  static func get(_ port: Int, _ target: String) async throws -> Answer {
+    let response = try await http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(target)"), timeout: .seconds(30))
+    let body = String(buffer: try await response.body.collect(upTo: 64 * 1024))
+    var code: String?
+    if let range = body.range(of: "\"code\":\"") {
+      code = String(body[range.upperBound...].prefix { $0 != "\"" })
+    }
+    return Answer(status: Int(response.status.code), code: code, location: response.headers.first(name: "location"))
+  }
+
+  /// Starts a login on the instance at `port`; the state is read from the 302's Location.
+  static func startLogin(_ port: Int) async throws -> String {
+    let answer = try await get(port, "/login")
+    #expect(answer.status == 302)
+    return try #require(URLComponents(string: answer.location ?? "")?.queryItems?.first { $0.name == "state" }?.value)
+  }
+
+  static func callback(_ port: Int, state: String) async throws -> Answer {
+    try await get(port, "/auth/callback?code=code-\(state.prefix(8))&state=\(state)")
+  }
+
+  /// Two instances on one database: every login's callback is sent twice to each of them at once. Exactly
+  /// one success (303) per login; every other answer is 409 `replayed`.
+  @Test func twoInstancesOneSuccessPerLogin() async throws {
+    try await TestDatabase.ensureDatabase(Self.database)
+    let logins = Self.logins
+    try await Self.withInstance(truncate: true) { a, store in
+      try await Self.withInstance { b, _ in
+        let clock = ContinuousClock()
+        let began = clock.now
+        var states: [String] = []
+        for batch in stride(from: 0, to: logins, by: 32) {
+          states += try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for i in batch..<min(batch + 32, logins) {
+              group.addTask { (i, try await Self.startLogin(i % 2 == 0 ? a : b)) }
+            }
+            var started: [(Int, String)] = []
+            for try await s in group { started.append(s) }
+            return started.sorted { $0.0 < $1.0 }.map(\.1)
+          }
+        }
+        let started = states
+        #expect(Set(started).count == logins)
+        #expect(try await store.count == logins)
+        var answers: [[Answer]] = []
+        for batch in stride(from: 0, to: logins, by: 16) {
+          answers += try await withThrowingTaskGroup(of: (Int, Answer).self) { group in
+            for i in batch..<min(batch + 16, logins) {
+              for port in [a, a, b, b] {
+                group.addTask { (i, try await Self.callback(port, state: started[i])) }
+              }
+            }
+            var byLogin = Array(repeating: [Answer](), count: min(batch + 16, logins) - batch)
+            for try await (i, answer) in group { byLogin[i - batch].append(answer) }
+            return byLogin
+          }
+        }
+        let elapsed = clock.now - began
+        let success = Answer(status: 303, code: nil, location: "/welcome")
+        let replayed = Answer(status: 409, code: "replayed", location: nil)
+        #expect(answers.count == logins)
+        #expect(answers.allSatisfy { $0.filter { $0 == success }.count == 1 && $0.filter { $0 == replayed }.count == 3 })
+        #expect(try await store.count == 0)
+        print("ServerTests: \(logins) logins, \(logins * 5) requests over 2 instances in \(elapsed)")
+      }
+    }
+  }
+
+  /// The database goes away between callbacks: 503 `store-unavailable` while it is gone (for callbacks and
+  /// login starts); when it is back, the login whose callback failed still succeeds, once.
+  @Test func databaseGoesAwayMidRun() async throws {
+    try await TestDatabase.ensureDatabase(Self.database)
+    let proxy = try await TCPProxy(targetPort: try TestDatabase.port())
+    try await Self.withInstance(databasePort: proxy.port, timeout: .seconds(1)) { port, store in
+      let first = try await Self.startLogin(port)
+      let second = try await Self.startLogin(port)
+      let third = try await Self.startLogin(port)
+      #expect(try await Self.callback(port, state: first).status == 303)
+
+      await proxy.stop()
+      #expect(try await Self.callback(port, state: second) == Answer(status: 503, code: "store-unavailable", location: nil))
+      #expect(try await Self.get(port, "/login") == Answer(status: 503, code: "store-unavailable", location: nil))
+
+      try await proxy.start()
+      var answer = try await Self.callback(port, state: second)
+      for _ in 0..<60 where answer.status == 503 {
+        try await Task.sleep(for: .milliseconds(500))
+        answer = try await Self.callback(port, state: second)
+      }
+      #expect(answer.status == 303)
+      #expect(try await Self.callback(port, state: second).code == "replayed")
+      #expect(try await Self.callback(port, state: first).code == "replayed")
+      #expect(try await Self.callback(port, state: third).status == 303)
+      #expect(try await Self.callback(port, state: "forged-state").status == 404)
+    }
+    await proxy.stop()
+  }
+}

@@ -26,6 +26,8 @@ let package = Package(
     // Already in the graph through AsyncHTTPClient; named for LinkParseHTTP's optional debug log.
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    // Already in the graph through postgres-nio; named for DATABASE_URL's sslmode.
+    .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
   ],
   targets: [
@@ -91,6 +93,7 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
       ],
       swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
     ),
@@ -147,7 +150,7 @@ let package = Package(
     .target(
       name: "LinkParseTestSupport",
       dependencies: [
-        "LinkParseCore",
+        "LinkParseCore", "LinkParsePostgres",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),

@@ -200,7 +200,7 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStoring {
     let expiresAt = authorization.expiresAt
     let now = PendingAuthorization.currentUnixTime()
     let logger = self.logger
-    try await guarded { [client] in
+    _ = try await guarded { [client] in
       try await client.query(
         """
         INSERT INTO linkparse_pending_authorizations

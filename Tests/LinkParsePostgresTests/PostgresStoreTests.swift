@@ -345,3 +345,27 @@ struct PostgresPendingAuthorizationStoreTests {
     }
   }
 }
+
+@Suite struct DatabaseURLTests {
+  @Test func urlsMakeConfigurations() throws {
+    let c = try PostgresPendingAuthorizationStore.clientConfiguration(
+      databaseURL: "postgresql://app%40x:p%3As@[::1]:6543/log%20ins?sslmode=disable")
+    #expect(c.host == "::1" && c.port == 6543)
+    #expect(c.username == "app@x" && c.password == "p:s" && c.database == "log ins")
+    let d = try PostgresPendingAuthorizationStore.clientConfiguration(databaseURL: "postgres://u@db.example/app")
+    #expect(d.port == 5432 && d.password == nil && d.database == "app")
+  }
+
+  @Test(arguments: [
+    ("mysql://u@h/db", "scheme \"mysql\" is not postgres or postgresql"),
+    ("postgres://h/db", "the database URL has no user name"),
+    ("postgres://u@h/db?sslmode=allow", "sslmode \"allow\" is not disable, prefer, require or verify-full"),
+    ("postgres://u:pw@[::1/db", "the database URL does not parse: invalid-ipv6 at byte 16"),
+  ])
+  func badURLsSayWhy(url: String, message: String) {
+    let error = #expect(throws: DatabaseURLError.self) {
+      _ = try PostgresPendingAuthorizationStore.clientConfiguration(databaseURL: url)
+    }
+    #expect(error?.message == message)
+  }
+}

@@ -3,6 +3,7 @@
 
 import Foundation
 import LinkParseCore
+import LinkParsePostgres
 public import PostgresNIO
 
 /// The test database, from LINKPARSE_TEST_DATABASE_URL (`postgres://user[:password]@host:port/database`).
@@ -28,13 +29,13 @@ public enum TestDatabase {
     database override: String? = nil, port: Int? = nil, maximumConnections: Int = 8
   ) throws -> PostgresClient.Configuration {
     guard let url else { throw NotConfigured() }
-    let parsed = try ParsedURL(url)
-    let database = override ?? String(parsed.path.dropFirst())
-    var configuration = PostgresClient.Configuration(
-      host: String(parsed.host ?? "127.0.0.1"), port: port ?? Int(parsed.port ?? 5432),
-      username: parsed.username.removingPercentEncoding ?? String(parsed.username),
-      password: parsed.password.isEmpty ? nil : parsed.password.removingPercentEncoding,
-      database: database.isEmpty ? nil : database, tls: .disable)
+    var configuration = try PostgresPendingAuthorizationStore.clientConfiguration(databaseURL: url)
+    if let override { configuration.database = override }
+    if let port {
+      configuration = PostgresClient.Configuration(
+        host: configuration.host ?? "127.0.0.1", port: port, username: configuration.username,
+        password: configuration.password, database: configuration.database, tls: .disable)
+    }
     configuration.options.maximumConnections = maximumConnections
     return configuration
   }

@@ -4,7 +4,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libicu-dev libpcre2-dev pkg-config
 CONFORMANCE_DIR ?= $(abspath ../shared/conformance)
 
-.PHONY: deps build demo test fuzz-smoke fuzz clean bench bench-compare bench-tokens bench-check bench-thresholds
+.PHONY: deps build demo test fuzz-smoke fuzz clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example bench-server
 
 ## Install the Debian packages the build needs, if any is missing (apt-get, as root or through sudo).
 deps:
@@ -27,6 +27,12 @@ demo: build
 	@.build/release/linkparse --stats samples/callbacks.txt; status=$$?; \
 	echo "== exit status $$status (0: all parsed, 1: some records failed, as the sample intends)"; \
 	test $$status -le 1
+
+## The example login server (Examples/CallbackServer) on 127.0.0.1:8080 (HOST, PORT, PUBLIC_BASE_URL): in-memory
+## store, or PostgreSQL when DATABASE_URL is set. Try `curl -siL http://127.0.0.1:8080/login/demo`.
+serve-example: deps
+	$(SWIFT) build --product linkparse-example-server
+	.build/debug/linkparse-example-server
 
 ## Fuzz every target briefly (Fuzz/run.sh: sanitizer build, then FUZZ_SMOKE_SECONDS per target). A crash
 ## is stored, minimized, in corpus/regressions/ and fails the run.

@@ -120,6 +120,18 @@ let package = Package(
       ]
     ),
     .executableTarget(name: "linkparse", dependencies: ["LinkParseCLI"]),
+    // The example login server (`make serve-example`): in-memory store, or PostgreSQL with DATABASE_URL.
+    .executableTarget(
+      name: "linkparse-example-server",
+      dependencies: [
+        "LinkParseHummingbird", "LinkParsePostgres", "LinkParseRouter", "LinkParseProviders", "LinkParseCore",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Logging", package: "swift-log"),
+      ],
+      path: "Examples/CallbackServer"
+    ),
     .testTarget(
       name: "LinkParseCoreTests", dependencies: ["LinkParseCore"], exclude: ["expected-failures.txt"]),
     .testTarget(name: "LinkParseRouterTests", dependencies: ["LinkParseRouter"]),
@@ -179,7 +191,7 @@ let package = Package(
       name: "LinkParseServerTests",
       dependencies: [
         "LinkParseHummingbird", "LinkParsePostgres", "LinkParseRouter", "LinkParseProviders", "LinkParseCore",
-        "LinkParseTestSupport",
+        "LinkParseTestSupport", "linkparse-example-server",
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -18,6 +18,11 @@ let package = Package(
     // The same versions the library resolves: BenchTokens signs its fixture tokens with them.
     .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+    // BenchServer: the server it loads and the client that loads it.
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
   ],
   targets: [
     // The routes and pending authorizations both measuring programs use.
@@ -35,6 +40,21 @@ let package = Package(
         .product(name: "JWTKit", package: "jwt-kit"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "_CryptoExtras", package: "swift-crypto"),
+      ]
+    ),
+    // Load test of LinkParseHummingbird's callback routes with the in-memory and PostgreSQL stores:
+    // callbacks/s and latency percentiles (`make bench-server`).
+    .executableTarget(
+      name: "BenchServer",
+      dependencies: [
+        .product(name: "LinkParse", package: linkParse),
+        .product(name: "LinkParseHummingbird", package: linkParse),
+        .product(name: "LinkParsePostgres", package: linkParse),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Logging", package: "swift-log"),
       ]
     ),
     // The package-benchmark suites (`make bench`, `make bench-check`), in package-benchmark's layout.

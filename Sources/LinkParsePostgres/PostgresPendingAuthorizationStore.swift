@@ -508,16 +508,8 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStoring {
 
   // MARK: - Keys and sealing
 
-  /// `redirect_key`: the lower-cased scheme, host and path (port and userinfo left to
-  /// ``PendingAuthorization/matchesRedirect(_:)``, which every candidate is checked with); the scheme alone for
-  /// the VK apps' `vk<digits>` schemes, whose host and path the callback may drop.
-  static func redirectKey(_ url: ParsedURL) -> String {
-    let scheme = url.scheme.lowercased()
-    if scheme.count > 2, scheme.hasPrefix("vk"), scheme.dropFirst(2).allSatisfy({ $0.isASCII && $0.isNumber }) {
-      return scheme + ":"
-    }
-    return scheme + "://" + String(url.host ?? "") + String(url.path)
-  }
+  /// `redirect_key`: ``PendingAuthorization/redirectKey(_:)``.
+  static func redirectKey(_ url: ParsedURL) -> String { PendingAuthorization.redirectKey(url) }
 
   private func stateKey(_ state: [UInt8]) -> ByteBuffer {
     ByteBuffer(bytes: HMAC<SHA256>.authenticationCode(for: state, using: stateKey))

@@ -482,6 +482,22 @@ public struct PendingAuthorization: @unchecked Sendable {
     return true
   }
 
+  /// The key a store indexes pending authorizations by: the lower-cased scheme, host and path (port and
+  /// userinfo are left to ``matchesRedirect(_:)``, which every candidate is checked with); the scheme alone for
+  /// the VK apps' `vk<digits>` schemes, whose host and path the callback may drop. Whenever
+  /// `pending.matchesRedirect(url)`, `redirectKey(url) == redirectKey(pending.redirectURI)`.
+  ///
+  /// ```swift
+  /// PendingAuthorization.redirectKey(try ParsedURL("https://a.example:8443/cb?x=1"))  // "https://a.example/cb"
+  /// ```
+  package static func redirectKey(_ url: ParsedURL) -> String {
+    let scheme = url.scheme.lowercased()
+    if scheme.count > 2, scheme.hasPrefix("vk"), scheme.dropFirst(2).allSatisfy({ $0.isASCII && $0.isNumber }) {
+      return scheme + ":"
+    }
+    return scheme + "://" + String(url.host ?? "") + String(url.path)
+  }
+
   /// `scheme://host/path` of a URL, for error messages (no query: it may hold secrets).
   static func describe(_ url: ParsedURL) -> String {
     let href = url.href

@@ -1,5 +1,6 @@
 // A thread-safe, single-use set of pending authorizations (providers.md §3.6, §7 step 4).
 
+import Crypto
 public import LinkParseCore
 
 #if canImport(Glibc)
@@ -43,14 +44,24 @@ import Darwin
 /// (``PendingAuthorizationStore`` needs no `Synchronization.Mutex`, so no iOS 18 / macOS 15 floor).
 public final class PendingAuthorizationStore: Sendable {
 
+  /// The pending authorizations, indexed so that a callback costs the same with 10 or 100,000 of them: by
+  /// a keyed hash of the state (HMAC-SHA256 under a key of the store's own, so that the dictionary compares
+  /// digests, never state bytes), and by redirect key (``PendingAuthorization/redirectKey(_:)``).
   private struct Contents {
-    var pending: [PendingAuthorization] = []
+    var entries: [UInt64: PendingAuthorization] = [:]
+    var nextID: UInt64 = 0
+    var byState: [[UInt8]: [UInt64]] = [:]
+    var byRedirect: [String: Set<UInt64>] = [:]
+    /// Entries without state, by redirect key (the T-ID app flow; few).
+    var statelessByRedirect: [String: [UInt64]] = [:]
+    var statelessTIDCount = 0
     /// Consumed authorizations, oldest first (to report replays).
     var consumed: [PendingAuthorization] = []
   }
 
   private let contents = PThreadLocked(Contents())
   private let consumedLimit: Int
+  private let stateKey = SymmetricKey(size: .bits256)
 
   /// Creates an empty store that remembers the last `consumedLimit` consumed authorizations to report
   /// replays.
@@ -62,13 +73,30 @@ public final class PendingAuthorizationStore: Sendable {
     self.consumedLimit = max(1, consumedLimit)
   }
 
+  private func key(_ state: some Sequence<UInt8>) -> [UInt8] {
+    Array(HMAC<SHA256>.authenticationCode(for: Array(state), using: stateKey))
+  }
+
   /// Adds a pending authorization.
   ///
   /// ```swift
   /// store.insert(PendingAuthorization(provider: .vk, redirectURI: try ParsedURL("vk1://vk.ru/blank.html"), state: "s"))
   /// ```
   public func insert(_ authorization: PendingAuthorization) {
-    contents.withLock { $0.pending.append(authorization) }
+    let stateKey = authorization.state.map { key($0.utf8) }
+    let redirectKey = PendingAuthorization.redirectKey(authorization.redirectURI)
+    contents.withLock { c in
+      let id = c.nextID
+      c.nextID &+= 1
+      c.entries[id] = authorization
+      c.byRedirect[redirectKey, default: []].insert(id)
+      if let stateKey {
+        c.byState[stateKey, default: []].append(id)
+      } else {
+        c.statelessByRedirect[redirectKey, default: []].append(id)
+        if authorization.provider == .tid { c.statelessTIDCount += 1 }
+      }
+    }
   }
 
   /// The number of pending authorizations.
@@ -76,7 +104,7 @@ public final class PendingAuthorizationStore: Sendable {
   /// ```swift
   /// store.count  // 0
   /// ```
-  public var count: Int { contents.withLock { $0.pending.count } }
+  public var count: Int { contents.withLock { $0.entries.count } }
 
   /// Drops every pending authorization that has expired at `now` (Unix seconds); returns how many.
   ///
@@ -85,10 +113,17 @@ public final class PendingAuthorizationStore: Sendable {
   /// ```
   @discardableResult
   public func removeExpired(now: Int64 = PendingAuthorization.currentUnixTime()) -> Int {
-    contents.withLock { contents in
-      let before = contents.pending.count
-      contents.pending.removeAll { $0.expiresAt.map { now >= $0 } ?? false }
-      return before - contents.pending.count
+    let expired = contents.withLock { c in
+      c.entries.filter { $0.value.expiresAt.map { now >= $0 } ?? false }.map { ($0.key, $0.value) }
+    }
+    let keys = expired.map { ($0.0, $0.1.state.map { key($0.utf8) }) }
+    return contents.withLock { c in
+      var removed = 0
+      for (id, stateKey) in keys where c.entries[id] != nil {
+        Self.remove(id, stateKey: stateKey, &c)
+        removed += 1
+      }
+      return removed
     }
   }
 
@@ -108,9 +143,15 @@ public final class PendingAuthorizationStore: Sendable {
     _ url: ParsedURL, parameters: FormParameters? = nil, now: Int64 = PendingAuthorization.currentUnixTime()
   ) throws(CallbackError) -> ProviderCallback {
     let parameters = parameters ?? ProviderDetector.callbackParameters(of: url)
+    var fields = CallbackFields(parameters)
+    let state = Self.callbackState(&fields)
+    let stateKey = state.map { key($0) }
+    let redirectKey = PendingAuthorization.redirectKey(url)
     let result: Result<ProviderCallback, CallbackError> = contents.withLock { contents in
       do throws(CallbackError) {
-        return .success(try Self.consume(url, parameters, now, &contents, consumedLimit))
+        return .success(
+          try Self.consume(
+            url, parameters, &fields, state, stateKey, redirectKey, now, &contents, consumedLimit))
       } catch {
         return .failure(error)
       }
@@ -119,11 +160,9 @@ public final class PendingAuthorizationStore: Sendable {
   }
 
   private static func consume(
-    _ url: ParsedURL, _ parameters: FormParameters, _ now: Int64, _ contents: inout Contents, _ limit: Int
+    _ url: ParsedURL, _ parameters: FormParameters, _ fields: inout CallbackFields, _ state: [UInt8]?,
+    _ stateKey: [UInt8]?, _ redirectKey: String, _ now: Int64, _ contents: inout Contents, _ limit: Int
   ) throws(CallbackError) -> ProviderCallback {
-    let candidates = contents.pending.indices.filter { contents.pending[$0].matchesRedirect(url) }
-    var fields = CallbackFields(parameters)
-    let state = Self.callbackState(&fields)
     // Decoded bytes against the expected state's UTF-8 bytes, in constant time (no `String` repair of
     // invalid UTF-8: a `%FF` state matches no state).
     func matches(_ expected: String) -> Bool {
@@ -140,42 +179,53 @@ public final class PendingAuthorizationStore: Sendable {
         }
       }
     }
-    guard !candidates.isEmpty else {
+    /// How many pending authorizations the URL's redirect matches, counting up to `limit`.
+    func candidateCount(upTo limit: Int) -> Int {
+      var n = 0
+      for id in contents.byRedirect[redirectKey] ?? [] where contents.entries[id]?.matchesRedirect(url) == true {
+        n += 1
+        if n == limit { break }
+      }
+      return n
+    }
+    guard candidateCount(upTo: 1) > 0 else {
       if wasConsumed() { throw CallbackError(.replayed) }
-      if contents.pending.isEmpty { throw CallbackError(.notPending) }
+      if contents.entries.isEmpty { throw CallbackError(.notPending) }
       throw CallbackError(.redirectMismatch, found: PendingAuthorization.describe(url))
     }
     try fields.rejectDuplicates()
-    let index: Int
-    if state != nil {
-      // Compare against every candidate, so timing does not reveal which one matched.
-      var match: Int?
-      for i in candidates {
-        if let expected = contents.pending[i].state, matches(expected), match == nil { match = i }
+    let id: UInt64
+    if let stateKey {
+      let match = (contents.byState[stateKey] ?? []).first { candidate in
+        guard let pending = contents.entries[candidate], let expected = pending.state else { return false }
+        return pending.matchesRedirect(url) && matches(expected)
       }
       guard let match else {
         if wasConsumed() { throw CallbackError(.replayed) }
         throw fields.stateMismatch(found: nil)
       }
-      index = match
+      id = match
     } else {
-      let stateless = candidates.filter { contents.pending[$0].state == nil }
+      let stateless = (contents.statelessByRedirect[redirectKey] ?? []).filter {
+        contents.entries[$0]?.matchesRedirect(url) == true
+      }
       if stateless.count > 1 { throw CallbackError(.ambiguousAuthorization) }
-      if let only = stateless.first, contents.pending[only].provider == .tid {
+      if let only = stateless.first, contents.entries[only]?.provider == .tid {
         // T-ID app flow: bind only while exactly one T-ID authorization without state is pending at all.
-        let pendingTID = contents.pending.filter { $0.provider == .tid && $0.state == nil }.count
-        if pendingTID != 1 { throw CallbackError(.ambiguousAuthorization) }
-        index = only
+        if contents.statelessTIDCount != 1 { throw CallbackError(.ambiguousAuthorization) }
+        id = only
       } else if let only = stateless.first {
-        index = only
-      } else if candidates.count == 1 {
-        index = candidates[0]  // validate() decides (e.g. the Sber apps' error grammars); else state-mismatch
+        id = only
+      } else if candidateCount(upTo: 2) == 1, let only = (contents.byRedirect[redirectKey] ?? []).first(where: {
+        contents.entries[$0]?.matchesRedirect(url) == true
+      }) {
+        id = only  // validate() decides (e.g. the Sber apps' error grammars); else state-mismatch
       } else {
         if wasConsumed() { throw CallbackError(.replayed) }
         throw fields.stateMismatch(found: "none")
       }
     }
-    let authorization = contents.pending[index]
+    guard let authorization = contents.entries[id] else { throw CallbackError(.notPending) }
     // Bound: by the callback's state, or as a state-less callback to an authorization without one (the T-ID
     // app flow). A state-less callback that validate() accepts for an authorization *with* a state (the Sber
     // apps' error grammars) is not bound: anyone can send `?error_code=5`, so it is decoded and reported but
@@ -183,12 +233,12 @@ public final class PendingAuthorizationStore: Sendable {
     let bound = state != nil || authorization.state == nil
     do throws(CallbackError) {
       let callback = try authorization.validate(url, parameters: parameters, now: now)
-      if bound { Self.retire(index, &contents, limit) }
+      if bound { Self.retire(id, stateKey: stateKey, &contents, limit) }
       return callback
     } catch {
       // Once bound, the authorization is spent unless the callback failed before binding to it.
       if bound && error.code != .stateMismatch && error.code != .redirectMismatch {
-        Self.retire(index, &contents, limit)
+        Self.retire(id, stateKey: stateKey, &contents, limit)
       }
       throw error
     }
@@ -202,9 +252,28 @@ public final class PendingAuthorizationStore: Sendable {
     return nil
   }
 
-  private static func retire(_ index: Int, _ contents: inout Contents, _ limit: Int) {
-    contents.consumed.append(contents.pending.remove(at: index))
+  private static func retire(_ id: UInt64, stateKey: [UInt8]?, _ contents: inout Contents, _ limit: Int) {
+    guard let authorization = remove(id, stateKey: stateKey, &contents) else { return }
+    contents.consumed.append(authorization)
     if contents.consumed.count > limit { contents.consumed.removeFirst(contents.consumed.count - limit) }
+  }
+
+  /// Removes entry `id` from every index (`stateKey`: its state's key, `nil` for an entry without state).
+  @discardableResult
+  private static func remove(_ id: UInt64, stateKey: [UInt8]?, _ c: inout Contents) -> PendingAuthorization? {
+    guard let authorization = c.entries.removeValue(forKey: id) else { return nil }
+    let redirectKey = PendingAuthorization.redirectKey(authorization.redirectURI)
+    c.byRedirect[redirectKey]?.remove(id)
+    if c.byRedirect[redirectKey]?.isEmpty == true { c.byRedirect[redirectKey] = nil }
+    if authorization.state != nil, let stateKey {
+      c.byState[stateKey]?.removeAll { $0 == id }
+      if c.byState[stateKey]?.isEmpty == true { c.byState[stateKey] = nil }
+    } else {
+      c.statelessByRedirect[redirectKey]?.removeAll { $0 == id }
+      if c.statelessByRedirect[redirectKey]?.isEmpty == true { c.statelessByRedirect[redirectKey] = nil }
+      if authorization.provider == .tid { c.statelessTIDCount -= 1 }
+    }
+    return authorization
   }
 }
 

@@ -91,6 +91,17 @@ bench-tokens: deps
 	@cd Benchmarks && $(SWIFT) build -c release --product BenchTokens >&2
 	@cd Benchmarks && .build/release/BenchTokens
 
+## Load test of the callback routes (Benchmarks/Sources/BenchServer): callbacks/s and latency percentiles with the
+## in-memory store and with PostgreSQL (DATABASE_URL, or a throw-away server from .ci/postgres.sh). BENCH_SERVER_ARGS
+## passes options (--callbacks N --concurrency N --seconds S --store memory|postgres|both).
+BENCH_SERVER_ARGS ?=
+bench-server: deps
+	@cd Benchmarks && $(SWIFT) build -c release --product BenchServer >&2
+	@if [ -n "$$DATABASE_URL" ]; then Benchmarks/.build/release/BenchServer $(BENCH_SERVER_ARGS); \
+	else export LINKPARSE_PG_DIR="$${TMPDIR:-/tmp}/linkparse-postgres-bench"; \
+	  trap '.ci/postgres.sh stop >&2' EXIT; .ci/postgres.sh start >&2 && \
+	  DATABASE_URL="$$(.ci/postgres.sh url)?sslmode=disable" Benchmarks/.build/release/BenchServer $(BENCH_SERVER_ARGS); fi
+
 ## Fails when a LinkParse suite's malloc count rises above its committed threshold (Benchmarks/Thresholds/).
 ## Time is never checked. A count below its threshold passes with a reminder to lower the threshold (the
 ## plugin exits 1 for both, so its verdict line tells them apart).

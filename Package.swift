@@ -132,10 +132,13 @@ let package = Package(
       ],
       path: "Examples/CallbackServer"
     ),
+    // Helpers every test target may use (a deterministic generator); no dependencies.
+    .target(name: "LinkParseTestSupport", path: "Tests/LinkParseTestSupport"),
     .testTarget(
-      name: "LinkParseCoreTests", dependencies: ["LinkParseCore"], exclude: ["expected-failures.txt"]),
-    .testTarget(name: "LinkParseRouterTests", dependencies: ["LinkParseRouter"]),
-    .testTarget(name: "LinkParseProvidersTests", dependencies: ["LinkParseProviders"]),
+      name: "LinkParseCoreTests", dependencies: ["LinkParseCore", "LinkParseTestSupport"],
+      exclude: ["expected-failures.txt"]),
+    .testTarget(name: "LinkParseRouterTests", dependencies: ["LinkParseRouter", "LinkParseTestSupport"]),
+    .testTarget(name: "LinkParseProvidersTests", dependencies: ["LinkParseProviders", "LinkParseTestSupport"]),
     .testTarget(name: "LinkParseTests", dependencies: ["LinkParse"]),
     // Signs its own fixtures (RSA-2048 and P-256 keys made in the test) with jwt-kit and swift-crypto.
     .testTarget(
@@ -160,7 +163,7 @@ let package = Package(
     // What several test targets share: the test database's configuration, a TCP proxy that can take the
     // database away.
     .target(
-      name: "LinkParseTestSupport",
+      name: "LinkParseServerTestSupport",
       dependencies: [
         "LinkParseCore", "LinkParsePostgres",
         .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -168,13 +171,13 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
       ],
-      path: "Tests/LinkParseTestSupport"
+      path: "Tests/LinkParseServerTestSupport"
     ),
     // Against a real PostgreSQL server (LINKPARSE_TEST_DATABASE_URL, started by .ci/postgres.sh).
     .testTarget(
       name: "LinkParsePostgresTests",
       dependencies: [
-        "LinkParsePostgres", "LinkParseProviders", "LinkParseCore", "LinkParseTestSupport",
+        "LinkParsePostgres", "LinkParseProviders", "LinkParseCore", "LinkParseServerTestSupport",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
@@ -191,7 +194,7 @@ let package = Package(
       name: "LinkParseServerTests",
       dependencies: [
         "LinkParseHummingbird", "LinkParsePostgres", "LinkParseRouter", "LinkParseProviders", "LinkParseCore",
-        "LinkParseTestSupport", "linkparse-example-server",
+        "LinkParseServerTestSupport", "linkparse-example-server",
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "PostgresNIO", package: "postgres-nio"),

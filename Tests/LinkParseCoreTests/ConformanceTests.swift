@@ -1,36 +1,26 @@
 import Foundation
+import LinkParseTestSupport
 import Testing
 
 @_spi(Testing) @testable import LinkParseCore
 
-/// web-platform-tests URL data, read from `../shared/conformance` (never copied into this repository).
-///
-/// The directory is `$LINKPARSE_CONFORMANCE_DIR` when set (the Makefile sets it), else `../shared/conformance`
-/// beside the package. Without it the tests print that they were skipped and pass — unless `CI` is set, when
-/// the data is required and its absence fails the run.
+/// web-platform-tests URL data (``ConformanceData`` says where it is, and what happens when it is missing).
 enum Conformance {
-  static var directory: URL {
-    if let dir = ProcessInfo.processInfo.environment["LINKPARSE_CONFORMANCE_DIR"], !dir.isEmpty {
-      return URL(fileURLWithPath: dir)
-    }
-    return URL(fileURLWithPath: #filePath)
-      .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("shared/conformance")
-  }
-
-  /// The parsed JSON of a data file, or nil (after recording an issue under CI) when it is missing.
+  /// The parsed JSON of a data file, or nil when it is missing (after printing that it was skipped, or
+  /// recording the failure).
   static func load(_ name: String) -> [Any]? {
-    let file = directory.appendingPathComponent(name)
-    guard let data = FileManager.default.contents(atPath: file.path) else {
-      if ProcessInfo.processInfo.environment["CI"] != nil {
-        Issue.record("conformance data \(file.path) is missing, and CI is set: it is required")
-      } else {
-        print("SKIPPED: conformance test over \(name): \(file.path) not found (set LINKPARSE_CONFORMANCE_DIR)")
-      }
+    let data: Data
+    switch ConformanceData.file(name) {
+    case .found(let bytes): data = bytes
+    case .skipped(let message):
+      print(message)
+      return nil
+    case .missing(let message):
+      Issue.record(Comment(rawValue: message))
       return nil
     }
     guard let array = try? JSONSerialization.jsonObject(with: data) as? [Any] else {
-      Issue.record("\(file.path) is not a JSON array")
+      Issue.record("\(name) is not a JSON array")
       return nil
     }
     return array

@@ -1,3 +1,4 @@
+import LinkParseTestSupport
 import Testing
 @testable import LinkParseCore
 

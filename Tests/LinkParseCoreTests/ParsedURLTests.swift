@@ -1,3 +1,4 @@
+import LinkParseTestSupport
 import Testing
 
 @_spi(Testing) @testable import LinkParseCore

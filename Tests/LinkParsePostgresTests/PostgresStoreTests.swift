@@ -6,7 +6,7 @@ import Foundation
 import LinkParseCore
 import LinkParsePostgres
 import LinkParseProviders
-import LinkParseTestSupport
+import LinkParseServerTestSupport
 import Logging
 import PostgresNIO
 import Testing

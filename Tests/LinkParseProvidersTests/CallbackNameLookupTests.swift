@@ -1,4 +1,5 @@
 import Foundation
+import LinkParseTestSupport
 import Testing
 
 @testable import LinkParseProviders

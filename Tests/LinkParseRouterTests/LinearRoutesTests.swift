@@ -1,5 +1,6 @@
 import LinkParseCore
 @_spi(Testing) import LinkParseRouter
+import LinkParseTestSupport
 import Testing
 
 /// Small tables are matched route by route (LinearRoutes.swift); the answer must be the trie's, route and

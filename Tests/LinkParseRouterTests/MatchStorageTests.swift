@@ -1,4 +1,5 @@
 import Foundation
+import LinkParseTestSupport
 import Testing
 import LinkParseCore
 @_spi(Testing) import LinkParseRouter
@@ -141,16 +142,17 @@ struct RouterMatchStorageTests {
 
   /// The same over every valid URL of the web-platform-tests data (when `../shared/conformance` is there).
   @Test func componentsAreWhereTheParserPutThemForTheConformanceData() throws {
-    let directory =
-      ProcessInfo.processInfo.environment["LINKPARSE_CONFORMANCE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
-      ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/conformance").path
-    guard let data = FileManager.default.contents(atPath: directory + "/urltestdata.json"),
-      let cases = try JSONSerialization.jsonObject(with: data) as? [Any]
-    else {
-      print("SKIPPED: router component offsets over urltestdata.json: \(directory) not found")
+    let data: Data
+    switch ConformanceData.file("urltestdata.json") {
+    case .found(let bytes): data = bytes
+    case .skipped(let message):
+      print(message)
+      return
+    case .missing(let message):
+      Issue.record(Comment(rawValue: message))
       return
     }
+    let cases = try #require(try JSONSerialization.jsonObject(with: data) as? [Any])
     var checked = 0
     for case let entry as [String: Any] in cases {
       guard let input = entry["input"] as? String else { continue }

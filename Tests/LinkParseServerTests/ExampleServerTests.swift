@@ -3,7 +3,7 @@
 // DATABASE_URL.
 
 import Foundation
-import LinkParseTestSupport
+import LinkParseServerTestSupport
 import Testing
 
 @Suite(.serialized) struct ExampleServerTests {

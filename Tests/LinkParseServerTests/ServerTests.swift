@@ -12,7 +12,7 @@ import LinkParseHummingbird
 import LinkParsePostgres
 import LinkParseProviders
 import LinkParseRouter
-import LinkParseTestSupport
+import LinkParseServerTestSupport
 import NIOCore
 import PostgresNIO
 import Testing

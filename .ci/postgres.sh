@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A throw-away PostgreSQL server for LinkParsePostgres's tests, on 127.0.0.1.
 #   .ci/postgres.sh start   install PostgreSQL if missing (apt-get), initdb, start, create linkparse_test
+#                           (and linkparse_server_test, linkparse_example_test)
 #   .ci/postgres.sh url     print the database URL (LINKPARSE_TEST_DATABASE_URL)
 #   .ci/postgres.sh stop    stop the server and delete its data
 # State lives in $LINKPARSE_PG_DIR (default: a folder under ${TMPDIR:-/tmp}); the port is the first free
@@ -54,6 +55,10 @@ start() {
     -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$DIR -c fsync=off -c max_connections=100" \
     start >/dev/null || { cat "$DIR/server.log" >&2; exit 1; }
   as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres "$DB"
+  # One database per test suite that empties its table, so suites running at once do not meet.
+  for extra in linkparse_server_test linkparse_example_test; do
+    as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres "$extra"
+  done
   echo "postgres.sh: started: LINKPARSE_TEST_DATABASE_URL=$(url)"
 }
 

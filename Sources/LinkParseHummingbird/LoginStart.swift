@@ -39,21 +39,9 @@ public struct LoginStart: Sendable {
 
     static func fresh() -> Secrets {
       var rng = SystemRandomNumberGenerator()
-      return Secrets(state: randomToken(&rng), nonce: randomToken(&rng), pkce: PKCE(generator: &rng))
-    }
-
-    /// 32 random bytes, base64url without padding (43 characters).
-    static func randomToken(_ rng: inout some RandomNumberGenerator) -> String {
-      var bytes: [UInt8] = []
-      bytes.reserveCapacity(32)
-      for _ in 0..<4 {
-        var word = rng.next()
-        for _ in 0..<8 {
-          bytes.append(UInt8(truncatingIfNeeded: word))
-          word >>= 8
-        }
-      }
-      return Base64URL.encode(bytes)
+      return Secrets(
+        state: Base64URL.randomToken(using: &rng), nonce: Base64URL.randomToken(using: &rng),
+        pkce: PKCE(generator: &rng))
     }
   }
 

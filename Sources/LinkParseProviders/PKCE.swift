@@ -40,16 +40,7 @@ public struct PKCE: Sendable, Hashable {
   /// let pkce = PKCE(generator: &rng)
   /// ```
   public init(generator: inout some RandomNumberGenerator) {
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(32)
-    for _ in 0..<4 {
-      var word = generator.next()
-      for _ in 0..<8 {
-        bytes.append(UInt8(truncatingIfNeeded: word))
-        word >>= 8
-      }
-    }
-    let verifier = Base64URL.encode(bytes)
+    let verifier = Base64URL.randomToken(using: &generator)
     self.verifier = verifier
     self.challenge = PKCE.s256Challenge(for: verifier)
   }

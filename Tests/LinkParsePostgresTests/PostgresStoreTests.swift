@@ -20,10 +20,7 @@ extension TestDatabase {
     fresh: Bool = true, timeout: Duration = .seconds(10),
     _ body: @Sendable (PostgresPendingAuthorizationStore, PostgresClient) async throws -> R
   ) async throws -> R {
-    let client = PostgresClient(configuration: try configuration())
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-      group.addTask { await client.run() }
-      defer { group.cancelAll() }
+    try await withClient(try configuration()) { client in
       let store = PostgresPendingAuthorizationStore(client: client, secret: secret, operationTimeout: timeout)
       try await store.migrate()
       if fresh { try await client.query("TRUNCATE linkparse_pending_authorizations") }

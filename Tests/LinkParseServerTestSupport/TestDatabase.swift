@@ -46,21 +46,37 @@ public enum TestDatabase {
     return Int(try ParsedURL(url).port ?? 5432)
   }
 
-  /// Creates database `name` on the test server unless it exists, so that test targets running at the same
-  /// time do not empty each other's tables.
-  public static func ensureDatabase(_ name: String) async throws {
-    let client = PostgresClient(configuration: try configuration(maximumConnections: 1))
-    try await withThrowingTaskGroup(of: Void.self) { group in
+  /// Runs `body` with a client on `configuration` that runs meanwhile (cancelled afterwards).
+  public static func withClient<R: Sendable>(
+    _ configuration: PostgresClient.Configuration, _ body: (PostgresClient) async throws -> R
+  ) async throws -> R {
+    let client = PostgresClient(configuration: configuration)
+    return try await withThrowingTaskGroup(of: Void.self) { group in
       group.addTask { await client.run() }
       defer { group.cancelAll() }
-      let rows = try await client.query("SELECT 1 FROM pg_database WHERE datname = \(name)")
-      var exists = false
-      for try await _ in rows { exists = true }
-      guard !exists else { return }
-      do {
-        try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \"\(name)\""))
-      } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P04" {
-        // duplicate_database: created meanwhile by another test.
+      return try await body(client)
+    }
+  }
+
+  /// Creates database `name` on the test server unless it exists, so that test targets running at the same
+  /// time do not empty each other's tables. `.ci/postgres.sh start` creates the test suites' databases up
+  /// front; this covers a server started otherwise. Two `CREATE DATABASE` at once can refuse each other
+  /// (template1 in use): retried for a few seconds.
+  public static func ensureDatabase(_ name: String) async throws {
+    try await withClient(try configuration(maximumConnections: 1)) { client in
+      for attempt in 1...50 {
+        let rows = try await client.query("SELECT 1 FROM pg_database WHERE datname = \(name)")
+        var exists = false
+        for try await _ in rows { exists = true }
+        guard !exists else { return }
+        do {
+          try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \"\(name)\""))
+          return
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P04" {
+          return  // duplicate_database: created meanwhile by another test.
+        } catch where attempt < 50 {
+          try await Task.sleep(for: .milliseconds(100))
+        }
       }
     }
   }

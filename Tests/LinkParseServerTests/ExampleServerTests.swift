@@ -53,9 +53,13 @@ import Testing
 
   @Test(.enabled(if: TestDatabase.url != nil, "LINKPARSE_TEST_DATABASE_URL is not set (make test sets it)"))
   func demoLoginOnPostgreSQL() async throws {
-    let url = try #require(TestDatabase.url)
+    // A database of its own: the store tests' and ServerTests' TRUNCATEs run meanwhile.
+    try await TestDatabase.ensureDatabase("linkparse_example_test")
+    let base = try #require(TestDatabase.url)
+    let url = try #require(base.range(of: "/", options: .backwards)).lowerBound
     try await walkDemoLogin([
-      "DATABASE_URL": url, "LINKPARSE_STORE_SECRET": String(repeating: "ab", count: 32),
+      "DATABASE_URL": base[..<url] + "/linkparse_example_test",
+      "LINKPARSE_STORE_SECRET": String(repeating: "ab", count: 32),
     ])
   }
 }

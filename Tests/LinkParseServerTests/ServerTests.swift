@@ -32,10 +32,7 @@ struct ServerTests {
   ) async throws -> R {
     var configuration = try TestDatabase.configuration(database: database, port: databasePort)
     configuration.options.connectTimeout = .seconds(1)
-    let client = PostgresClient(configuration: configuration)
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-      group.addTask { await client.run() }
-      defer { group.cancelAll() }
+    return try await TestDatabase.withClient(configuration) { client in
       let store = PostgresPendingAuthorizationStore(client: client, secret: secret, operationTimeout: timeout)
       try await store.migrate()
       if truncate { try await client.query("TRUNCATE linkparse_pending_authorizations") }

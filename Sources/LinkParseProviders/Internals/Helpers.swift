@@ -79,6 +79,21 @@ func constantTimeEquals(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointe
 }
 
 package enum Base64URL {
+  /// 256 bits from `generator`, base64url without padding (43 characters): a PKCE verifier, a `state`, a
+  /// `nonce`.
+  package static func randomToken(using generator: inout some RandomNumberGenerator) -> String {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(32)
+    for _ in 0..<4 {
+      var word = generator.next()
+      for _ in 0..<8 {
+        bytes.append(UInt8(truncatingIfNeeded: word))
+        word >>= 8
+      }
+    }
+    return encode(bytes)
+  }
+
   private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
   /// Encodes without padding.

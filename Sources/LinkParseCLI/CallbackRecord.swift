@@ -46,7 +46,7 @@ struct CallbackOptions {
   /// callback, or the error of a callback rejected by its decoder or by the `--state` / `--redirect-uri` /
   /// `--issuer` checks: the detector's own form. (The hot path, `--provider auto` without checks, does not
   /// make one: it writes from `ProviderDetector.decode(url:scannedQuery:ssoPolicy:decoded:rejected:)`.)
-  typealias Result = (provider: Provider, result: Swift.Result<ProviderCallback, CallbackError>)?
+  typealias Result = DetectedCallback?
 
   /// Decodes (and, when asked, validates) the callback of `url`, whose parameters are `body` when given
   /// (Apple's `form_post`), else its query or fragment.
@@ -97,11 +97,12 @@ struct CallbackOptions {
           provider: provider, redirectURI: redirectURI ?? url,
           state: state ?? parameters.first(named: "state")?.value().flatMap { $0.isEmpty ? nil : $0 },
           issuer: issuer ?? parameters.first(named: "iss")?.value().flatMap { $0.isEmpty ? nil : $0 })
-        return (provider, .success(try pending.validate(url, parameters: parameters)))
+        return DetectedCallback(provider: provider, result: .success(try pending.validate(url, parameters: parameters)))
       }
-      return (provider, .success(try ProviderCallback(provider: provider, parameters: parameters)))
+      return DetectedCallback(
+        provider: provider, result: .success(try ProviderCallback(provider: provider, parameters: parameters)))
     } catch {
-      return (provider, .failure(error))
+      return DetectedCallback(provider: provider, result: .failure(error))
     }
   }
 
@@ -199,10 +200,10 @@ extension RecordWriter {
   /// an escape check.
   mutating func callback(_ result: CallbackOptions.Result, redact: Bool, clean: CleanBytes) {
     json.raw(",\"callback\":")
-    switch result {
-    case nil: json.null()
-    case (_, .success(let callback))?: decoded(callback, redact: redact, clean: clean)
-    case (let provider, .failure(let error))?: rejected(provider, error, redact: redact)
+    guard let result else { return json.null() }
+    switch result.result {
+    case .success(let callback): decoded(callback, redact: redact, clean: clean)
+    case .failure(let error): rejected(result.provider, error, redact: redact)
     }
   }
 

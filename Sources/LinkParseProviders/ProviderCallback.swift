@@ -177,15 +177,17 @@ public enum ProviderCallback: Sendable, Hashable {
   /// ProviderCallback.vk(.failure(ProviderError(code: .accessDenied), state: nil)).providerError?.code
   /// // "access_denied"
   /// ```
-  public var providerError: (code: String, descriptionEN: String, descriptionRU: String)? {
+  public var providerError: ProviderErrorSummary? {
     switch self {
-    case .sber(.failure(let f)): return (f.rawCode, f.descriptionEN, f.descriptionRU)
+    case .sber(.failure(let f)):
+      return ProviderErrorSummary(code: f.rawCode, descriptionEN: f.descriptionEN, descriptionRU: f.descriptionRU)
     case .vk(.failure(let e, _)), .apple(.failure(let e, _)), .oauth2(.failure(let e, _, _)):
-      return (e.code.rawValue, e.code.descriptionEN, e.code.descriptionRU)
+      return ProviderErrorSummary(
+        code: e.code.rawValue, descriptionEN: e.code.descriptionEN, descriptionRU: e.code.descriptionRU)
     case .tid(.debugResult(let value)) where value != "success":
-      return (
-        value, "The T-ID debug app returned result=\(value).",
-        "Отладочное приложение T-ID вернуло result=\(value)."
+      return ProviderErrorSummary(
+        code: value, descriptionEN: "The T-ID debug app returned result=\(value).",
+        descriptionRU: "Отладочное приложение T-ID вернуло result=\(value)."
       )
     default: return nil
     }
@@ -329,6 +331,49 @@ public enum ProviderCallback: Sendable, Hashable {
 }
 
 
+/// What ``ProviderDetector/decode(url:ssoPolicy:)`` found: the detected provider, and its decoder's answer (the
+/// callback, or why it was rejected).
+///
+/// ```swift
+/// let detected = ProviderDetector.decode(url: try ParsedURL("myapp://authorized?cancelled"))!
+/// detected.provider                  // .tid
+/// try detected.result.get().outcome  // .cancelled
+/// ```
+public struct DetectedCallback: Sendable {
+  /// The provider the callback's parameters and scheme point to.
+  public let provider: Provider
+  /// The decoded callback, or the decoder's error.
+  public let result: Result<ProviderCallback, CallbackError>
+
+  /// Pairs a provider with its decoder's answer.
+  public init(provider: Provider, result: Result<ProviderCallback, CallbackError>) {
+    self.provider = provider
+    self.result = result
+  }
+}
+
+/// A provider's error as ``ProviderCallback/providerError`` reports it: the raw code and descriptions in English
+/// and Russian (from the provider's own table: OAuth 2.0 codes, Sber's numeric codes, a T-ID debug result).
+///
+/// ```swift
+/// ProviderCallback.vk(.failure(ProviderError(code: .accessDenied), state: nil)).providerError?.descriptionEN
+/// ```
+public struct ProviderErrorSummary: Sendable, Hashable {
+  /// The code as the provider sent it (`access_denied`, `5`, `failure`).
+  public let code: String
+  /// What it means, in English.
+  public let descriptionEN: String
+  /// What it means, in Russian.
+  public let descriptionRU: String
+
+  /// A summary.
+  public init(code: String, descriptionEN: String, descriptionRU: String) {
+    self.code = code
+    self.descriptionEN = descriptionEN
+    self.descriptionRU = descriptionRU
+  }
+}
+
 /// Picks the provider of a callback (`--provider auto`) and the parameters to decode.
 ///
 /// Rules, first match wins:
@@ -369,18 +414,20 @@ public enum ProviderDetector {
   ///
   /// ```swift
   /// let url = try ParsedURL("vk7915193://vk.ru/blank.html?code=c&state=s&device_id=d")
-  /// let (provider, result) = ProviderDetector.decode(url: url, parameters: url.queryParameters)!
-  /// provider                      // .vk
-  /// try result.get().code         // "c"
+  /// let detected = ProviderDetector.decode(url: url, parameters: url.queryParameters)!
+  /// detected.provider             // .vk
+  /// try detected.result.get().code  // "c"
   /// ```
   public static func decode(
     url: ParsedURL, parameters: FormParameters, ssoPolicy: SberSSOTrustPolicy = .default
-  ) -> (provider: Provider, result: Result<ProviderCallback, CallbackError>)? {
+  ) -> DetectedCallback? {
     var fields = CallbackFields(parameters)
     guard let provider = detect(url: url, fields: fields) else { return nil }
-    return (provider, Result { () throws(CallbackError) in
-      try decode(provider, &fields, ssoPolicy: ssoPolicy, url: url, parameters: parameters)
-    })
+    return DetectedCallback(
+      provider: provider,
+      result: Result { () throws(CallbackError) in
+        try decode(provider, &fields, ssoPolicy: ssoPolicy, url: url, parameters: parameters)
+      })
   }
 
   /// ``decode(url:parameters:ssoPolicy:)`` with the URL's own callback parameters
@@ -390,15 +437,15 @@ public enum ProviderDetector {
   /// let url = try ParsedURL("https://example.com/cb#state=s&code=c")
   /// ProviderDetector.decode(url: url)?.provider  // .oauth2
   /// ```
-  public static func decode(url: ParsedURL, ssoPolicy: SberSSOTrustPolicy = .default) -> (
-    provider: Provider, result: Result<ProviderCallback, CallbackError>
-  )? {
+  public static func decode(url: ParsedURL, ssoPolicy: SberSSOTrustPolicy = .default) -> DetectedCallback? {
     var fields = callbackFields(of: url)
     let traits = schemeTraits(url, 0..<url.schemeHostPathOffsets.schemeEnd)
     guard let provider = detect(vkScheme: traits.vk, appleScheme: traits.apple, fields: fields) else { return nil }
-    return (provider, Result { () throws(CallbackError) in
-      try decode(provider, &fields, ssoPolicy: ssoPolicy, url: url, parameters: nil)
-    })
+    return DetectedCallback(
+      provider: provider,
+      result: Result { () throws(CallbackError) in
+        try decode(provider, &fields, ssoPolicy: ssoPolicy, url: url, parameters: nil)
+      })
   }
 
   /// ``decode(url:ssoPolicy:)`` for a caller that writes the answer out at once (the command line tool), with

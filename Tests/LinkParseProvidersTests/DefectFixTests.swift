@@ -9,7 +9,7 @@ struct TIDDebugSuccessTests {
   /// `result=success` from the T-ID debug app carries no code: its outcome is not `.success`.
   @Test func debugSuccessIsNotSuccess() throws {
     let url = try ParsedURL("myapp://authorized?result=success")
-    guard let (provider, result) = ProviderDetector.decode(url: url) else {
+    guard let detected = ProviderDetector.decode(url: url), case let (provider, result) = (detected.provider, detected.result) else {
       Issue.record("not detected")
       return
     }
@@ -34,7 +34,7 @@ struct SberDetectionTests {
     ] {
       let url = try ParsedURL(href)
       #expect(ProviderDetector.detect(url: url, parameters: url.queryParameters) == .sber, "\(href)")
-      guard let (provider, result) = ProviderDetector.decode(url: url) else {
+      guard let detected = ProviderDetector.decode(url: url), case let (provider, result) = (detected.provider, detected.result) else {
         Issue.record("not detected: \(href)")
         continue
       }
@@ -218,7 +218,8 @@ struct OAuth2ImplicitAndIDTokenTests {
   @Test func codeIDTokenFragmentKeepsTheIDToken() throws {
     let token = jwt(#"{"iss":"https://as.example","sub":"1","nonce":"n"}"#)
     let url = try ParsedURL("https://client.example/cb#code=c1&id_token=\(token)&state=s1")
-    let (provider, result) = try #require(ProviderDetector.decode(url: url))
+    let detected = try #require(ProviderDetector.decode(url: url))
+    let (provider, result) = (detected.provider, detected.result)
     #expect(provider == .oauth2)
     let callback = try result.get()
     guard case .oauth2(.success(let s)) = callback else {
@@ -240,7 +241,8 @@ struct OAuth2ImplicitAndIDTokenTests {
       "https://client.example/cb#access_token=2YotnFZFEjr1zCsicMWpAA&token_type=Bearer&expires_in=3600&scope=openid+email&state=xyz")
     #expect(ProviderDetector.callbackParameters(of: url).value(for: "access_token") == "2YotnFZFEjr1zCsicMWpAA")
     #expect(ProviderDetector.detect(url: url, parameters: ProviderDetector.callbackParameters(of: url)) == .oauth2)
-    let (provider, result) = try #require(ProviderDetector.decode(url: url))
+    let detected = try #require(ProviderDetector.decode(url: url))
+    let (provider, result) = (detected.provider, detected.result)
     #expect(provider == .oauth2)
     let callback = try result.get()
     guard case .oauth2(.implicit(let g)) = callback else {

@@ -1,8 +1,12 @@
 // Compile-time check that no two routes can match the same URL with the same priority.
 //
-// Two routes can only tie when their rank sequences and their numbers of query requirements are equal, so
-// routes are grouped by those first and only compared within a group. Two routes of a group are ambiguous
-// when every pair of corresponding components can match a common text:
+// Two routes can only tie when their rank sequences and their numbers of query requirements are equal. Equal
+// rank sequences put literals at the same components of both routes, and two literals match a common text
+// only when they are equal ASCII-case-insensitively (byte-equal when both are case-sensitive, which implies
+// it). So routes are first bucketed by their priority, query count, whether they have a host, and the folded
+// text of every literal component: any two routes that might tie share a bucket, and most routes of a large
+// table of literals are alone in theirs. Within a bucket, two routes are ambiguous when every pair of
+// corresponding components can match a common text:
 // - literals: equal (ASCII-case-insensitively when either side is caseless);
 // - `*` and `{rest...}`: always;
 // - captures and constraints: a witness is searched among sample texts generated from both components
@@ -10,6 +14,9 @@
 // A witness URL is assembled from the component witnesses and checked by running both routes on it, so a
 // reported example always really matches both. Overlaps of regexes that no sample exposes are not found;
 // the router then prefers the route declared first.
+//
+// Building the buckets is linear in the size of the table; the pairs compared are those within a bucket,
+// which differ only in their captures, constraints and `*`s.
 
 import LinkParseCore
 
@@ -17,40 +24,55 @@ struct AmbiguityCheck {
   let programs: [RouteProgram]
   let names: [String]
 
+  /// What two routes that might tie have in common.
+  struct BucketKey: Hashable {
+    var priority: [UInt8]
+    var queryCount: Int
+    /// A route without a host ranks its host as a literal: told apart here.
+    var hasHost: Bool
+    /// The text of each literal component, ASCII-case-folded, from the scheme to the last segment.
+    var literals: [[UInt8]]
+
+    init(_ p: RouteProgram) {
+      priority = p.priority
+      queryCount = p.query.count
+      hasHost = p.host != nil
+      literals = []
+      for c in [p.scheme] + (p.host.map { [$0] } ?? []) + p.segments {
+        if let literal = c.literal { literals.append(c.caseless ? literal : literal.map(asciiLowercased)) }
+      }
+    }
+  }
+
+  /// Every ambiguity: one error for each pair of routes found to tie, on the one declared last.
   func run() -> [RouteError] {
-    var groups: [[UInt8]: [Int]] = [:]
-    // Positions in `programs` (not route indices: routes that failed to compile are missing).
+    // Positions in `programs` (not route indices: routes that failed to compile are missing), in order.
+    var buckets: [[Int]] = []
+    var bucketOf: [BucketKey: Int] = [:]
+    bucketOf.reserveCapacity(programs.count)
     for (k, p) in programs.enumerated() {
-      groups[p.priority + [UInt8(truncatingIfNeeded: p.query.count), 255], default: []].append(k)
+      let key = BucketKey(p)
+      if let b = bucketOf[key] {
+        buckets[b].append(k)
+      } else {
+        bucketOf[key] = buckets.count
+        buckets.append([k])
+      }
     }
     var errors: [RouteError] = []
-    for members in groups.values where members.count > 1 {
-      // Literal-only groups are the large ones (1,000 `/x/N` routes): bucket those by their folded text.
-      var buckets: [[UInt8]: [Int]] = [:]
-      for m in members { buckets[literalKey(programs[m]), default: []].append(m) }
-      for bucket in buckets.values where bucket.count > 1 {
-        for a in 0..<bucket.count {
-          for b in (a + 1)..<bucket.count {
-            if let error = check(programs[bucket[a]], programs[bucket[b]]) { errors.append(error) }
-          }
+    for bucket in buckets where bucket.count > 1 {
+      for b in 1..<bucket.count {
+        for a in 0..<b {
+          if let error = check(programs[bucket[a]], programs[bucket[b]]) { errors.append(error) }
         }
       }
     }
     return errors
   }
 
-  /// A key equal for any two routes that might overlap: the folded text of the scheme and host literals (path
-  /// literals may be case-sensitive on one side only, so they are left out).
-  private func literalKey(_ p: RouteProgram) -> [UInt8] {
-    var key: [UInt8] = []
-    for c in [p.scheme, p.host] {
-      if let literal = c?.literal { key += literal }
-      key.append(0)
-    }
-    return key
-  }
-
-  private func check(_ a: RouteProgram, _ b: RouteProgram) -> RouteError? {
+  /// The ambiguity of `b` with `a` (declared before it), or `nil` when no URL was found that both match with
+  /// the same priority.
+  func check(_ a: RouteProgram, _ b: RouteProgram) -> RouteError? {
     guard (a.host == nil) == (b.host == nil), a.segments.count == b.segments.count, (a.rest == nil) == (b.rest == nil)
     else { return nil }
     guard let scheme = overlap(a.scheme, b.scheme) else { return nil }

@@ -18,6 +18,18 @@ struct RouterCompiler {
   }
 
   mutating func compile(_ routes: [Route]) throws(RouterCompileError) -> CompiledRouter {
+    let (programs, failed) = compilePrograms(routes)
+    // Ambiguities among the routes that compiled, so one pass reports every problem.
+    errors += AmbiguityCheck(programs: programs, names: names).run()
+    guard !failed && errors.isEmpty else {
+      throw RouterCompileError(errors: errors.sorted { ($0.routeIndex ?? 0) < ($1.routeIndex ?? 0) })
+    }
+    return CompiledRouter(programs: programs, patterns: patterns, names: names, limits: limits)
+  }
+
+  /// Each route that compiles, and whether any route has a problem (recorded in `errors`), ambiguities left
+  /// aside.
+  mutating func compilePrograms(_ routes: [Route]) -> (programs: [RouteProgram], failed: Bool) {
     var programs: [RouteProgram] = []
     var seen: [String: Int] = [:]
     var failed = false
@@ -42,12 +54,7 @@ struct RouterCompiler {
         failed = true
       }
     }
-    // Ambiguities among the routes that compiled, so one pass reports every problem.
-    errors += AmbiguityCheck(programs: programs, names: names).run()
-    guard !failed && errors.isEmpty else {
-      throw RouterCompileError(errors: errors.sorted { ($0.routeIndex ?? 0) < ($1.routeIndex ?? 0) })
-    }
-    return CompiledRouter(programs: programs, patterns: patterns, names: names, limits: limits)
+    return (programs, failed)
   }
 
   private mutating func nameID(_ name: String) -> Int32 {

@@ -34,35 +34,34 @@ struct StaticRoutes: @unchecked Sendable {
   let isEmpty: Bool
 
   init(_ programs: [RouteProgram]) {
-    /// Scheme, host and path segments of a route made of literals only, with no `{rest...}`.
-    func literals(_ p: RouteProgram) -> (scheme: [UInt8], host: [UInt8]?, segments: [[UInt8]], caseless: [Bool])? {
-      guard p.rest == nil, let scheme = p.scheme.literal else { return nil }
+    let all = programs.map(Self.literals)
+    // Another literal-only route may match the same URLs when its literals equal this one's once folded where
+    // it compares caselessly (its caseless literals are stored folded). Counted by literals and by which
+    // segments compare caselessly (all or none of a route's, in practice), so that each route looks up the
+    // few foldings there are.
+    struct Key: Hashable {
+      var scheme: [UInt8]
       var host: [UInt8]?
-      if let h = p.host {
-        guard let literal = h.literal else { return nil }
-        host = literal
-      }
-      var segments: [[UInt8]] = []
-      for s in p.segments {
-        guard let literal = s.literal else { return nil }
-        segments.append(literal)
-      }
-      return (scheme, host, segments, p.segments.map(\.caseless))
+      var segments: [[UInt8]]
+      var caseless: [Bool]
     }
-    let all = programs.map(literals)
+    var occurrences: [Key: Int] = [:]
+    occurrences.reserveCapacity(programs.count)
+    var foldings: [Int: Set<[Bool]>] = [:]  // by number of segments
+    for case let l? in all {
+      occurrences[Key(scheme: l.scheme, host: l.host, segments: l.segments, caseless: l.caseless), default: 0] += 1
+      foldings[l.segments.count, default: []].insert(l.caseless)
+    }
     var keys: [(route: Int, key: [UInt8])] = []
     for (k, program) in programs.enumerated() {
       guard let mine = all[k], program.query.isEmpty, program.scheme.caseless,
         program.host?.caseless ?? true, !mine.caseless.contains(true)
       else { continue }
       // Left to the trie when another literal-only route may match the same URLs.
-      let rival = all.indices.contains { j in
-        guard j != k, let other = all[j], other.scheme == mine.scheme, other.host == mine.host,
-          other.segments.count == mine.segments.count
-        else { return false }
-        return zip(zip(other.segments, mine.segments), other.caseless).allSatisfy { pair, caseless in
-          caseless ? pair.0 == pair.1.map(asciiLowercased) : pair.0 == pair.1
-        }
+      let rival = foldings[mine.segments.count, default: []].contains { caseless in
+        let folded = zip(mine.segments, caseless).map { segment, fold in fold ? segment.map(asciiLowercased) : segment }
+        let others = occurrences[Key(scheme: mine.scheme, host: mine.host, segments: folded, caseless: caseless)] ?? 0
+        return others > (caseless == mine.caseless ? 1 : 0)
       }
       if rival { continue }
       let head = mine.scheme + (mine.host.map { Array("://".utf8) + $0 } ?? Array(":".utf8))
@@ -88,6 +87,22 @@ struct StaticRoutes: @unchecked Sendable {
     pool += [UInt8](repeating: 0, count: 8)
     text = .allocate(capacity: pool.count)
     text.initialize(from: pool, count: pool.count)
+  }
+
+  /// Scheme, host and path segments of a route made of literals only, with no `{rest...}`.
+  static func literals(_ p: RouteProgram) -> (scheme: [UInt8], host: [UInt8]?, segments: [[UInt8]], caseless: [Bool])? {
+    guard p.rest == nil, let scheme = p.scheme.literal else { return nil }
+    var host: [UInt8]?
+    if let h = p.host {
+      guard let literal = h.literal else { return nil }
+      host = literal
+    }
+    var segments: [[UInt8]] = []
+    for s in p.segments {
+      guard let literal = s.literal else { return nil }
+      segments.append(literal)
+    }
+    return (scheme, host, segments, p.segments.map(\.caseless))
   }
 
   func deallocate() {

@@ -58,6 +58,7 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
       ]
+    ),
     // Compiling tables of 8,000 and 100,000 routes (`Router(routes)`), seconds per table:
     // `swift build -c release --product BenchRoutes && .build/release/BenchRoutes [--only routes-literal-8000]`.
     .executableTarget(

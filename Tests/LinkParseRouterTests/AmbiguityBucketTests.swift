@@ -1,4 +1,5 @@
 import LinkParseCore
+import LinkParseTestSupport
 import Testing
 
 @testable import LinkParseRouter

@@ -73,6 +73,13 @@ test: deps fuzz-smoke
 clean:
 	rm -rf .build Fuzz/.build Benchmarks/.build
 
+## The DocC documentation of `import LinkParse` (Sources/LinkParse/LinkParse.docc) into .build/docs/LinkParse.
+.PHONY: docs
+docs: deps
+	mkdir -p .build/docs
+	$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target LinkParse \
+	  --output-path .build/docs/LinkParse
+
 ## Benchmarks (the nested package in Benchmarks/; see the README's "Benchmarks" section).
 BENCH_CORPUS := Benchmarks/corpus/callbacks.txt
 # The malloc-count thresholds cover LinkParse's suites; Foundation's are measured, not checked.

@@ -29,6 +29,8 @@ let package = Package(
     // Already in the graph through postgres-nio; named for DATABASE_URL's sslmode.
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    // Documentation only: `make docs` (swift package generate-documentation); no target depends on it.
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
   targets: [
     // Thin C wrappers over ICU's UTS #46 API. ICU renames its C symbols per version with macros, so Swift

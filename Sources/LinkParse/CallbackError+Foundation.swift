@@ -8,7 +8,7 @@ public import Foundation
 #endif
 public import LinkParseProviders
 
-/// `errorDescription` is ``CallbackError/descriptionEN``, so `error.localizedDescription` reads as a sentence
+/// `errorDescription` is `CallbackError.descriptionEN`, so `error.localizedDescription` reads as a sentence
 /// (on Linux too, where an error without it gets "The operation could not be completed").
 ///
 /// ```swift
@@ -19,6 +19,6 @@ public import LinkParseProviders
 /// }
 /// ```
 extension CallbackError: LocalizedError {
-  /// ``CallbackError/descriptionEN``.
+  /// `CallbackError.descriptionEN`.
   public var errorDescription: String? { descriptionEN }
 }

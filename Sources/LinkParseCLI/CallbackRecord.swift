@@ -1,5 +1,6 @@
 import ArgumentParser
 import LinkParse
+@_spi(Bytes) import LinkParseCore
 
 /// `--provider`: which decoder reads a record's callback parameters.
 public enum ProviderOption: String, ExpressibleByArgument, CaseIterable, Sendable {

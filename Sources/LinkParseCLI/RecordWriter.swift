@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import LinkParse
+@_spi(Bytes) import LinkParseCore
 
 /// Turns input records into output records: parses each URL and writes one JSON line for it.
 ///

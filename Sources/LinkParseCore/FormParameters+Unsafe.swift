@@ -1,6 +1,9 @@
 // Allocation-free iteration over parameters as byte views of the source, for hot paths. A
 // `FormParameters.Parameter` holds two `Substring`s, which cost a few dozen instructions each to make;
 // these views cost nothing until they are read.
+//
+// Byte-level API: behind `@_spi(Bytes)` (`@_spi(Bytes) import LinkParseCore`), for LinkParse's own modules,
+// benchmarks and fuzzers. Applications use `FormParameters`' `Parameter`s, `value(for:)` and `values(for:)`.
 
 extension FormParameters {
 
@@ -16,7 +19,7 @@ extension FormParameters {
   ///   value?.string  // "Jörg K"
   /// }
   /// ```
-  public struct UnsafeDecodedBytes: Sequence {
+  @_spi(Bytes) public struct UnsafeDecodedBytes: Sequence {
     /// The raw (still encoded) bytes.
     public let raw: UnsafeBufferPointer<UInt8>
     /// How `+` is read.
@@ -147,7 +150,7 @@ extension FormParameters {
   ///   total += name.count + (value?.count ?? 0)
   /// }
   /// ```
-  public func forEachDecoded(
+  @_spi(Bytes) public func forEachDecoded(
     encoding: Encoding = .form, _ body: (UnsafeDecodedBytes, UnsafeDecodedBytes?) throws -> Void
   ) rethrows {
     // `rethrows` rather than typed throws: a generic error type here costs a runtime metadata lookup per

@@ -1,6 +1,6 @@
 // One type over every provider's result (the `auto` detector is in ProviderDetector.swift).
 
-public import LinkParseCore
+@_spi(Bytes) public import LinkParseCore
 
 /// What a callback amounts to, across providers.
 ///

@@ -1,6 +1,6 @@
 import LinkParseTestSupport
 import Testing
-@testable import LinkParseCore
+@_spi(Bytes) @testable import LinkParseCore
 
 /// A straightforward byte-based implementation of the URL Standard's application/x-www-form-urlencoded
 /// parser, used as a reference: returns the percent-decoded (not yet UTF-8 decoded) name and value bytes.

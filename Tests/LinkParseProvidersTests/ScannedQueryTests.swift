@@ -1,5 +1,5 @@
 import Testing
-import LinkParseCore
+@_spi(Bytes) import LinkParseCore
 @testable import LinkParseProviders
 
 /// `ProviderDetector.decode(url:scannedQuery:decoded:rejected:)` (the command line tool records the query's pairs as it lists

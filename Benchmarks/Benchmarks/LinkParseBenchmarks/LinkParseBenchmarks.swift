@@ -18,6 +18,7 @@ import Benchmark
 import BenchmarkSupport
 import Foundation
 import LinkParse
+@_spi(Bytes) import LinkParseCore
 
 // MARK: - Corpus
 

@@ -30,6 +30,7 @@
 import Foundation
 import BenchmarkSupport
 import LinkParse
+@_spi(Bytes) import LinkParseCore
 
 // MARK: - Input
 

@@ -1,4 +1,4 @@
-import LinkParseCore
+@_spi(Bytes) import LinkParseCore
 
 /// The `params` target: `application/x-www-form-urlencoded` parsing, decoding, lookup and encoding over
 /// arbitrary bytes (a query, a fragment, or a POST body: the input is used whole).

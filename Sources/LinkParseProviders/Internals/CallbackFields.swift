@@ -10,7 +10,7 @@
 // text) only when asked for.
 
 import CByteScan
-package import LinkParseCore
+@_spi(Bytes) package import LinkParseCore
 
 /// The parameters of one callback, scanned once.
 ///

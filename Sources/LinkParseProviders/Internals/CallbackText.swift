@@ -2,7 +2,7 @@
 // URL's or body's own storage) and, for each value, a span of it. `Substring`s and decoded `String`s are made
 // when a value is read, so decoding a callback allocates nothing and retains its text once.
 
-import LinkParseCore
+@_spi(Bytes) import LinkParseCore
 
 /// Where a value lies in a ``CallbackText``: its raw bytes' UTF-8 offsets, and whether they need form-decoding
 /// (they contain `%` or `+`). Eight bytes; ``absent`` for a value that was not sent.

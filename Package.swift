@@ -52,7 +52,7 @@ let package = Package(
     // Route patterns, the compiled matcher, PCRE2-backed constraints, ambiguity checks.
     .target(
       name: "LinkParseRouter",
-      dependencies: ["LinkParseCore", "CPCRE2"],
+      dependencies: ["LinkParseCore", "LinkParseProviders", "CPCRE2"],
       swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
     ),
     // Provider callback decoders, pending-authorization checks, PKCE and request builders.
@@ -139,7 +139,8 @@ let package = Package(
     .testTarget(
       name: "LinkParseCoreTests", dependencies: ["LinkParseCore", "LinkParseTestSupport"],
       exclude: ["expected-failures.txt"]),
-    .testTarget(name: "LinkParseRouterTests", dependencies: ["LinkParseRouter", "LinkParseTestSupport"]),
+    .testTarget(
+      name: "LinkParseRouterTests", dependencies: ["LinkParseRouter", "LinkParseProviders", "LinkParseTestSupport"]),
     .testTarget(name: "LinkParseProvidersTests", dependencies: ["LinkParseProviders", "LinkParseTestSupport"]),
     .testTarget(name: "LinkParseTests", dependencies: ["LinkParse"]),
     // Signs its own fixtures (RSA-2048 and P-256 keys made in the test) with jwt-kit and swift-crypto.

@@ -93,11 +93,11 @@ struct ExampleServer {
     }
 
     let table = try LinkParseRouter.Router(
-      logins.map { Route($0.name, $0.login.redirectURI, provider: $0.login.provider.rawValue) })
+      logins.map { Route($0.name, $0.login.redirectURI, provider: $0.login.provider) })
     let endpoint = LinkParseCallbackEndpoint(store: store, publicBaseURL: base, logger: logger)
     let router = Router()
     router.add(
-      middleware: try endpoint.callbackRoutes(table, context: BasicRequestContext.self, unknownRoutePrefix: "/auth/") {
+      middleware: endpoint.callbackRoutes(table, context: BasicRequestContext.self, unknownRoutePrefix: "/auth/") {
         callback, match, _, _ in
         // A real app exchanges the code now (LinkParseOAuth's `pending.tokenRequest(for:)`, sent with
         // LinkParseHTTP) and sets its session. The example shows what arrived, without the code itself.

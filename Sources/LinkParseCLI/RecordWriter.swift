@@ -198,7 +198,7 @@ struct RecordWriter: ~Copyable {
       // A matched route with a provider picks that provider's decoder, unless --provider names one.
       let match = try? router.match(copy url)
       var options = callbackOptions
-      if options.provider == .auto, let name = match?.provider, let chosen = ProviderOption(rawValue: name),
+      if options.provider == .auto, let name = match?.provider, let chosen = ProviderOption(rawValue: name.rawValue),
         chosen != .auto
       {
         options.provider = chosen
@@ -225,7 +225,7 @@ struct RecordWriter: ~Copyable {
     json.raw("{\"name\":")
     json.string(match.name)
     json.raw(",\"provider\":")
-    if let provider = match.provider { json.string(provider) } else { json.null() }
+    if let provider = match.provider { json.string(provider.rawValue) } else { json.null() }
     json.raw(",\"captures\":{")
     for k in 0..<match.captureCount {
       let capture = match.capture(at: k)

@@ -65,7 +65,7 @@ public struct RoutesFile: Sendable {
           message: "unknown provider \"\(provider)\" in route \"\(fields[0])\": expected one of "
             + Self.providerNames.joined(separator: ", ") + " (or no third field)"))
       }
-      routes.append(Route(String(fields[0]), String(fields[1]), provider: provider))
+      routes.append(Route(String(fields[0]), String(fields[1]), provider: provider.flatMap(Provider.init(rawValue:))))
       lines.append(number)
     }
   }

@@ -6,25 +6,6 @@ import LinkParseCore
 public import LinkParseProviders
 public import LinkParseRouter
 
-/// A route table that cannot serve callbacks: a route names a provider LinkParse has no decoder for.
-///
-/// ```swift
-/// do { _ = try endpoint.callbackRoutes(table, context: BasicRequestContext.self) { _, _, _, _ in Response(status: .ok) } }
-/// catch { print(error) }  // route "vk": provider "vkk" is not one of vk, sber, tid, apple, oauth2
-/// ```
-public struct CallbackRoutesError: Error, Sendable, Hashable, CustomStringConvertible {
-  /// The route's name.
-  public let route: String
-  /// The provider name the route declares.
-  public let provider: String
-
-  /// `route "<name>": provider "<provider>" is not one of …`.
-  public var description: String {
-    let known = Provider.allCases.map(\.rawValue).joined(separator: ", ")
-    return "route \"\(route)\": provider \"\(provider)\" is not one of \(known)"
-  }
-}
-
 /// Serves the callback routes of a ``LinkParseRouter/Router`` table on a Hummingbird router: every request's URL
 /// (the endpoint's `publicBaseURL` + the request target) is matched against the table; a route that names a
 /// provider is a callback route, answered like ``LinkParseCallbackEndpoint/respond(to:context:onCallback:)``
@@ -43,11 +24,11 @@ public struct CallbackRoutesError: Error, Sendable, Hashable, CustomStringConver
 ///
 /// ```swift
 /// let table = try LinkParseRouter.Router([
-///   Route("vk", "https://example.com/auth/vk/callback", provider: "vk"),
-///   Route("apple", "https://example.com/auth/apple/callback", provider: "apple"),
+///   Route("vk", "https://example.com/auth/vk/callback", provider: .vk),
+///   Route("apple", "https://example.com/auth/apple/callback", provider: .apple),
 /// ])
 /// let router = Router()
-/// router.add(middleware: try endpoint.callbackRoutes(table, context: BasicRequestContext.self) { callback, match, _, _ in
+/// router.add(middleware: endpoint.callbackRoutes(table, context: BasicRequestContext.self) { callback, match, _, _ in
 ///   Response(status: .seeOther, headers: [.location: "/welcome?via=\(match.name)"])
 /// })
 /// ```
@@ -65,22 +46,11 @@ public struct LinkParseCallbackRoutes<Store: PendingAuthorizationStoring, Contex
   init(
     endpoint: LinkParseCallbackEndpoint<Store>, routes: LinkParseRouter.Router, unknownRoutePrefix: String?,
     onCallback: @escaping @Sendable (ProviderCallback, RouteMatch, Request, Context) async throws -> Response
-  ) throws(CallbackRoutesError) {
-    var providers: [Provider?] = []
-    for route in routes.routes {
-      guard let name = route.provider else {
-        providers.append(nil)
-        continue
-      }
-      guard let provider = Provider(rawValue: name) else {
-        throw CallbackRoutesError(route: route.name, provider: name)
-      }
-      providers.append(provider)
-    }
+  ) {
     self.endpoint = endpoint
     self.routes = routes
     self.unknownRoutePrefix = unknownRoutePrefix
-    self.providers = providers
+    self.providers = routes.routes.map(\.provider)
     self.onCallback = onCallback
   }
 
@@ -137,17 +107,16 @@ extension LinkParseCallbackEndpoint {
   /// ``LinkParseCallbackRoutes``. `onCallback` gets every accepted callback with its route match.
   ///
   /// ```swift
-  /// router.add(middleware: try endpoint.callbackRoutes(table, context: BasicRequestContext.self, unknownRoutePrefix: "/auth/") {
+  /// router.add(middleware: endpoint.callbackRoutes(table, context: BasicRequestContext.self, unknownRoutePrefix: "/auth/") {
   ///   callback, match, _, _ in Response(status: .seeOther, headers: [.location: "/"])
   /// })
   /// ```
   ///
-  /// - Throws: ``CallbackRoutesError`` when a route names a provider LinkParse has no decoder for.
   public func callbackRoutes<Context: RequestContext>(
     _ routes: LinkParseRouter.Router, context: Context.Type = Context.self, unknownRoutePrefix: String? = nil,
     onCallback: @escaping @Sendable (ProviderCallback, RouteMatch, Request, Context) async throws -> Response
-  ) throws(CallbackRoutesError) -> LinkParseCallbackRoutes<Store, Context> {
-    try LinkParseCallbackRoutes(
+  ) -> LinkParseCallbackRoutes<Store, Context> {
+    LinkParseCallbackRoutes(
       endpoint: self, routes: routes, unknownRoutePrefix: unknownRoutePrefix, onCallback: onCallback)
   }
 }

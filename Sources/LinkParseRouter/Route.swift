@@ -1,10 +1,12 @@
+public import LinkParseProviders
+
 /// One entry of a routing table: a name, a URL pattern, and optionally the identity provider whose decoder
 /// should read URLs that match it.
 ///
 /// ```swift
 /// let routes = [
-///   Route("vk", "vk{app:[0-9]+}://vk.ru/blank.html", provider: "vk"),
-///   Route("sber", "myapp://sberidauth?code&state", provider: "sber"),
+///   Route("vk", "vk{app:[0-9]+}://vk.ru/blank.html", provider: .vk),
+///   Route("sber", "myapp://sberidauth?code&state", provider: .sber),
 ///   Route("web", "https://{tenant}.example.ru/auth/{provider}/callback"),
 ///   Route("open", "myapp://open/{rest...}"),
 /// ]
@@ -36,17 +38,17 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
   public var name: String
   /// The URL pattern, e.g. `https://{tenant}.example.ru/auth/{provider}/callback?code&state`.
   public var pattern: String
-  /// The identity provider whose decoder should read matching URLs (`"vk"`, `"sber"`…), or `nil`.
-  public var provider: String?
+  /// The identity provider whose decoder should read matching URLs (`.vk`, `.sber`…), or `nil`.
+  public var provider: Provider?
   /// Comparison options.
   public var options: Options
 
   /// Creates a route.
   ///
   /// ```swift
-  /// let route = Route("vk", "vk{app:[0-9]+}://vk.ru/blank.html", provider: "vk")
+  /// let route = Route("vk", "vk{app:[0-9]+}://vk.ru/blank.html", provider: .vk)
   /// ```
-  public init(_ name: String, _ pattern: String, provider: String? = nil, options: Options = []) {
+  public init(_ name: String, _ pattern: String, provider: Provider? = nil, options: Options = []) {
     self.name = name
     self.pattern = pattern
     self.provider = provider
@@ -55,6 +57,6 @@ public struct Route: Sendable, Hashable, CustomStringConvertible {
 
   /// `name pattern [provider]`, the line format of a routes file.
   public var description: String {
-    provider.map { "\(name) \(pattern) \($0)" } ?? "\(name) \(pattern)"
+    provider.map { "\(name) \(pattern) \($0.rawValue)" } ?? "\(name) \(pattern)"
   }
 }

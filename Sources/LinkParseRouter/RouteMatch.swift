@@ -1,4 +1,5 @@
 public import LinkParseCore
+public import LinkParseProviders
 
 /// The route a URL belongs to, with the captured parts of the URL.
 ///
@@ -42,7 +43,7 @@ public struct RouteMatch: Sendable {
   /// The matched route's name.
   public var name: String { router.programs[Int(index)].route.name }
   /// The matched route's provider, if it has one.
-  public var provider: String? { router.programs[Int(index)].route.provider }
+  public var provider: Provider? { router.programs[Int(index)].route.provider }
 
   /// The matched route's position in ``Router/routes`` (declaration order): a cheap key to switch on.
   ///

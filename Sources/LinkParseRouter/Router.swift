@@ -4,15 +4,15 @@ public import LinkParseCore
 ///
 /// ```swift
 /// let router = try Router([
-///   Route("vk", "vk{app:[0-9]+}://vk.ru/blank.html", provider: "vk"),
-///   Route("sber", "myapp://sberidauth?code&state", provider: "sber"),
+///   Route("vk", "vk{app:[0-9]+}://vk.ru/blank.html", provider: .vk),
+///   Route("sber", "myapp://sberidauth?code&state", provider: .sber),
 ///   Route("web", "https://{tenant}.example.ru/auth/{provider}/callback"),
 ///   Route("native", "com.example.app:/oauth2redirect/{provider}"),
 ///   Route("open", "myapp://open/{rest...}"),
 /// ])
 /// let match = try router.match(ParsedURL("vk7915193://vk.ru/blank.html?code=1"))
 /// match?.name        // "vk"
-/// match?.provider    // "vk"
+/// match?.provider    // .vk
 /// match?["app"]      // "7915193"
 /// ```
 ///

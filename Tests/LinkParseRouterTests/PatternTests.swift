@@ -1,3 +1,4 @@
+import LinkParseProviders
 import Testing
 import LinkParseCore
 @_spi(Testing) import LinkParseRouter
@@ -5,8 +6,8 @@ import LinkParseCore
 @Suite("Router: patterns and matching")
 struct RouterPatternTests {
   static let table = [
-    Route("vk", "vk{app:[0-9]+}://vk.ru/blank.html", provider: "vk"),
-    Route("sber", "myapp://sberidauth", provider: "sber"),
+    Route("vk", "vk{app:[0-9]+}://vk.ru/blank.html", provider: .vk),
+    Route("sber", "myapp://sberidauth", provider: .sber),
     Route("web", "https://{tenant}.example.ru/auth/{provider}/callback"),
     Route("native", "com.example.app:/oauth2redirect/{provider}"),
     Route("open", "myapp://open/{rest...}"),
@@ -16,13 +17,13 @@ struct RouterPatternTests {
   @Test func issueExamples() throws {
     let r = try router(Self.table)
     let vk = try #require(try match(r, "vk7915193://vk.ru/blank.html?code=abc&state=xyz"))
-    #expect(vk.name == "vk" && vk.provider == "vk")
+    #expect(vk.name == "vk" && vk.provider == .vk)
     #expect(vk["app"] == "7915193")
     #expect(vk.captures.map(\.rawValue) == ["7915193"])
     #expect(vk.captures[0].utf8Range == 2..<9)
 
     #expect(try matched(r, "myapp://sberidauth?code=1")?.0 == "sber")
-    #expect(try match(r, "myapp://sberidauth?code=1")?.provider == "sber")
+    #expect(try match(r, "myapp://sberidauth?code=1")?.provider == .sber)
 
     let web = try #require(try matched(r, "https://acme.example.ru/auth/vk/callback?code=1"))
     #expect(web.0 == "web" && web.1 == ["tenant": "acme", "provider": "vk"])

@@ -1,5 +1,6 @@
 import Foundation
 import LinkParseCore
+import LinkParseProviders
 import Testing
 
 @_spi(Testing) import LinkParseRouter
@@ -27,10 +28,10 @@ import Testing
       let name = try #require(Self.stringLiteral(&rest), "\(line)")
       rest = rest.drop { $0 == "," || $0 == " " }
       let pattern = try #require(Self.stringLiteral(&rest), "\(line)")
-      var provider: String?
-      if let range = rest.range(of: "provider: ") {
-        rest = rest[range.upperBound...]
-        provider = try #require(Self.stringLiteral(&rest), "\(line)")
+      var provider: Provider?
+      if let range = rest.range(of: "provider: .") {
+        let name = rest[range.upperBound...].prefix { $0.isLetter || $0.isNumber }
+        provider = Provider(rawValue: String(name))
       }
       routes.append(Route(name, pattern, provider: provider))
     }
@@ -66,7 +67,7 @@ import Testing
   @Test func readmeRoutesMatchTheVKCallbacksOfTheSpec() throws {
     let routes = try Self.readmeRoutes()
     #expect(routes.count >= 2, "\(routes)")
-    #expect(routes.contains { $0.provider == "vk" })
+    #expect(routes.contains { $0.provider == .vk })
     let table = try router(routes)
     // providers.md §2.4, examples 1 (SDK 2.x, vk.ru), 2 (return from the VK app, no host), 5 (SDK 1.x, vk.com).
     let examples = [
@@ -76,15 +77,15 @@ import Testing
     ]
     for (url, app) in zip(examples, ["7915193", "7915193", "523633"]) {
       let m = try #require(try match(table, url), "\(url)")
-      #expect(m.provider == "vk", "\(url)")
+      #expect(m.provider == .vk, "\(url)")
       #expect(m["app"] == app, "\(url)")
     }
     // Still VK ID's own hosts and path only.
     for url in ["vk1://evil.example/blank.html?code=c", "vk1://vk.ru/other?code=c", "vk1://vk.ru.evil.example/blank.html",
                 "vkx://vk.ru/blank.html"] {
-      #expect(try match(table, url)?.provider != "vk", "\(url)")
+      #expect(try match(table, url)?.provider != .vk, "\(url)")
     }
     // The README's other example still routes.
-    #expect(try match(table, "https://example.com/auth/apple/callback")?.provider == "apple")
+    #expect(try match(table, "https://example.com/auth/apple/callback")?.provider == .apple)
   }
 }

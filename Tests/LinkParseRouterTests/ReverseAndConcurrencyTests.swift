@@ -5,7 +5,7 @@ import LinkParseCore
 @Suite("Router: reverse routing")
 struct RouterReverseTests {
   static let routes = [
-    Route("vk", "vk{app:[0-9]+}://vk.ru/blank.html", provider: "vk"),
+    Route("vk", "vk{app:[0-9]+}://vk.ru/blank.html", provider: .vk),
     Route("web", "https://{tenant}.example.ru/auth/{provider}/callback?code&state"),
     Route("native", "com.example.app:/oauth2redirect/{provider}"),
     Route("open", "myapp://open/{rest...}"),
@@ -103,7 +103,7 @@ struct RouterConcurrencyTests {
 struct RouterExplainTests {
   @Test func explainsEveryRoute() throws {
     let r = try router([
-      Route("sber", "myapp://sberidauth?code&state", provider: "sber"),
+      Route("sber", "myapp://sberidauth?code&state", provider: .sber),
       Route("item", "myapp://open/item/{id:[0-9]+}"),
       Route("open", "myapp://open/{rest...}"),
       Route("web", "https://{t}.a.ru/"),

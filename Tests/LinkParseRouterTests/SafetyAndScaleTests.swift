@@ -1,3 +1,4 @@
+import LinkParseProviders
 import Testing
 import LinkParseCore
 @_spi(Testing) import LinkParseRouter
@@ -67,7 +68,7 @@ struct RouterScaleTests {
       case 0: Route("lit\(i)", "https://example.ru/app\(i)/callback")
       case 1: Route("cap\(i)", "https://example.ru/app\(i)/{provider}/callback")
       case 2: Route("con\(i)", "myapp\(i)://auth/{id:[0-9]+}")
-      default: Route("rest\(i)", "https://t\(i).example.ru/files/{rest...}", provider: "p\(i)")
+      default: Route("rest\(i)", "https://t\(i).example.ru/files/{rest...}", provider: Provider.allCases[i % Provider.allCases.count])
       }
     }
   }

@@ -7,13 +7,13 @@ import LinkParseCore
 @Suite("Router: the literal-only routes table")
 struct StaticRoutesTests {
   static let routes = [
-    Route("vk-app", "vk{app:[0-9]+}://vk.ru/blank.html", provider: "vk"),
-    Route("vk-web", "https://shop.example.ru/auth/vk", provider: "vk"),
-    Route("sber-app", "myapp://sberidauth", provider: "sber"),
-    Route("sber-web", "https://clientresource.ru/login/sberid/callback", provider: "sber"),
-    Route("apple-app", "signinwithapple://callback", provider: "apple"),
+    Route("vk-app", "vk{app:[0-9]+}://vk.ru/blank.html", provider: .vk),
+    Route("vk-web", "https://shop.example.ru/auth/vk", provider: .vk),
+    Route("sber-app", "myapp://sberidauth", provider: .sber),
+    Route("sber-web", "https://clientresource.ru/login/sberid/callback", provider: .sber),
+    Route("apple-app", "signinwithapple://callback", provider: .apple),
     Route("native", "com.example.app:/oauth2redirect"),
-    Route("oauth", "https://{tenant}.example.{tld}/oauth2/callback", provider: "oauth2"),
+    Route("oauth", "https://{tenant}.example.{tld}/oauth2/callback", provider: .oauth2),
     Route("any-auth", "https://shop.example.ru/auth/{provider}"),
     Route("open", "myapp://open/{rest...}"),
     Route("open-home", "myapp://open"),

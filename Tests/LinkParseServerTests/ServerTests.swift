@@ -37,10 +37,10 @@ struct ServerTests {
       try await store.migrate()
       if truncate { try await client.query("TRUNCATE linkparse_pending_authorizations") }
       let endpoint = LinkParseCallbackEndpoint(store: store, publicBaseURL: "https://app.example")
-      let table = try LinkParseRouter.Router([Route("callback", "https://app.example/auth/callback", provider: "oauth2")])
+      let table = try LinkParseRouter.Router([Route("callback", "https://app.example/auth/callback", provider: .oauth2)])
       let router = Router()
       router.add(
-        middleware: try endpoint.callbackRoutes(table, context: BasicRequestContext.self, unknownRoutePrefix: "/auth/") {
+        middleware: endpoint.callbackRoutes(table, context: BasicRequestContext.self, unknownRoutePrefix: "/auth/") {
           _, _, _, _ in Response(status: .seeOther, headers: [.location: "/welcome"])
         })
       endpoint.registerStart(

@@ -77,10 +77,10 @@ func withServer<Store: PendingAuthorizationStoring>(
   store: Store, _ body: @escaping @Sendable (Int) async throws -> Void
 ) async throws {
   let endpoint = LinkParseCallbackEndpoint(store: store, publicBaseURL: publicBase, logger: quiet)
-  let table = try LinkParseRouter.Router([Route("callback", redirect, provider: "oauth2")])
+  let table = try LinkParseRouter.Router([Route("callback", redirect, provider: .oauth2)])
   let router = Router()
   router.add(
-    middleware: try endpoint.callbackRoutes(table, context: BasicRequestContext.self) { _, _, _, _ in
+    middleware: endpoint.callbackRoutes(table, context: BasicRequestContext.self) { _, _, _, _ in
       Response(status: .seeOther, headers: [.location: "/welcome"])
     })
   let (ports, continuation) = AsyncStream.makeStream(of: Int.self)

@@ -5,15 +5,15 @@ import LinkParse
 
 /// Ten routes for the providers and links the benchmark corpus holds.
 public let realisticRoutes: [Route] = [
-  Route("vk-app", "vk{app:[0-9]+}://vk.ru/blank.html", provider: "vk"),
-  Route("vk-web", "https://shop.example.ru/auth/vk", provider: "vk"),
-  Route("sber-app", "myapp://sberidauth", provider: "sber"),
-  Route("sber-web", "https://clientresource.ru/login/sberid/callback", provider: "sber"),
-  Route("tid-app", "myapp://authorized", provider: "tid"),
-  Route("tid-web", "https://myintegration.ru/auth/complete", provider: "tid"),
-  Route("apple-web", "https://example.com/auth/apple/callback", provider: "apple"),
-  Route("apple-app", "signinwithapple://callback", provider: "apple"),
-  Route("oauth", "https://{tenant}.example.{tld}/oauth2/callback", provider: "oauth2"),
+  Route("vk-app", "vk{app:[0-9]+}://vk.ru/blank.html", provider: .vk),
+  Route("vk-web", "https://shop.example.ru/auth/vk", provider: .vk),
+  Route("sber-app", "myapp://sberidauth", provider: .sber),
+  Route("sber-web", "https://clientresource.ru/login/sberid/callback", provider: .sber),
+  Route("tid-app", "myapp://authorized", provider: .tid),
+  Route("tid-web", "https://myintegration.ru/auth/complete", provider: .tid),
+  Route("apple-web", "https://example.com/auth/apple/callback", provider: .apple),
+  Route("apple-app", "signinwithapple://callback", provider: .apple),
+  Route("oauth", "https://{tenant}.example.{tld}/oauth2/callback", provider: .oauth2),
   Route("links", "https://links.example.ru/{kind}/{page}/{id:[0-9]+}"),
 ]
 

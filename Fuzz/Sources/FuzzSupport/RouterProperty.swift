@@ -1,10 +1,11 @@
 import LinkParseCore
+import LinkParseProviders
 @_spi(Testing) import LinkParseRouter
 
 /// The `router` target: route tables and URLs, both from the input.
 ///
 /// Input layout: one mode byte, then lines. The lines before the first empty line are route patterns (route
-/// `r<i>`, provider `p<i mod 3>`; a leading `!` sets `caseInsensitivePath`), at most 16; the lines after it
+/// `r<i>`, provider `Provider.allCases[i mod 3]`; a leading `!` sets `caseInsensitivePath`), at most 16; the lines after it
 /// are URLs to match, at most 16. Mode bit 0 turns PCRE2's JIT off; bit 1 sets tiny match and depth limits.
 ///
 /// Properties:
@@ -28,7 +29,7 @@ enum RouterProperty {
       let insensitive = line.hasPrefix("!")
       routes.append(
         Route(
-          "r\(i)", String(insensitive ? line.dropFirst() : line), provider: "p\(i % 3)",
+          "r\(i)", String(insensitive ? line.dropFirst() : line), provider: Provider.allCases[i % 3],
           options: insensitive ? .caseInsensitivePath : []))
     }
     let urls = lines[min(blank + 1, lines.endIndex)...].prefix(16)

@@ -8,8 +8,9 @@ let package = Package(
   products: [
     .library(name: "LinkParse", targets: ["LinkParse"]),
     .executable(name: "linkparse", targets: ["linkparse"]),
-    // The command's logic as a library, for the fuzz targets in the nested Fuzz/ package.
-    .library(name: "LinkParseCLI", targets: ["LinkParseCLI"]),
+    // The command's logic as a library, for the fuzz targets in the nested Fuzz/ package: not API (the
+    // underscore says so); it changes with the command.
+    .library(name: "_LinkParseCLI", targets: ["_LinkParseCLI"]),
     // Optional networking: sends the requests LinkParseOAuth builds, with AsyncHTTPClient.
     .library(name: "LinkParseHTTP", targets: ["LinkParseHTTP"]),
     // Optional: a pending-authorization store shared by several server instances, on PostgreSQL.
@@ -115,13 +116,13 @@ let package = Package(
       name: "LinkParse", dependencies: ["LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseOAuth"]),
     // The `linkparse` command's logic, as a library so tests and fuzzers can drive it.
     .target(
-      name: "LinkParseCLI",
+      name: "_LinkParseCLI",
       dependencies: [
         "LinkParse",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
-    .executableTarget(name: "linkparse", dependencies: ["LinkParseCLI"]),
+    .executableTarget(name: "linkparse", dependencies: ["_LinkParseCLI"]),
     // The example login server (`make serve-example`): in-memory store, or PostgreSQL with DATABASE_URL.
     .executableTarget(
       name: "linkparse-example-server",
@@ -204,12 +205,12 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOCore", package: "swift-nio"),
       ]),
-    .testTarget(name: "LinkParseCLITests", dependencies: ["LinkParseCLI", "linkparse"]),
+    .testTarget(name: "LinkParseCLITests", dependencies: ["_LinkParseCLI", "linkparse"]),
     // Replays corpus/regressions/ through the fuzz targets' properties (FuzzSupport is a symlink to
     // Fuzz/Sources/FuzzSupport, so the properties are compiled from one source).
     .testTarget(
       name: "FuzzRegressionTests",
-      dependencies: ["LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseOAuth", "LinkParseCLI"]),
+      dependencies: ["LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseOAuth", "_LinkParseCLI"]),
   ],
   swiftLanguageModes: [.v6]
 )

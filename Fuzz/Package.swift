@@ -21,7 +21,7 @@ let package = Package(
       name: "FuzzSupport",
       dependencies: [
         .product(name: "LinkParse", package: "LinkParse"),
-        .product(name: "LinkParseCLI", package: "LinkParse"),
+        .product(name: "_LinkParseCLI", package: "LinkParse"),
       ]
     ),
     // libFuzzer's driver, declared for Swift, and the `main` every target hands to it (see FuzzDriver.swift).

@@ -1,4 +1,4 @@
-// The `linkparse` executable. All logic lives in the LinkParseCLI library, where tests can drive it.
-import LinkParseCLI
+// The `linkparse` executable. All logic lives in the _LinkParseCLI library, where tests can drive it.
+import _LinkParseCLI
 
 LinkParseCommand.main()

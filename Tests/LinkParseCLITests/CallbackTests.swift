@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import LinkParseCLI
+import _LinkParseCLI
 
 /// The `"callback"` key: decoding, `--provider`, the checks, `--redact` and the json-input `"body"`.
 @Suite struct CallbackTests {

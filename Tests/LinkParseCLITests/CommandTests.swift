@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import LinkParseCLI
+import _LinkParseCLI
 import LinkParse
 
 /// The command run in process. These tests do not depend on what the URL parser returns, only on the

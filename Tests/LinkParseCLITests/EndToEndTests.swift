@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import LinkParseCLI
+import _LinkParseCLI
 
 /// Golden records: what the WHATWG URL Standard says each input parses to. These depend on the real parser in
 /// LinkParseCore; with its stub every input fails.

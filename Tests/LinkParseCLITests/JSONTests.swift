@@ -1,6 +1,6 @@
 import Testing
 import LinkParse
-@testable import LinkParseCLI
+@testable import _LinkParseCLI
 
 /// Writes with a fresh writer (tiny buffer, so flushes happen mid-string) and returns the text.
 func written(capacity: Int = 16, _ body: (inout JSONWriter) -> Void) -> String {

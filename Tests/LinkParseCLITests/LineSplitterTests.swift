@@ -1,5 +1,5 @@
 import Testing
-import LinkParseCLI
+import _LinkParseCLI
 
 /// A splitter event made comparable: the line number and either the line's text or a too-long length.
 struct SplitLine: Equatable, CustomStringConvertible {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import LinkParseCLI
+@testable import _LinkParseCLI
 
 /// A state mismatch never hides the provider's own error: the rejected record reports both.
 @Suite struct ProviderErrorReportTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import LinkParseCLI
+import _LinkParseCLI
 
 /// `--routes`, `linkparse routes check` and `linkparse routes explain`, in process and through the binary.
 @Suite struct RoutesCLITests {

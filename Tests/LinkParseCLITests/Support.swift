@@ -1,5 +1,5 @@
 import Foundation
-import LinkParseCLI
+import _LinkParseCLI
 
 /// What a run of the command produced.
 struct RunResult {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import LinkParseCLI
+@testable import _LinkParseCLI
 
 /// `linkparse token-request`: the request that follows a callback, as JSON.
 @Suite struct TokenRequestCommandTests {

@@ -1,7 +1,7 @@
 // `@testable` for `LinkParseCommand.execute`: parsing the arguments with ArgumentParser on every input took
 // three quarters of the target's time, so each of the 16 configurations is parsed once. (The fuzz build passes
 // -enable-testing; debug test builds have it already.)
-@testable import LinkParseCLI
+@testable import _LinkParseCLI
 import LinkParseCore
 
 /// Commands parsed once per argument list (libFuzzer runs inputs one at a time).

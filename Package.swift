@@ -11,6 +11,8 @@ let package = Package(
     // The command's logic as a library, for the fuzz targets in the nested Fuzz/ package: not API (the
     // underscore says so); it changes with the command.
     .library(name: "_LinkParseCLI", targets: ["_LinkParseCLI"]),
+    // The fuzz properties, for the nested Fuzz package's targets (not API either).
+    .library(name: "_LinkParseFuzzSupport", targets: ["FuzzSupport"]),
     // Optional networking: sends the requests LinkParseOAuth builds, with AsyncHTTPClient.
     .library(name: "LinkParseHTTP", targets: ["LinkParseHTTP"]),
     // Optional: a pending-authorization store shared by several server instances, on PostgreSQL.
@@ -206,11 +208,17 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
       ]),
     .testTarget(name: "LinkParseCLITests", dependencies: ["_LinkParseCLI", "linkparse"]),
-    // Replays corpus/regressions/ through the fuzz targets' properties (FuzzSupport is a symlink to
-    // Fuzz/Sources/FuzzSupport, so the properties are compiled from one source).
+    // The fuzz targets' properties (Fuzz/Sources/FuzzSupport): one module, which the nested Fuzz package's
+    // targets use through the product below and the regression test here directly.
+    .target(
+      name: "FuzzSupport",
+      dependencies: ["LinkParse", "LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseOAuth", "_LinkParseCLI"],
+      path: "Fuzz/Sources/FuzzSupport"
+    ),
+    // Replays corpus/regressions/ through the fuzz targets' properties.
     .testTarget(
       name: "FuzzRegressionTests",
-      dependencies: ["LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseOAuth", "_LinkParseCLI"]),
+      dependencies: ["FuzzSupport", "LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseOAuth", "_LinkParseCLI"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -3,7 +3,9 @@
 // the library's own build graph. Build and run them with `Fuzz/run.sh` (see the README's "Fuzzing").
 //
 // Each target is an executable whose `LLVMFuzzerTestOneInput` calls one property in `FuzzSupport`; libFuzzer
-// supplies `main`, so the executables are compiled with `-parse-as-library`.
+// supplies `main`, so the executables are compiled with `-parse-as-library`. FuzzSupport's sources are in
+// Sources/FuzzSupport here, but the module belongs to the main package (product `_LinkParseFuzzSupport`), whose
+// regression test replays corpus/regressions/ through the same properties.
 import PackageDescription
 
 /// The fuzz targets: `fuzz-<name>` runs `FuzzProperty.<name>` over `corpus/<name>/`.
@@ -15,20 +17,14 @@ let package = Package(
     .package(name: "LinkParse", path: ".."),
   ],
   targets: [
-    // The properties, the strict JSON validator and the helpers every target shares. The main package's
-    // regression test compiles this same folder (Tests/FuzzRegressionTests/FuzzSupport is a symlink to it).
-    .target(
-      name: "FuzzSupport",
-      dependencies: [
-        .product(name: "LinkParse", package: "LinkParse"),
-        .product(name: "_LinkParseCLI", package: "LinkParse"),
-      ]
-    ),
     // libFuzzer's driver, declared for Swift, and the `main` every target hands to it (see FuzzDriver.swift).
     .target(name: "CFuzzerDriver"),
-    .target(name: "FuzzDriver", dependencies: ["CFuzzerDriver", "FuzzSupport"]),
+    .target(name: "FuzzDriver", dependencies: ["CFuzzerDriver", .product(name: "_LinkParseFuzzSupport", package: "LinkParse")]),
   ] + targetNames.map { name in
-    .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzDriver", "FuzzSupport"], path: "Targets/\(name)")
+    .executableTarget(
+      name: "fuzz-\(name)",
+      dependencies: ["FuzzDriver", .product(name: "_LinkParseFuzzSupport", package: "LinkParse")],
+      path: "Targets/\(name)")
   },
   swiftLanguageModes: [.v6]
 )

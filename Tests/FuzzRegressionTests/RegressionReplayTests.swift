@@ -1,4 +1,5 @@
 import Foundation
+@testable import FuzzSupport
 import Testing
 
 /// Replays every file in `corpus/regressions/` through the property of the fuzz target that found it.

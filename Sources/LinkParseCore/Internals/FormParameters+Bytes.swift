@@ -1,0 +1,291 @@
+// The byte-level work behind FormParameters: splitting pairs, escape detection, decoding, encoding, UTF-8
+// validation. Internal to the module.
+
+// MARK: - Internals
+
+extension FormParameters {
+  internal static var ampersand: UInt8 { 0x26 }
+  internal static var equalsSign: UInt8 { 0x3D }
+  internal static var percentSign: UInt8 { 0x25 }
+  internal static var plusSign: UInt8 { 0x2B }
+  internal static var space: UInt8 { 0x20 }
+
+  /// Offsets (in UTF-8 bytes from the source's start) of one `name[=value]` sequence.
+  internal struct RawPair {
+    var nameStart: Int
+    /// End of the name: the first `=`, or `end` when there is none.
+    var nameEnd: Int
+    /// `true` when the sequence has a `=` (so the value starts at `nameEnd + 1`).
+    var hasValue: Bool
+    /// End of the sequence: the `&` after it, or the end of the source.
+    var end: Int
+  }
+
+  /// The next non-empty sequence at or after `start`, or `nil`. Scans sixteen bytes at a time.
+  @inline(__always)
+  internal static func scanPair(_ buf: UnsafeBufferPointer<UInt8>, from start: Int) -> RawPair? {
+    let count = buf.count
+    var i = start
+    while i < count && buf[i] == ampersand { i &+= 1 }
+    guard i < count, let base = buf.baseAddress else { return nil }
+    let nameStart = i
+    let stop = Scan.firstOf(ampersand, equalsSign, base, i, count)
+    if stop == count || buf[stop] == ampersand {
+      return RawPair(nameStart: nameStart, nameEnd: stop, hasValue: false, end: stop)
+    }
+    let end = Scan.first(ampersand, base, stop &+ 1, count)
+    return RawPair(nameStart: nameStart, nameEnd: stop, hasValue: true, end: end)
+  }
+
+  /// Slices `source` at a pair's offsets. O(1) for native strings.
+  internal static func makeParameter(_ source: Substring, _ pair: RawPair) -> Parameter {
+    let utf8 = source.utf8
+    let base = utf8.startIndex
+    let nameStart = utf8.index(base, offsetBy: pair.nameStart)
+    let nameEnd = utf8.index(nameStart, offsetBy: pair.nameEnd &- pair.nameStart)
+    guard pair.hasValue else {
+      return Parameter(rawName: source[nameStart..<nameEnd], rawValue: nil)
+    }
+    let valueStart = utf8.index(after: nameEnd)
+    let valueEnd = utf8.index(valueStart, offsetBy: pair.end &- pair.nameEnd &- 1)
+    return Parameter(rawName: source[nameStart..<nameEnd], rawValue: source[valueStart..<valueEnd])
+  }
+
+  /// `source`, made contiguous UTF-8 if it is not already (only bridged strings are not).
+  internal static func contiguous(_ source: Substring) -> Substring {
+    if source.isContiguousUTF8 { return source }
+    var copy = source
+    copy.makeContiguousUTF8()
+    return copy
+  }
+
+  /// Calls `body` with the UTF-8 bytes of `string`, in place when possible.
+  @inline(__always)
+  internal static func withBytes<R>(_ string: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    var string = string
+    return string.withUTF8(body)
+  }
+
+  /// Calls `body` with the UTF-8 bytes of a lookup key, in place when possible.
+  /// (In a specialized caller the casts fold away; other `StringProtocol` types are copied once.)
+  @inlinable
+  @inline(__always)
+  internal static func withKeyBytes<R>(_ key: some StringProtocol, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    if var string = key as? String { return string.withUTF8(body) }
+    if var substring = key as? Substring { return substring.withUTF8(body) }
+    var copy = String(key)
+    return copy.withUTF8(body)
+  }
+
+  /// Whether the serializer leaves `byte` as it is: ASCII alphanumerics and `*-._` (outside the
+  /// application/x-www-form-urlencoded percent-encode set).
+  @inline(__always)
+  internal static func isFormUnreserved(_ byte: UInt8) -> Bool { !ByteSet.formURLEncoded.contains(byte) }
+
+  internal static func containsEscapes(_ raw: Substring, encoding: Encoding) -> Bool {
+    withBytes(raw) { containsEscapes($0, form: encoding == .form) }
+  }
+
+  @inline(__always)
+  internal static func containsEscapes(_ buf: UnsafeBufferPointer<UInt8>, form: Bool) -> Bool {
+    if form {
+      for byte in buf where byte == percentSign || byte == plusSign { return true }
+    } else {
+      for byte in buf where byte == percentSign { return true }
+    }
+    return false
+  }
+
+  /// Whether `key` contains U+FFFD (EF BF BD), which a decoded name can produce from invalid UTF-8.
+  internal static func containsReplacement(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard key.count >= 3 else { return false }
+    var i = 0
+    while i &+ 2 < key.count {
+      if key[i] == 0xEF && key[i &+ 1] == 0xBF && key[i &+ 2] == 0xBD { return true }
+      i &+= 1
+    }
+    return false
+  }
+
+  /// Decodes `buf` into `out` (at least `buf.count` bytes), returning the number of bytes written.
+  ///
+  /// Eight bytes at a time while eight remain: the bytes before the word's first `%` (or `+` in form
+  /// encoding) are copied with one eight-byte store, then that byte is decoded alone. The store is in bounds:
+  /// decoding never lengthens, so `o <= i` and `o + 8 <= i + 8 <= buf.count <= out.count`; the bytes it writes
+  /// past the copied ones are overwritten by later ones or lie past the count returned.
+  @usableFromInline
+  internal static func decode(
+    _ buf: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>, form: Bool
+  ) -> Int {
+    let count = buf.count
+    guard let src = buf.baseAddress, let dst = out.baseAddress else { return 0 }
+    var i = 0
+    var o = 0
+    while i < count {
+      if i &+ 8 <= count {
+        let word = UnsafeRawPointer(src + i).loadUnaligned(as: UInt64.self)
+        let stop = firstEscapeByte(UInt64(littleEndian: word), form: form)
+        UnsafeMutableRawPointer(dst + o).storeBytes(of: word, as: UInt64.self)
+        i &+= stop
+        o &+= stop
+        if stop == 8 { continue }
+      }
+      dst[o] = decodedByte(buf, at: &i, end: count, form: form)
+      o &+= 1
+    }
+    return o
+  }
+
+  /// The index (0...7, lowest byte first) of the first `%` (or `+` when `form`) among the eight bytes of
+  /// `word`, or 8 when there is none.
+  ///
+  /// `(x &- 0x01…) & ~x & 0x80…` sets the high bit of each zero byte of `x`, and may also set it in bytes
+  /// above a zero byte (a borrow), never below one: so its lowest set bit is exact, for each of the two
+  /// tests and for their union.
+  @inline(__always)
+  internal static func firstEscapeByte(_ word: UInt64, form: Bool) -> Int {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highBits: UInt64 = 0x8080_8080_8080_8080
+    let percent = word ^ (ones &* UInt64(percentSign))
+    var found = (percent &- ones) & ~percent & highBits
+    if form {
+      let plus = word ^ (ones &* UInt64(plusSign))
+      found |= (plus &- ones) & ~plus & highBits
+    }
+    return found.trailingZeroBitCount &>> 3
+  }
+
+  /// The decoded byte at `i` — a valid `%XX` escape's value, a space for `+` in form encoding, else the
+  /// byte itself — advancing `i` past what it read (three bytes or one). `i < end`.
+  @inlinable @inline(__always)
+  internal static func decodedByte(_ buf: UnsafeBufferPointer<UInt8>, at i: inout Int, end: Int, form: Bool) -> UInt8 {
+    let byte = buf[i]
+    i &+= 1
+    if byte == 0x25 {
+      if i &+ 1 < end && isASCIIHexDigit(buf[i]) && isASCIIHexDigit(buf[i &+ 1]) {
+        let value = LinkParseCore.hexValue(buf[i]) &<< 4 | LinkParseCore.hexValue(buf[i &+ 1])
+        i &+= 2
+        return value
+      }
+      return byte
+    }
+    return form && byte == 0x2B ? 0x20 : byte
+  }
+
+  /// Whether `buf[start..<end]`, decoded, equals the name whose UTF-8 bytes are `key`. Allocates only when
+  /// the bytes differ, `key` contains U+FFFD and the raw name has escapes (invalid UTF-8 may decode to it).
+  @inline(__always)
+  internal static func decodedEquals(
+    _ buf: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int,
+    key: UnsafeBufferPointer<UInt8>, keyHasReplacement: Bool, form: Bool
+  ) -> Bool {
+    let keyCount = key.count
+    // Decoding only shrinks: an escape turns 3 bytes into 1.
+    if keyCount > end &- start { return false }
+    var i = start
+    var j = 0
+    var equal = true
+    while i < end {
+      let byte = decodedByte(buf, at: &i, end: end, form: form)
+      if j == keyCount || key[j] != byte {
+        equal = false
+        break
+      }
+      j &+= 1
+    }
+    if equal && j == keyCount { return true }
+    guard keyHasReplacement else { return false }
+    // The decoded bytes may be invalid UTF-8 that decodes to U+FFFD: compare the decoded strings.
+    let raw = UnsafeBufferPointer(rebasing: buf[start..<end])
+    guard containsEscapes(raw, form: false) else { return false }
+    let decoded = String(unsafeUninitializedCapacity: raw.count) { decode(raw, into: $0, form: form) }
+    return decoded.utf8.elementsEqual(key)
+  }
+
+  /// Appends the form-encoding of `string` to `out`.
+  internal static func appendFormEncoded(_ string: some StringProtocol, to out: inout [UInt8]) {
+    for byte in string.utf8 {
+      if isFormUnreserved(byte) {
+        out.append(byte)
+      } else if byte == space {
+        out.append(plusSign)
+      } else {
+        out.append(percentSign)
+        out.append(LinkParseCore.hexDigit(byte &>> 4))
+        out.append(LinkParseCore.hexDigit(byte & 0x0F))
+      }
+    }
+  }
+
+  /// The length of the valid UTF-8 sequence starting at `buf[i]`, or 0 when the byte there does not start
+  /// one (Unicode Table 3-7: no overlongs, surrogates, or code points above U+10FFFF).
+  @inline(__always)
+  internal static func validSequenceLength(_ buf: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int {
+    let count = buf.count
+    @inline(__always) func continuation(_ j: Int, _ low: UInt8 = 0x80, _ high: UInt8 = 0xBF) -> Bool {
+      j < count && buf[j] >= low && buf[j] <= high
+    }
+    switch buf[i] {
+    case 0x00...0x7F:
+      return 1
+    case 0xC2...0xDF:
+      return continuation(i &+ 1) ? 2 : 0
+    case 0xE0:
+      return continuation(i &+ 1, 0xA0) && continuation(i &+ 2) ? 3 : 0
+    case 0xE1...0xEC, 0xEE...0xEF:
+      return continuation(i &+ 1) && continuation(i &+ 2) ? 3 : 0
+    case 0xED:
+      return continuation(i &+ 1, 0x80, 0x9F) && continuation(i &+ 2) ? 3 : 0
+    case 0xF0:
+      return continuation(i &+ 1, 0x90) && continuation(i &+ 2) && continuation(i &+ 3) ? 4 : 0
+    case 0xF1...0xF3:
+      return continuation(i &+ 1) && continuation(i &+ 2) && continuation(i &+ 3) ? 4 : 0
+    case 0xF4:
+      return continuation(i &+ 1, 0x80, 0x8F) && continuation(i &+ 2) && continuation(i &+ 3) ? 4 : 0
+    default:
+      return 0
+    }
+  }
+
+  /// A source string for a POST body: the bytes themselves when they are valid UTF-8, otherwise the bytes
+  /// with every byte outside a valid UTF-8 sequence written as `%XX`.
+  internal static func sourceString(fromBody buf: UnsafeBufferPointer<UInt8>) -> String {
+    let count = buf.count
+    var invalid = 0
+    var i = 0
+    while i < count {
+      if buf[i] < 0x80 {
+        i &+= 1
+        continue
+      }
+      let length = validSequenceLength(buf, i)
+      if length == 0 {
+        invalid &+= 1
+        i &+= 1
+      } else {
+        i &+= length
+      }
+    }
+    if invalid == 0 { return String(decoding: buf, as: UTF8.self) }
+    return String(unsafeUninitializedCapacity: count &+ 2 &* invalid) { out in
+      var i = 0
+      var o = 0
+      while i < count {
+        let byte = buf[i]
+        let length = byte < 0x80 ? 1 : validSequenceLength(buf, i)
+        if length == 0 {
+          out[o] = percentSign
+          out[o &+ 1] = LinkParseCore.hexDigit(byte &>> 4)
+          out[o &+ 2] = LinkParseCore.hexDigit(byte & 0x0F)
+          o &+= 3
+          i &+= 1
+        } else {
+          for k in 0..<length { out[o &+ k] = buf[i &+ k] }
+          o &+= length
+          i &+= length
+        }
+      }
+      return o
+    }
+  }
+}

@@ -19,7 +19,7 @@ public let realisticRoutes: [Route] = [
 
 /// The provider a URL's callback belongs to: its route's, or the detector's.
 public func provider(of url: ParsedURL, _ match: RouteMatch?) -> Provider? {
-  if let name = match?.provider, let provider = Provider(rawValue: name) { return provider }
+  if let provider = match?.provider { return provider }
   return ProviderDetector.detect(url: url, parameters: ProviderDetector.callbackParameters(of: url))
 }
 

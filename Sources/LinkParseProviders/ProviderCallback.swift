@@ -261,8 +261,10 @@ public enum ProviderCallback: Sendable, Hashable {
       visit("code", s.values, 0)
       visit("state", s.values, 1)
       visit("status", s.values, 2)
-      let extras = s.extras
-      for key in extras.keys.sorted() { visit(key, extras[key].map { $0[...] }) }
+      if s.hasExtras {
+        let extras = s.extras
+        for key in extras.keys.sorted() { visit(key, extras[key].map { $0[...] }) }
+      }
     case .sber(.failure(let f)):
       visit("state", f.values, 2)
       visit(f.encoding == .androidApp ? "result" : "status", f.values, 1)

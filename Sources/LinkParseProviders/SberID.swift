@@ -1,6 +1,6 @@
 // Sber ID callbacks (providers.md §1.2–1.5).
 
-public import LinkParseCore
+@_spi(Bytes) public import LinkParseCore
 
 /// A decoded Sber ID callback to the partner's `redirect_uri`.
 ///
@@ -160,6 +160,25 @@ public struct SberIDSuccess: Sendable, Hashable {
       }
     }
     return extras
+  }
+
+  /// Whether ``extras`` is non-empty, found without building it: one byte-level pass over the parameters'
+  /// decoded names, no `String` or dictionary (most callbacks carry no extras, and the command line writes the
+  /// values of every Sber callback).
+  var hasExtras: Bool {
+    var found = false
+    FormParameters(values.raw(3) ?? "").forEachDecoded { name, _ in
+      if !found { found = name.withDecodedBytes(Self.isExtraName) }
+    }
+    return found
+  }
+
+  /// `utm_…`, `option1`, `option2` or `option3`, compared byte by byte (the generic `starts(with:)` and `==`
+  /// over a `String` cost more than the whole pass).
+  private static func isExtraName(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    if b.count >= 4 && b[0] == 0x75 && b[1] == 0x74 && b[2] == 0x6D && b[3] == 0x5F { return true }  // utm_
+    guard b.count == 7, b[6] >= 0x31, b[6] <= 0x33 else { return false }  // option[1-3]
+    return b[0] == 0x6F && b[1] == 0x70 && b[2] == 0x74 && b[3] == 0x69 && b[4] == 0x6F && b[5] == 0x6E
   }
 
   public static func == (lhs: SberIDSuccess, rhs: SberIDSuccess) -> Bool {

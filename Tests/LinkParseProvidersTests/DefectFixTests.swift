@@ -291,3 +291,21 @@ struct OAuth2ImplicitAndIDTokenTests {
         == .duplicateParameter)
   }
 }
+
+/// `SberIDSuccess.hasExtras` (the byte-level pre-check the callback's values use) agrees with `extras`.
+@Suite struct SberExtrasPrecheckTests {
+  @Test(arguments: [
+    "code=c&state=s", "code=c&state=s&status=success", "code=c&state=s&utm_source=x", "code=c&utm%5Fmedium=y",
+    "code=c&option1=promo", "code=c&option4=no", "code=c&utm=no&utmx=no", "code=c&%75tm_a=b", "code=c&option1",
+    "utm_=&code=c", "code=c&Option1=x", "code=c&option1=a&option1=b",
+  ])
+  func hasExtrasAgreesWithExtras(_ query: String) throws {
+    guard case .success(let s) = try SberIDCallback(FormParameters(query)) else {
+      Issue.record("not a success: \(query)")
+      return
+    }
+    #expect(s.hasExtras == !s.extras.isEmpty, "\(query)")
+    let values = ProviderCallback.sber(.success(s)).values.map(\.name)
+    #expect(values.filter { $0 != "code" && $0 != "state" && $0 != "status" } == s.extras.keys.sorted(), "\(query)")
+  }
+}

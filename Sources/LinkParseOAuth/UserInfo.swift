@@ -168,10 +168,7 @@ public struct SberUserInfo: Sendable, Hashable, Codable {
   public init(json: some Collection<UInt8>) throws(OAuthResponseError) {
     let (rReader, raw) = try readObject(json, what: "Sber user info", provider: .sber, expectedKey: "sub")
     var r = rReader
-    guard let sub = try r.identifier("sub"), !sub.isEmpty else {
-      throw OAuthResponseError(.missingField, field: "sub", message: "the Sber user info has no sub")
-    }
-    self.sub = sub
+    sub = try r.requiredSubject(of: "the Sber user info")
     familyName = try r.string("family_name")
     givenName = try r.string("given_name")
     middleName = try r.string("middle_name")
@@ -256,10 +253,7 @@ public struct TIDUserInfo: Sendable, Hashable, Codable {
   public init(json: some Collection<UInt8>) throws(OAuthResponseError) {
     let (rReader, raw) = try readObject(json, what: "T-ID user info", provider: .tid, expectedKey: "sub")
     var r = rReader
-    guard let sub = try r.identifier("sub"), !sub.isEmpty else {
-      throw OAuthResponseError(.missingField, field: "sub", message: "the T-ID user info has no sub")
-    }
-    self.sub = sub
+    sub = try r.requiredSubject(of: "the T-ID user info")
     name = try r.string("name")
     givenName = try r.string("given_name")
     familyName = try r.string("family_name")
@@ -440,10 +434,7 @@ public struct OIDCUserInfo: Sendable, Hashable, Codable {
   public init(json: some Collection<UInt8>, provider: Provider = .oauth2) throws(OAuthResponseError) {
     let (rReader, raw) = try readObject(json, what: "userinfo response", provider: provider, expectedKey: "sub")
     var r = rReader
-    guard let sub = try r.identifier("sub"), !sub.isEmpty else {
-      throw OAuthResponseError(.missingField, field: "sub", message: "the userinfo response has no sub")
-    }
-    self.sub = sub
+    sub = try r.requiredSubject(of: "the userinfo response")
     name = try r.string("name")
     givenName = try r.string("given_name")
     familyName = try r.string("family_name")

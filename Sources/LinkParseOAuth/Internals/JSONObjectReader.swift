@@ -62,6 +62,15 @@ struct JSONObjectReader {
     }
   }
 
+  /// The subject, `sub` (a string or a number's text), which user-info answers must carry non-empty: else
+  /// `missing-field`, the message naming `what` ("the T-ID user info has no sub").
+  mutating func requiredSubject(of what: String) throws(OAuthResponseError) -> String {
+    guard let sub = try identifier("sub"), !sub.isEmpty else {
+      throw OAuthResponseError(.missingField, field: "sub", message: "\(what) has no sub")
+    }
+    return sub
+  }
+
   /// A whole number: `600` or `"600"`; anything else is `invalid-field`.
   mutating func integer(_ key: String) throws(OAuthResponseError) -> Int64? {
     guard let value = take(key) else { return nil }

@@ -89,9 +89,10 @@ public enum VKIDCallback: Sendable, Hashable {
     self = .success(VKIDSuccess(values: values, expiresIn: expiresIn, isReturnFromVKApp: fromVKApp))
   }
 
-  /// `expires_in`'s raw bytes as seconds when they are 1 to 10 ASCII digits, else `nil`.
+  /// `expires_in`'s raw bytes as seconds when they are 1 to 10 ASCII digits, else `nil` (the command line
+  /// writes VK's `expires_in` as a number by the same rule).
   @inline(__always)
-  static func lifetime(_ raw: UnsafeBufferPointer<UInt8>) -> Int? {
+  package static func lifetime(_ raw: UnsafeBufferPointer<UInt8>) -> Int? {
     guard raw.count >= 1, raw.count <= 10 else { return nil }
     var value = 0
     for byte in raw {

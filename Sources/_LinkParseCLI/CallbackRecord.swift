@@ -224,7 +224,7 @@ extension RecordWriter {
       json.byte(UInt8(ascii: ":"))
       if redact && CallbackOptions.secretNames.contains(name) {
         json.string(CallbackOptions.redacted)
-      } else if vkSuccess && name.utf8.count == 10 && name == "expires_in", let seconds = Self.seconds(value) {
+      } else if vkSuccess && name.utf8.count == 10 && name == "expires_in", let seconds = VKIDCallback.lifetime(value.raw) {
         json.integer(seconds)  // (not the bytes as they are: `0600` is not a JSON number)
       } else {
         formDecoded(value, clean)
@@ -235,20 +235,6 @@ extension RecordWriter {
       errorObject(code: error.code, raw: error.code, parameter: nil, en: error.descriptionEN, ru: error.descriptionRU)
     }
     json.byte(UInt8(ascii: "}"))
-  }
-
-  /// `value` as an integer when it is 1 to 10 ASCII digits as it stands (what VK ID's decoder accepts),
-  /// else `nil`.
-  private static func seconds(_ value: FormParameters.UnsafeDecodedBytes) -> Int? {
-    let raw = value.raw
-    guard raw.count >= 1, raw.count <= 10 else { return nil }
-    var seconds = 0
-    for byte in raw {
-      let digit = byte &- UInt8(ascii: "0")
-      guard digit < 10 else { return nil }
-      seconds = seconds &* 10 &+ Int(digit)
-    }
-    return seconds
   }
 
   /// Writes the object of a callback rejected by its decoder or by the checks.

@@ -293,8 +293,8 @@ public struct ProblemDetails: Sendable, Hashable {
   /// ProblemDetails(CallbackError(.replayed)).json  // {"type":"https://linkparse.dev/problems/replayed",…}
   /// ```
   public var json: String {
-    "{\"type\":\(jsonString(type)),\"title\":\(jsonString(title)),\"status\":\(status),"
-      + "\"code\":\(jsonString(code)),\"detail\":\(jsonString(detail))}"
+    "{\"type\":\(JSONText.quoted(type)),\"title\":\(JSONText.quoted(title)),\"status\":\(status),"
+      + "\"code\":\(JSONText.quoted(code)),\"detail\":\(JSONText.quoted(detail))}"
   }
 
   /// A Hummingbird response: the status, `Content-Type: application/problem+json`, ``json``.
@@ -308,27 +308,6 @@ public struct ProblemDetails: Sendable, Hashable {
       headers: [.contentType: "application/problem+json", .cacheControl: "no-store"],
       body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
   }
-}
-
-private func jsonString(_ s: String) -> String {
-  var out = "\""
-  for scalar in s.unicodeScalars {
-    switch scalar {
-    case "\"": out += "\\\""
-    case "\\": out += "\\\\"
-    case "\n": out += "\\n"
-    case "\r": out += "\\r"
-    case "\t": out += "\\t"
-    default:
-      if scalar.value < 0x20 {
-        let hex = String(scalar.value, radix: 16)
-        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      } else {
-        out.unicodeScalars.append(scalar)
-      }
-    }
-  }
-  return out + "\""
 }
 
 extension StringProtocol {

@@ -1,6 +1,8 @@
 // A JSON value as parsed, for the fields of a provider's answer that no typed property names: they are kept,
 // not dropped, so nothing a provider adds is lost.
 
+internal import LinkParseProviders
+
 /// A JSON value. Numbers keep their text, so `9007199254740993` and `1.10` survive unchanged.
 ///
 /// ```swift
@@ -112,23 +114,7 @@ public enum JSONValue: Sendable, Hashable, Codable {
   /// ```swift
   /// JSONValue.quoted("a\"b\n")  // "\"a\\\"b\\n\""
   /// ```
-  package static func quoted(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case _ where scalar.value < 0x20:
-        let hex = String(scalar.value, radix: 16)
-        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    return out + "\""
-  }
+  package static func quoted(_ text: String) -> String { JSONText.quoted(text) }
 
   // MARK: Codable (as the JSON it is)
 

@@ -252,3 +252,26 @@ func parseDecimalInt(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
   }
   return value
 }
+
+/// JSON text the package writes by hand (problem answers, client-secret headers, the command's output).
+package enum JSONText {
+  /// `text` as a JSON string literal: `"` and `\\` escaped, control characters as `\\n`, `\\r`, `\\t` or
+  /// `\\u00XX`, everything else as it is (the result is UTF-8 JSON).
+  package static func quoted(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "\"": out += "\\\""
+      case "\\": out += "\\\\"
+      case "\n": out += "\\n"
+      case "\r": out += "\\r"
+      case "\t": out += "\\t"
+      case _ where scalar.value < 0x20:
+        let hex = String(scalar.value, radix: 16)
+        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    return out + "\""
+  }
+}

@@ -629,10 +629,6 @@ struct URLStateMachine: ~Copyable {
   }
 }
 
-/// Whether `bytes` is well-formed UTF-8 (ASCII is checked eight bytes at a time). For the other modules,
-/// which check decoded bytes before writing them out.
-package func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool { URLParser.isValidUTF8(bytes) }
-
 @inline(__always)
 func hex(_ b: UInt8) -> String {
   String(decoding: [hexDigit(b >> 4), hexDigit(b & 0xF)], as: UTF8.self)

@@ -206,47 +206,4 @@ internal import CByteScan
     }
     return i
   }
-
-  /// Whether `bytes` is well-formed UTF-8 (an ASCII prefix is skipped sixteen bytes at a time, later ASCII
-  /// eight at a time).
-  static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    let n = bytes.count
-    guard let base = bytes.baseAddress else { return true }
-    var i = Scan.nonASCII(base, 0, n)
-    let p = UnsafeRawPointer(base)
-    while i < n {
-      if i &+ 8 <= n {
-        let word = p.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-        if word & 0x8080_8080_8080_8080 == 0 {
-          i &+= 8
-          continue
-        }
-      }
-      let b0 = bytes[i]
-      if b0 < 0x80 {
-        i &+= 1
-        continue
-      }
-      func cont(_ k: Int) -> Bool { i &+ k < n && bytes[i &+ k] & 0xC0 == 0x80 }
-      if b0 >= 0xC2 && b0 <= 0xDF {
-        guard cont(1) else { return false }
-        i &+= 2
-      } else if b0 >= 0xE0 && b0 <= 0xEF {
-        guard cont(1), cont(2) else { return false }
-        let b1 = bytes[i &+ 1]
-        if b0 == 0xE0 && b1 < 0xA0 { return false }  // overlong
-        if b0 == 0xED && b1 > 0x9F { return false }  // surrogate
-        i &+= 3
-      } else if b0 >= 0xF0 && b0 <= 0xF4 {
-        guard cont(1), cont(2), cont(3) else { return false }
-        let b1 = bytes[i &+ 1]
-        if b0 == 0xF0 && b1 < 0x90 { return false }  // overlong
-        if b0 == 0xF4 && b1 > 0x8F { return false }  // above U+10FFFF
-        i &+= 4
-      } else {
-        return false
-      }
-    }
-    return true
-  }
 }

@@ -248,7 +248,7 @@ struct RecordWriter: ~Copyable {
     // value cost more than the second, short scan of the few values that need decoding.)
     guard bytes.needsDecoding else { return quoted(bytes.raw, clean) }
     bytes.withDecodedBytes { decoded in
-      if isValidUTF8(decoded) {
+      if UTF8Validation.isValid(decoded) {
         json.quoted(decoded)
       } else {
         json.string(String(decoding: decoded, as: UTF8.self))

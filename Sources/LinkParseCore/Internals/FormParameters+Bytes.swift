@@ -217,36 +217,6 @@ extension FormParameters {
     }
   }
 
-  /// The length of the valid UTF-8 sequence starting at `buf[i]`, or 0 when the byte there does not start
-  /// one (Unicode Table 3-7: no overlongs, surrogates, or code points above U+10FFFF).
-  @inline(__always)
-  internal static func validSequenceLength(_ buf: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int {
-    let count = buf.count
-    @inline(__always) func continuation(_ j: Int, _ low: UInt8 = 0x80, _ high: UInt8 = 0xBF) -> Bool {
-      j < count && buf[j] >= low && buf[j] <= high
-    }
-    switch buf[i] {
-    case 0x00...0x7F:
-      return 1
-    case 0xC2...0xDF:
-      return continuation(i &+ 1) ? 2 : 0
-    case 0xE0:
-      return continuation(i &+ 1, 0xA0) && continuation(i &+ 2) ? 3 : 0
-    case 0xE1...0xEC, 0xEE...0xEF:
-      return continuation(i &+ 1) && continuation(i &+ 2) ? 3 : 0
-    case 0xED:
-      return continuation(i &+ 1, 0x80, 0x9F) && continuation(i &+ 2) ? 3 : 0
-    case 0xF0:
-      return continuation(i &+ 1, 0x90) && continuation(i &+ 2) && continuation(i &+ 3) ? 4 : 0
-    case 0xF1...0xF3:
-      return continuation(i &+ 1) && continuation(i &+ 2) && continuation(i &+ 3) ? 4 : 0
-    case 0xF4:
-      return continuation(i &+ 1, 0x80, 0x8F) && continuation(i &+ 2) && continuation(i &+ 3) ? 4 : 0
-    default:
-      return 0
-    }
-  }
-
   /// A source string for a POST body: the bytes themselves when they are valid UTF-8, otherwise the bytes
   /// with every byte outside a valid UTF-8 sequence written as `%XX`.
   internal static func sourceString(fromBody buf: UnsafeBufferPointer<UInt8>) -> String {
@@ -258,7 +228,7 @@ extension FormParameters {
         i &+= 1
         continue
       }
-      let length = validSequenceLength(buf, i)
+      let length = UTF8Validation.sequenceLength(buf, at: i)
       if length == 0 {
         invalid &+= 1
         i &+= 1
@@ -272,7 +242,7 @@ extension FormParameters {
       var o = 0
       while i < count {
         let byte = buf[i]
-        let length = byte < 0x80 ? 1 : validSequenceLength(buf, i)
+        let length = byte < 0x80 ? 1 : UTF8Validation.sequenceLength(buf, at: i)
         if length == 0 {
           out[o] = percentSign
           out[o &+ 1] = LinkParseCore.hexDigit(byte &>> 4)

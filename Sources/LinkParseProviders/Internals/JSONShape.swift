@@ -208,7 +208,7 @@ enum JSONShape {
           }
         case 0..<0x20: return nil
         case 0x80...:
-          let n = utf8SequenceLength(at: index)
+          let n = UTF8Validation.sequenceLength(bytes, at: index)
           guard n > 0 else { return nil }
           index &+= n
         default: index &+= 1
@@ -242,24 +242,6 @@ enum JSONShape {
         guard digits() > 0 else { return false }
       }
       return true
-    }
-
-    /// The length of the valid UTF-8 sequence at `i` (Unicode Table 3-7), or 0.
-    func utf8SequenceLength(at i: Int) -> Int {
-      let b0 = bytes[i]
-      func cont(_ j: Int, _ low: UInt8 = 0x80, _ high: UInt8 = 0xBF) -> Bool {
-        j < bytes.count && bytes[j] >= low && bytes[j] <= high
-      }
-      switch b0 {
-      case 0xC2...0xDF: return cont(i &+ 1) ? 2 : 0
-      case 0xE0: return cont(i &+ 1, 0xA0) && cont(i &+ 2) ? 3 : 0
-      case 0xE1...0xEC, 0xEE...0xEF: return cont(i &+ 1) && cont(i &+ 2) ? 3 : 0
-      case 0xED: return cont(i &+ 1, 0x80, 0x9F) && cont(i &+ 2) ? 3 : 0
-      case 0xF0: return cont(i &+ 1, 0x90) && cont(i &+ 2) && cont(i &+ 3) ? 4 : 0
-      case 0xF1...0xF3: return cont(i &+ 1) && cont(i &+ 2) && cont(i &+ 3) ? 4 : 0
-      case 0xF4: return cont(i &+ 1, 0x80, 0x8F) && cont(i &+ 2) && cont(i &+ 3) ? 4 : 0
-      default: return 0
-      }
     }
   }
 }

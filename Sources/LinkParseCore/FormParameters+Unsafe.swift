@@ -47,6 +47,15 @@ extension FormParameters {
       self.mayContainPlus = mayContainPlus
     }
 
+    /// The form-encoded bytes `range` of `base`, flagged as ``FormPairScanner`` found them (``FormPair/percent``,
+    /// ``FormPair/plus``).
+    @inlinable
+    package init(_ base: UnsafePointer<UInt8>, _ range: Range<Int>, flags: UInt8, encoding: Encoding = .form) {
+      self.init(
+        raw: UnsafeBufferPointer(start: base + range.lowerBound, count: range.count), encoding: encoding,
+        mayContainEscapes: flags & FormPair.percent != 0, mayContainPlus: flags & FormPair.plus != 0)
+    }
+
     /// Whether decoding changes anything (the raw bytes contain `%`, or `+` in form encoding).
     @inlinable
     public var needsDecoding: Bool {
@@ -156,65 +165,14 @@ extension FormParameters {
     // `rethrows` rather than typed throws: a generic error type here costs a runtime metadata lookup per
     // call, more than the iteration itself.
     var source = self.source
-    try source.withUTF8 { try FormParameters.forEachDecoded(in: $0, encoding: encoding, body) }
-  }
-
-  /// ``forEachDecoded(encoding:_:)`` over form-encoded bytes in place: for a caller that already holds
-  /// them (the CLI, writing a URL's query from its serialization), without making a `FormParameters`.
-  ///
-  /// ```swift
-  /// url.withUnsafeUTF8 { href in
-  ///   FormParameters.forEachDecoded(in: UnsafeBufferPointer(rebasing: href[url.utf8Ranges.query!])) { _, _ in }
-  /// }
-  /// ```
-  package static func forEachDecoded(
-    in buffer: UnsafeBufferPointer<UInt8>, encoding: Encoding = .form,
-    _ body: (UnsafeDecodedBytes, UnsafeDecodedBytes?) throws -> Void
-  ) rethrows {
-    guard let base = buffer.baseAddress else { return }
-    // One pass visits every '&', '=', '%' and '+' in order: the '&'s and first '='s split the pairs, and
-    // the '%'s and '+'s tell each view whether it needs decoding at all (most do not).
-    let escape: UInt8 = 1
-    let plus: UInt8 = 2
-    var start = 0  // the current sequence's first byte
-    var equals = -1  // its first '=', or -1
-    var nameFlags: UInt8 = 0
-    var valueFlags: UInt8 = 0
-    @inline(__always) func emit(_ stop: Int) throws {
-      guard stop > start else { return }  // empty sequences are skipped
-      let nameEnd = equals >= 0 ? equals : stop
-      let name = UnsafeDecodedBytes(
-        raw: UnsafeBufferPointer(start: base + start, count: nameEnd &- start), encoding: encoding,
-        mayContainEscapes: nameFlags & escape != 0, mayContainPlus: nameFlags & plus != 0)
-      if equals < 0 {
-        try body(name, nil)
-      } else {
-        try body(
-          name,
-          UnsafeDecodedBytes(
-            raw: UnsafeBufferPointer(start: base + (equals &+ 1), count: stop &- equals &- 1), encoding: encoding,
-            mayContainEscapes: valueFlags & escape != 0, mayContainPlus: valueFlags & plus != 0))
+    try source.withUTF8 { buffer in
+      guard let base = buffer.baseAddress else { return }
+      var pairs = FormPairScanner(base, from: 0, to: buffer.count)
+      while let pair = pairs.next() {
+        // The scanner saw every '%' and '+': each view knows whether it needs decoding at all (most do not).
+        let name = UnsafeDecodedBytes(base, pair.nameStart..<pair.nameEnd, flags: pair.nameFlags, encoding: encoding)
+        try body(name, pair.value.map { UnsafeDecodedBytes(base, $0, flags: pair.valueFlags, encoding: encoding) })
       }
     }
-    try Scan.forEachOf(
-      FormParameters.ampersand, FormParameters.equalsSign, FormParameters.percentSign, FormParameters.plusSign,
-      base, buffer.count
-    ) { i in
-      switch base[i] {
-      case FormParameters.ampersand:
-        try emit(i)
-        start = i &+ 1
-        equals = -1
-        nameFlags = 0
-        valueFlags = 0
-      case FormParameters.equalsSign:
-        if equals < 0 { equals = i }
-      case FormParameters.percentSign:
-        if equals < 0 { nameFlags |= escape } else { valueFlags |= escape }
-      default:
-        if equals < 0 { nameFlags |= plus } else { valueFlags |= plus }
-      }
-    }
-    try emit(buffer.count)
   }
 }

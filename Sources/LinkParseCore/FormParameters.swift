@@ -184,13 +184,12 @@ public struct FormParameters: Sendable, Sequence {
     /// ```
     public mutating func next() -> Parameter? {
       let start = offset
-      let pair = source.withUTF8 { FormParameters.scanPair($0, from: start) }
-      guard let pair else {
-        offset = Int.max
-        return nil
+      let (pair, next) = source.withUTF8 { buf in
+        var pairs = FormPairScanner(buf, from: start)
+        return (pairs.next(), pairs.position)
       }
-      offset = pair.end
-      return FormParameters.makeParameter(source, pair)
+      offset = next
+      return pair.map { FormParameters.makeParameter(source, $0) }
     }
   }
 
@@ -325,9 +324,8 @@ public struct FormParameters: Sendable, Sequence {
     let form = encoding == .form
     let keyHasReplacement = FormParameters.containsReplacement(key)
     return FormParameters.withBytes(source) { buf -> Parameter? in
-      var offset = 0
-      while let pair = FormParameters.scanPair(buf, from: offset) {
-        offset = pair.end
+      var pairs = FormPairScanner(buf)
+      while let pair = pairs.next() {
         if FormParameters.decodedEquals(
           buf, pair.nameStart, pair.nameEnd, key: key, keyHasReplacement: keyHasReplacement, form: form)
         {
@@ -380,9 +378,8 @@ public struct FormParameters: Sendable, Sequence {
     let keyHasReplacement = FormParameters.containsReplacement(key)
     return FormParameters.withBytes(source) { buf -> [Parameter] in
       var result: [Parameter] = []
-      var offset = 0
-      while let pair = FormParameters.scanPair(buf, from: offset) {
-        offset = pair.end
+      var pairs = FormPairScanner(buf)
+      while let pair = pairs.next() {
         if FormParameters.decodedEquals(
           buf, pair.nameStart, pair.nameEnd, key: key, keyHasReplacement: keyHasReplacement, form: form)
         {
@@ -427,7 +424,7 @@ public struct FormParameters: Sendable, Sequence {
       keyEnds.append(keyBytes.count)
     }
     // Offsets of the pairs found (trivial values: no reference counting while scanning).
-    var found = [RawPair?](repeating: nil, count: names.count)
+    var found = [FormPair?](repeating: nil, count: names.count)
     keyBytes.withUnsafeBufferPointer { allKeys in
       var keyStart = 0
       var keyHasReplacement = [Bool]()
@@ -439,9 +436,8 @@ public struct FormParameters: Sendable, Sequence {
       }
       FormParameters.withBytes(source) { buf in
         var remaining = names.count
-        var offset = 0
-        while remaining > 0, let pair = FormParameters.scanPair(buf, from: offset) {
-          offset = pair.end
+        var pairs = FormPairScanner(buf)
+        while remaining > 0, let pair = pairs.next() {
           var keyStart = 0
           for k in 0..<keyEnds.count {
             let keyEnd = keyEnds[k]

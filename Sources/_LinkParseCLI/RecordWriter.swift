@@ -170,28 +170,31 @@ struct RecordWriter: ~Copyable {
     json.raw(",\"params\":[")
     var first = true
     // The query's pairs, read from the href's bytes (no `FormParameters`, no Substring).
-    let query = r.query.map { UnsafeBufferPointer(rebasing: bytes[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
     // The callback's decoder reads what this loop sees (`--provider auto`, no checks, no body): the pairs are
     // recorded for it as they are listed, so that it does not scan the query again.
     let feedsScan = router == nil && callbackOptions.usesScannedQuery(body: body)
     var scannedQuery = CallbackQueryScan(query: r.query)
     let href = bytes.baseAddress!
-    FormParameters.forEachDecoded(in: query) { name, value in
-      if feedsScan { scannedQuery.add(name, value, href: href) }
-      json.raw(first ? "[" : ",[")
-      first = false
-      formDecoded(name, clean)
-      json.byte(UInt8(ascii: ","))
-      if let value {
-        if redact && CallbackOptions.secretNames.contains(where: { name == $0 }) {
-          json.string(CallbackOptions.redacted)
+    if let query = r.query {
+      var pairs = FormPairScanner(href, from: query.lowerBound, to: query.upperBound)
+      while let pair = pairs.next() {
+        if feedsScan { scannedQuery.add(pair, href: href) }
+        json.raw(first ? "[" : ",[")
+        first = false
+        let name = FormParameters.UnsafeDecodedBytes(href, pair.nameStart..<pair.nameEnd, flags: pair.nameFlags)
+        formDecoded(name, clean)
+        json.byte(UInt8(ascii: ","))
+        if let value = pair.value {
+          if redact && CallbackOptions.secretNames.contains(where: { name == $0 }) {
+            json.string(CallbackOptions.redacted)
+          } else {
+            formDecoded(FormParameters.UnsafeDecodedBytes(href, value, flags: pair.valueFlags), clean)
+          }
         } else {
-          formDecoded(value, clean)
+          json.raw("\"\"")
         }
-      } else {
-        json.raw("\"\"")
+        json.byte(UInt8(ascii: "]"))
       }
-      json.byte(UInt8(ascii: "]"))
     }
     json.byte(UInt8(ascii: "]"))
     if let router {

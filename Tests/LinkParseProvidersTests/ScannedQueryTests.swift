@@ -6,7 +6,7 @@ import Testing
 /// them) must answer exactly as `decode(url:)`, which scans the query itself.
 @Suite("Providers: a query scanned by the caller")
 struct ScannedQueryTests {
-  /// `decode(url:)` and the scanned-query variant, fed the pairs `forEachDecoded(in:)` gives.
+  /// `decode(url:)` and the scanned-query variant, fed the pairs `FormPairScanner` gives.
   static func both(_ string: String) throws -> (
     (Provider, Result<ProviderCallback, CallbackError>)?, (Provider, Result<ProviderCallback, CallbackError>)?
   ) {
@@ -15,8 +15,9 @@ struct ScannedQueryTests {
     let ranges = url.utf8Ranges
     var scan = CallbackQueryScan(query: ranges.query)
     url.withUnsafeUTF8 { href in
-      let query = ranges.query.map { UnsafeBufferPointer(rebasing: href[$0]) } ?? UnsafeBufferPointer(start: nil, count: 0)
-      FormParameters.forEachDecoded(in: query) { name, value in scan.add(name, value, href: href.baseAddress!) }
+      guard let query = ranges.query else { return }
+      var pairs = FormPairScanner(href.baseAddress!, from: query.lowerBound, to: query.upperBound)
+      while let pair = pairs.next() { scan.add(pair, href: href.baseAddress!) }
     }
     var fed: (Provider, Result<ProviderCallback, CallbackError>)?
     let detected = ProviderDetector.decode(

@@ -10,35 +10,8 @@ extension FormParameters {
   internal static var plusSign: UInt8 { 0x2B }
   internal static var space: UInt8 { 0x20 }
 
-  /// Offsets (in UTF-8 bytes from the source's start) of one `name[=value]` sequence.
-  internal struct RawPair {
-    var nameStart: Int
-    /// End of the name: the first `=`, or `end` when there is none.
-    var nameEnd: Int
-    /// `true` when the sequence has a `=` (so the value starts at `nameEnd + 1`).
-    var hasValue: Bool
-    /// End of the sequence: the `&` after it, or the end of the source.
-    var end: Int
-  }
-
-  /// The next non-empty sequence at or after `start`, or `nil`. Scans sixteen bytes at a time.
-  @inline(__always)
-  internal static func scanPair(_ buf: UnsafeBufferPointer<UInt8>, from start: Int) -> RawPair? {
-    let count = buf.count
-    var i = start
-    while i < count && buf[i] == ampersand { i &+= 1 }
-    guard i < count, let base = buf.baseAddress else { return nil }
-    let nameStart = i
-    let stop = Scan.firstOf(ampersand, equalsSign, base, i, count)
-    if stop == count || buf[stop] == ampersand {
-      return RawPair(nameStart: nameStart, nameEnd: stop, hasValue: false, end: stop)
-    }
-    let end = Scan.first(ampersand, base, stop &+ 1, count)
-    return RawPair(nameStart: nameStart, nameEnd: stop, hasValue: true, end: end)
-  }
-
   /// Slices `source` at a pair's offsets. O(1) for native strings.
-  internal static func makeParameter(_ source: Substring, _ pair: RawPair) -> Parameter {
+  internal static func makeParameter(_ source: Substring, _ pair: FormPair) -> Parameter {
     let utf8 = source.utf8
     let base = utf8.startIndex
     let nameStart = utf8.index(base, offsetBy: pair.nameStart)

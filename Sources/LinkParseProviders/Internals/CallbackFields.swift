@@ -108,15 +108,15 @@ struct CallbackFields {
       self.start = UInt32(truncatingIfNeeded: start)
       self.end = UInt32(truncatingIfNeeded: end)
       guard let base = bytes.baseAddress, start < end else { return }
-      var seamless = false
-      var repeated: UInt32 = 0
+      var recorder = PairRecorder()
       withUnsafeMutableBytes(of: &slots) { raw in
         // A homogeneous tuple is laid out as an array.
-        CallbackFields.scan(
-          base, start, end, raw.baseAddress!.assumingMemoryBound(to: Slot.self), &seamless, &repeated)
+        let slots = raw.baseAddress!.assumingMemoryBound(to: Slot.self)
+        var pairs = FormPairScanner(base, from: start, to: end)
+        while let pair = pairs.next() { recorder.add(base, slots, pair) }
       }
-      hasSberIDRedirect = seamless
-      self.repeated = repeated
+      hasSberIDRedirect = recorder.seamless
+      repeated = recorder.repeated
     }
 
     /// The slot of `key`. A switch rather than pointer arithmetic: with a constant key (every call site but
@@ -436,107 +436,7 @@ struct CallbackFields {
     CallbackText.slice(text, start, end, ascii: isASCII)
   }
 
-  // MARK: Scanning
-
-  /// Scans the parameters in `start..<end` of `base`, filling `slots` (indexed by ``Key/rawValue``).
-  ///
-  /// One pass over sixteen-byte blocks: each block yields the lanes of its special bytes (`&`, `=`, `%`, `+`;
-  /// see ``SpecialBytes``), and only those bytes are looked at, in order, by a small state machine
-  /// (``SequenceReader``: in a name, or in a value). The block loop keeps only its index in registers; a
-  /// block without special bytes (most of a long value) costs a load and a few vector instructions.
-  ///
-  /// Safety: `base` is valid for `0..<end`. Blocks are read at `i` with `i + 16 <= end`; the last partial
-  /// block is read as the sixteen bytes ending at `end` (when `end >= 16`, its lanes before `i` dropped), or
-  /// byte by byte.
-  ///
-  /// The same walk as Core's `Scan.forEachOf`, kept here: through it (a call into Core, and a closure call per
-  /// special byte) validation cost 113 more instructions per URL.
-  private static func scan(
-    _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ slots: UnsafeMutablePointer<Slot>,
-    _ seamless: inout Bool, _ repeated: inout UInt32
-  ) {
-    var reader = SequenceReader(base: base, slots: slots, nameStart: start)
-    var i = start
-    while i &+ 16 <= end {
-      let mask = SpecialBytes.mask(base, i)
-      if mask != 0 { reader.visit(mask, block: i) }
-      i &+= 16
-    }
-    if i < end {
-      if end >= 16 {
-        // The block ending at `end`: drop its first `skip` lanes (1...15), read already.
-        let skip = i &- (end &- 16)
-        let mask = SpecialBytes.mask(base, end &- 16) & (~0 &<< UInt32(truncatingIfNeeded: skip))
-        if mask != 0 { reader.visit(mask, block: end &- 16) }
-      } else {
-        while i < end {
-          if SpecialBytes.isSpecial(base[i]) { reader.special(at: i) }
-          i &+= 1
-        }
-      }
-    }
-    reader.endSequence(at: end)
-    seamless = reader.recorder.seamless
-    repeated = reader.recorder.repeated
-  }
-
-  /// The state of a scan between special bytes: the sequence being read (its name, and once its `=` is seen,
-  /// its value), and what the scan found so far (``PairRecorder``).
-  private struct SequenceReader {
-    let base: UnsafePointer<UInt8>
-    let slots: UnsafeMutablePointer<Slot>
-    var nameStart: Int
-    var nameEscaped = false
-    var inValue = false
-    var valueStart = 0
-    var valueEscaped = false
-    var recorder = PairRecorder()
-
-    init(base: UnsafePointer<UInt8>, slots: UnsafeMutablePointer<Slot>, nameStart: Int) {
-      self.base = base
-      self.slots = slots
-      self.nameStart = nameStart
-    }
-
-    /// Handles the special bytes of the block at `block` (bit k of `mask` for byte `block + k`), lowest first.
-    @inline(never)
-    mutating func visit(_ mask: UInt32, block: Int) {
-      var m = mask
-      while m != 0 {
-        special(at: block &+ m.trailingZeroBitCount)
-        m &= m &- 1
-      }
-    }
-
-    mutating func special(at p: Int) {
-      switch base[p] {
-      case 0x26:  // &
-        endSequence(at: p)
-      case 0x3D:  // = (the first one ends the name; later ones are part of the value)
-        if !inValue {
-          inValue = true
-          valueStart = p &+ 1
-          valueEscaped = false
-        }
-      default:  // % or +
-        if inValue { valueEscaped = true } else { nameEscaped = true }
-      }
-    }
-
-    /// The sequence ends at `p` (an `&`, or the end); empty sequences are skipped.
-    mutating func endSequence(at p: Int) {
-      if inValue {
-        recorder.add(
-          base, slots, name: nameStart, valueStart &- 1, nameEscaped: nameEscaped, value: valueStart, p,
-          valueEscaped: valueEscaped)
-      } else if p > nameStart {
-        recorder.add(base, slots, name: nameStart, p, nameEscaped: nameEscaped, value: -1, p, valueEscaped: false)
-      }
-      nameStart = p &+ 1
-      nameEscaped = false
-      inValue = false
-    }
-  }
+  // MARK: Recording
 
   /// What a scan records of each non-empty pair, in order: the known names' first values, counts and second
   /// occurrences, and whether a name is `sberIDRedirect`. Shared by the scan above and by callers that split
@@ -546,26 +446,22 @@ struct CallbackFields {
     var seamless = false
     var repeated: UInt32 = 0
 
-    /// One pair of `base`: its name `nameStart..<nameEnd` (holding a `%` or `+` when `nameEscaped`), its value
-    /// `valueStart..<valueEnd` when it has a `=` (`valueStart` -1 for a bare name, `valueEnd` its end).
+    /// One pair of `base` (``FormPairScanner``'s offsets).
     @inline(__always)
-    mutating func add(
-      _ base: UnsafePointer<UInt8>, _ slots: UnsafeMutablePointer<Slot>, name nameStart: Int, _ nameEnd: Int,
-      nameEscaped: Bool, value valueStart: Int, _ valueEnd: Int, valueEscaped: Bool
-    ) {
-      let name = UnsafeBufferPointer(start: base + nameStart, count: nameEnd &- nameStart)
+    mutating func add(_ base: UnsafePointer<UInt8>, _ slots: UnsafeMutablePointer<Slot>, _ pair: FormPair) {
+      let name = UnsafeBufferPointer(start: base + pair.nameStart, count: pair.nameEnd &- pair.nameStart)
       let key: Key?
-      if nameEscaped {
+      if pair.nameFlags != 0 {
         key = lookupEscapedName(name)
       } else {
         if name.count == 14 && isSeamlessKey(name) { seamless = true }
         key = lookup(name)
       }
       if let key {
-        if valueStart >= 0 {
-          record(slots, key, valueStart, valueEnd, hasValue: true, escaped: valueEscaped)
+        if pair.hasValue {
+          record(slots, key, pair.valueStart, pair.end, hasValue: true, escaped: pair.valueFlags != 0)
         } else {
-          record(slots, key, valueEnd, valueEnd, hasValue: false, escaped: false)
+          record(slots, key, pair.end, pair.end, hasValue: false, escaped: false)
         }
       }
       ordinal &+= 1
@@ -630,56 +526,6 @@ func withFormDecoded<R>(_ raw: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBuffer
   FormParameters.UnsafeDecodedBytes(raw: raw, encoding: .form).withDecodedBytes(body)
 }
 
-/// The bytes that end or escape a name or value (`&`, `=`, `%`, `+`), found sixteen at a time.
-///
-/// In this toolchain the `SIMD16<UInt8>` comparisons (`.==`, `.<`) and `pointwiseMin` go through generic
-/// lane-by-lane code, while `^`, `&+`, `&` and `|` lower to single SSE2/NEON instructions. So a lane is
-/// matched arithmetically: for an ASCII byte `v` and an ASCII `c`, `x = v ^ c` is in 0...0x7F and zero exactly
-/// where `v == c`, and the high bit of `x &+ 0x7F` is clear exactly where `x` is zero. A non-ASCII byte is
-/// never special: one `| v` over the four tests sets its high bit, whatever they gave. A block's lanes are
-/// then read as two `UInt64` words whose set high bits `trailingZeroBitCount` finds, lowest lane first.
-enum SpecialBytes {
-  private static let highBits: UInt64 = 0x8080_8080_8080_8080
-
-  /// High bit set in every ASCII lane that is not `c` (the other bits, and the lanes of non-ASCII bytes, are
-  /// noise).
-  @inline(__always)
-  private static func notEqualASCII(_ v: SIMD16<UInt8>, _ c: UInt8) -> SIMD16<UInt8> {
-    (v ^ SIMD16(repeating: c)) &+ SIMD16(repeating: 0x7F)
-  }
-
-  /// The special bytes of the sixteen at `at` (which must be readable): bit k set when byte `at + k` is one.
-  /// SSE2 compares where the CPU has them, else the word arithmetic of ``lanes(_:_:)``.
-  @inline(__always)
-  static func mask(_ base: UnsafePointer<UInt8>, _ at: Int) -> UInt32 {
-    #if arch(x86_64)
-    return linkparse_mask16_any4(base + at, 0x26, 0x3D, 0x25, 0x2B)
-    #else
-    let (low, high) = lanes(base, at)
-    // The high bit of each byte, gathered into the top byte by one multiplication.
-    @inline(__always) func gather(_ w: UInt64) -> UInt32 {
-      UInt32(truncatingIfNeeded: ((w &>> 7) &* 0x0102_0408_1020_4080) &>> 56)
-    }
-    return gather(low) | gather(high) &<< 8
-    #endif
-  }
-
-  /// The special lanes of the sixteen bytes at `at` (which must be readable): `0x80` in each special byte of
-  /// two words (lanes 0...7 and 8...15, lowest lane in the lowest byte), zero elsewhere.
-  @inline(__always)
-  static func lanes(_ base: UnsafePointer<UInt8>, _ at: Int) -> (low: UInt64, high: UInt64) {
-    let v = UnsafeRawPointer(base + at).loadUnaligned(as: SIMD16<UInt8>.self)
-    let ordinary =
-      notEqualASCII(v, 0x26) & notEqualASCII(v, 0x3D) & notEqualASCII(v, 0x25) & notEqualASCII(v, 0x2B) | v
-    let w = unsafeBitCast(ordinary, to: SIMD2<UInt64>.self)
-    return (~w[0] & highBits, ~w[1] & highBits)
-  }
-
-  /// Whether one byte is special.
-  @inline(__always)
-  static func isSpecial(_ b: UInt8) -> Bool { b == 0x26 || b == 0x3D || b == 0x25 || b == 0x2B }
-}
-
 /// A URL's query scanned for its callback by a caller that splits the pairs itself, as it iterates them for
 /// its own use (the command line tool lists them):
 /// ``ProviderDetector/decode(url:scannedQuery:ssoPolicy:decoded:rejected:)`` then decodes without scanning the
@@ -688,7 +534,8 @@ enum SpecialBytes {
 /// ```swift
 /// url.withUnsafeUTF8 { href in
 ///   var scan = CallbackQueryScan(query: query)
-///   FormParameters.forEachDecoded(in: queryBytes) { name, value in scan.add(name, value, href: href.baseAddress!) }
+///   var pairs = FormPairScanner(href.baseAddress!, from: query.lowerBound, to: query.upperBound)
+///   while let pair = pairs.next() { scan.add(pair, href: href.baseAddress!) }
 ///   ProviderDetector.decode(url: url, scannedQuery: &scan, decoded: { print($0.outcome) }, rejected: { print($0, $1) })
 /// }
 /// ```
@@ -708,23 +555,11 @@ package struct CallbackQueryScan {
   /// Whether the offsets fit the decoders' record (else decode with ``ProviderDetector/decode(url:ssoPolicy:)``).
   package let isUsable: Bool
 
-  /// Records one pair, as ``FormParameters/forEachDecoded(in:encoding:_:)`` gives it from the URL's
-  /// serialization at `href` (the views' bytes lie in it).
-  package mutating func add(
-    _ name: FormParameters.UnsafeDecodedBytes, _ value: FormParameters.UnsafeDecodedBytes?,
-    href: UnsafePointer<UInt8>
-  ) {
-    guard isUsable, let nameBase = name.raw.baseAddress else { return }
-    let nameStart = nameBase - href
-    let nameEnd = nameStart &+ name.raw.count
-    let nameEscaped = name.mayContainEscapes || name.mayContainPlus
-    let valueStart = value == nil ? -1 : nameEnd &+ 1
-    let valueEnd = value.map { nameEnd &+ 1 &+ $0.raw.count } ?? nameEnd
-    let valueEscaped = value.map { $0.mayContainEscapes || $0.mayContainPlus } ?? false
+  /// Records one pair, as ``FormPairScanner`` gives it from the URL's serialization at `href`.
+  package mutating func add(_ pair: FormPair, href: UnsafePointer<UInt8>) {
+    guard isUsable else { return }
     withUnsafeMutableBytes(of: &scan.slots) { raw in
-      recorder.add(
-        href, raw.baseAddress!.assumingMemoryBound(to: CallbackFields.Slot.self), name: nameStart, nameEnd,
-        nameEscaped: nameEscaped, value: valueStart, valueEnd, valueEscaped: valueEscaped)
+      recorder.add(href, raw.baseAddress!.assumingMemoryBound(to: CallbackFields.Slot.self), pair)
     }
   }
 

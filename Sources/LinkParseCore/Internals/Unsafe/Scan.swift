@@ -12,7 +12,7 @@
 // Safety: callers pass `base` valid for `0..<end` (the whole buffer, with absolute indices: the final block
 // may start before `start`); every load reads 16 bytes at `i` with `0 <= i` and `i + 16 <= end`.
 
-internal import CByteScan
+public import CByteScan  // public: the inlinable masks below call it from other modules
 
 @inlinable @inline(__always)
 internal func load16(_ base: UnsafePointer<UInt8>, _ i: Int) -> SIMD16<UInt8> {
@@ -245,52 +245,22 @@ private func pathEncoded(_ v: SIMD16<UInt8>, special: Bool) -> SIMD16<UInt8> {
     scan(base, start, end, { v in eq(v, a) }, { $0 == a })
   }
 
-  /// Calls `body` with the index of every byte of `0..<end` equal to `a`, `b`, `c` or `d`, in order: one pass
-  /// that classifies sixteen bytes at a time into a bit mask and visits only its set bits. A pass of this kind
-  /// splits a form body into its pairs at one visit per delimiter, where one scan per delimiter would restart
-  /// (and finish byte by byte) for each short name and value.
-  ///
-  /// The last partial block is read as the sixteen bytes ending at `end`, with the lanes already visited
-  /// shifted out; inputs shorter than sixteen bytes are visited byte by byte.
-  @inline(__always)
-  package static func forEachOf(
-    _ a: UInt8, _ b: UInt8, _ c: UInt8, _ d: UInt8, _ base: UnsafePointer<UInt8>, _ end: Int,
-    _ body: (Int) throws -> Void
-  ) rethrows {
-    @inline(__always) func block(_ i: Int) -> UInt32 {
-      #if arch(x86_64)
-      // SSE2's compares and `pmovmskb` (CByteScan), where gathering the mask's high bits takes ten instructions.
-      return linkparse_mask16_any4(base + i, a, b, c, d)
-      #else
-      let v = load16(base, i)
-      return bitmask(eq(v, a) | eq(v, b) | eq(v, c) | eq(v, d))
-      #endif
-    }
-    var i = 0
-    while i &+ 16 <= end {
-      var m = block(i)
-      while m != 0 {
-        try body(i &+ m.trailingZeroBitCount)
-        m &= m &- 1
-      }
-      i &+= 16
-    }
-    guard i < end else { return }
-    if end >= 16 {
-      let last = end &- 16
-      var m = block(last) &>> UInt32(i &- last)
-      while m != 0 {
-        try body(i &+ m.trailingZeroBitCount)
-        m &= m &- 1
-      }
-      return
-    }
-    while i < end {
-      let x = base[i]
-      if x == a || x == b || x == c || x == d { try body(i) }
-      i &+= 1
-    }
+  /// The bytes that split or escape form-encoded text (`&`, `=`, `%`, `+`) among the sixteen at `i`: bit k
+  /// set when byte `i + k` is one (``FormPairScanner``). SSE2's compares and `pmovmskb` (CByteScan) on
+  /// x86-64, where gathering the mask's high bits (``bitmask(_:)``) takes ten instructions more.
+  @inlinable @inline(__always)
+  package static func formSpecialMask(_ base: UnsafePointer<UInt8>, _ i: Int) -> UInt32 {
+    #if arch(x86_64)
+    return linkparse_mask16_any4(base + i, 0x26, 0x3D, 0x25, 0x2B)
+    #else
+    let v = load16(base, i)
+    return bitmask(eq(v, 0x26) | eq(v, 0x3D) | eq(v, 0x25) | eq(v, 0x2B))
+    #endif
   }
+
+  /// Whether `b` is one of the bytes ``formSpecialMask(_:_:)`` flags.
+  @inlinable @inline(__always)
+  package static func isFormSpecial(_ b: UInt8) -> Bool { b == 0x26 || b == 0x3D || b == 0x25 || b == 0x2B }
 
   /// Whether any of the `count` bytes at `start` must be escaped in a JSON string (below 0x20, `"`, `\`).
   /// Reads whole blocks of sixteen: the caller guarantees that the fifteen bytes after `start + count` are

@@ -1,0 +1,176 @@
+// Splitting form-encoded text (`name=value&name&…`) into its pairs: the one scanner behind every reader of
+// parameters — `FormParameters`' iteration and lookups, the byte views of `forEachDecoded`, the providers'
+// field recorder (`CallbackFields`) and the command line's parameter list.
+//
+// One pass over sixteen-byte blocks: each block yields a bit mask of its special bytes (`&`, `=`, `%`, `+`;
+// `Scan.mask16(any4:)`), and only those bytes are looked at, in order. A block without special bytes — most
+// of a long value — costs one load and a few vector instructions. The last partial block is read as the
+// sixteen bytes that end the text, with the lanes already read dropped; only texts shorter than sixteen
+// bytes are classified byte by byte.
+//
+// Safe because: `base` is valid for `0..<end` (the caller's whole buffer, with absolute offsets, even when
+// the scan starts later: the final block may begin before `start`). Blocks are read at `i` with
+// `0 <= i` and `i + 16 <= end`; single bytes at `p < end`.
+
+/// One non-empty `name[=value]` sequence of form-encoded text, as byte offsets into the scanned buffer.
+@usableFromInline package struct FormPair {
+  /// ``nameFlags``/``valueFlags`` bit: the bytes contain a `%`.
+  @inlinable package static var percent: UInt8 { 1 }
+  /// ``nameFlags``/``valueFlags`` bit: the bytes contain a `+`.
+  @inlinable package static var plus: UInt8 { 2 }
+
+  /// The name's first byte.
+  @usableFromInline package var nameStart: Int
+  /// The end of the name: the sequence's first `=`, or ``end`` when it has none.
+  @usableFromInline package var nameEnd: Int
+  /// The end of the sequence: the `&` after it, or the end of the text.
+  @usableFromInline package var end: Int
+  /// Whether the sequence has a `=` (its value is then `nameEnd + 1 ..< end`, possibly empty).
+  @usableFromInline package var hasValue: Bool
+  /// ``percent`` and ``plus`` bits for the name's bytes.
+  @usableFromInline package var nameFlags: UInt8
+  /// ``percent`` and ``plus`` bits for the value's bytes (0 for a bare name).
+  @usableFromInline package var valueFlags: UInt8
+
+  /// The value's first byte (meaningful when ``hasValue``).
+  @inlinable package var valueStart: Int { nameEnd &+ 1 }
+  /// The value's bytes, `nil` for a bare name.
+  @inlinable package var value: Range<Int>? { hasValue ? nameEnd &+ 1..<end : nil }
+
+  @inlinable
+  init(nameStart: Int, nameEnd: Int, end: Int, hasValue: Bool, nameFlags: UInt8, valueFlags: UInt8) {
+    self.nameStart = nameStart
+    self.nameEnd = nameEnd
+    self.end = end
+    self.hasValue = hasValue
+    self.nameFlags = nameFlags
+    self.valueFlags = valueFlags
+  }
+}
+
+/// The pairs of form-encoded text, one at a time, in order; empty sequences (`&&`) are skipped.
+///
+/// ```swift
+/// Array("a=1&&b".utf8).withUnsafeBufferPointer { buf in
+///   var pairs = FormPairScanner(buf.baseAddress!, from: 0, to: buf.count)
+///   while let pair = pairs.next() { print(pair.nameStart..<pair.nameEnd, pair.value as Any) }
+///   // 0..<1 Optional(2..<3), then 5..<6 nil
+/// }
+/// ```
+///
+/// Inlined into its callers (each loop over it specializes to a tight block loop), hence `@inlinable`.
+@usableFromInline package struct FormPairScanner {
+  @usableFromInline let base: UnsafePointer<UInt8>
+  @usableFromInline let end: Int
+  /// The first byte not yet classified into a mask.
+  @usableFromInline var cursor: Int
+  /// The first byte of the block whose pending special bytes ``mask`` holds (bit k: byte `block + k`).
+  @usableFromInline var block = 0
+  @usableFromInline var mask: UInt32 = 0
+  /// The sequence being read: its first byte, its first `=` (or -1), and its flags so far.
+  @usableFromInline var start: Int
+  @usableFromInline var equals = -1
+  @usableFromInline var nameFlags: UInt8 = 0
+  @usableFromInline var valueFlags: UInt8 = 0
+  @usableFromInline var finished = false
+
+  /// A scanner of `start..<end` of `base`, which must be valid for `0..<end`.
+  @inlinable
+  package init(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int) {
+    self.base = base
+    self.end = end
+    self.cursor = start
+    self.start = start
+  }
+
+  /// A scanner of `buffer` from `start` (offsets are `buffer`'s).
+  @inlinable
+  package init(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int = 0) {
+    guard let base = buffer.baseAddress else {
+      // Empty: nothing is ever read through this pointer.
+      self.init(UnsafePointer(bitPattern: MemoryLayout<UInt64>.alignment)!, from: 0, to: 0)
+      return
+    }
+    self.init(base, from: start, to: buffer.count)
+  }
+
+  /// Where the sequence after the last pair returned starts (the byte after its `&`): a new scanner started
+  /// there continues this one.
+  @inlinable package var position: Int { start }
+
+  /// The next non-empty pair, or `nil` after the last.
+  @inlinable
+  package mutating func next() -> FormPair? {
+    while true {
+      while mask == 0 {
+        guard loadBlock() else { return finish() }
+      }
+      let p = block &+ mask.trailingZeroBitCount
+      mask &= mask &- 1
+      switch base[p] {
+      case 0x26:  // '&'
+        let pair = pair(endingAt: p)
+        start = p &+ 1
+        equals = -1
+        nameFlags = 0
+        valueFlags = 0
+        if let pair { return pair }
+      case 0x3D:  // '=': the first ends the name; later ones are part of the value
+        if equals < 0 { equals = p }
+      case 0x25:  // '%'
+        if equals < 0 { nameFlags |= FormPair.percent } else { valueFlags |= FormPair.percent }
+      default:  // '+'
+        if equals < 0 { nameFlags |= FormPair.plus } else { valueFlags |= FormPair.plus }
+      }
+    }
+  }
+
+  /// The last sequence, once: the text's end ends it.
+  @inlinable
+  mutating func finish() -> FormPair? {
+    if finished { return nil }
+    finished = true
+    let pair = pair(endingAt: end)
+    start = end
+    return pair
+  }
+
+  /// The sequence from ``start`` to `stop`, unless it is empty.
+  @inlinable @inline(__always)
+  func pair(endingAt stop: Int) -> FormPair? {
+    guard stop > start else { return nil }
+    return equals < 0
+      ? FormPair(nameStart: start, nameEnd: stop, end: stop, hasValue: false, nameFlags: nameFlags, valueFlags: 0)
+      : FormPair(
+        nameStart: start, nameEnd: equals, end: stop, hasValue: true, nameFlags: nameFlags, valueFlags: valueFlags)
+  }
+
+  /// Classifies the next block into ``mask``; false when the text is all read.
+  @inlinable @inline(__always)
+  mutating func loadBlock() -> Bool {
+    let i = cursor
+    if i &+ 16 <= end {
+      block = i
+      mask = Scan.formSpecialMask(base, i)
+      cursor = i &+ 16
+      return true
+    }
+    guard i < end else { return false }
+    cursor = end
+    if end >= 16 {
+      // The sixteen bytes ending at `end`, without the lanes before `i` (read already, or before the start).
+      block = end &- 16
+      mask = Scan.formSpecialMask(base, block) & (~0 &<< UInt32(truncatingIfNeeded: i &- block))
+    } else {
+      block = i
+      var m: UInt32 = 0
+      var k = i
+      while k < end {
+        if Scan.isFormSpecial(base[k]) { m |= 1 &<< UInt32(truncatingIfNeeded: k &- i) }
+        k &+= 1
+      }
+      mask = m
+    }
+    return true
+  }
+}

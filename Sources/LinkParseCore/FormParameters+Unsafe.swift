@@ -47,12 +47,12 @@ extension FormParameters {
       self.mayContainPlus = mayContainPlus
     }
 
-    /// The form-encoded bytes `range` of `base`, flagged as ``FormPairScanner`` found them (``FormPair/percent``,
-    /// ``FormPair/plus``).
+    /// The form-encoded bytes `start..<end` of `base`, flagged as ``FormPairScanner`` found them
+    /// (``FormPair/percent``, ``FormPair/plus``).
     @inlinable
-    package init(_ base: UnsafePointer<UInt8>, _ range: Range<Int>, flags: UInt8, encoding: Encoding = .form) {
+    package init(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int, flags: UInt8, encoding: Encoding = .form) {
       self.init(
-        raw: UnsafeBufferPointer(start: base + range.lowerBound, count: range.count), encoding: encoding,
+        raw: UnsafeBufferPointer(start: base + start, count: end &- start), encoding: encoding,
         mayContainEscapes: flags & FormPair.percent != 0, mayContainPlus: flags & FormPair.plus != 0)
     }
 
@@ -168,10 +168,13 @@ extension FormParameters {
     try source.withUTF8 { buffer in
       guard let base = buffer.baseAddress else { return }
       var pairs = FormPairScanner(base, from: 0, to: buffer.count)
-      while let pair = pairs.next() {
+      try pairs.forEach { pair in
         // The scanner saw every '%' and '+': each view knows whether it needs decoding at all (most do not).
-        let name = UnsafeDecodedBytes(base, pair.nameStart..<pair.nameEnd, flags: pair.nameFlags, encoding: encoding)
-        try body(name, pair.value.map { UnsafeDecodedBytes(base, $0, flags: pair.valueFlags, encoding: encoding) })
+        let name = UnsafeDecodedBytes(
+          base, from: pair.nameStart, to: pair.nameEnd, flags: pair.nameFlags, encoding: encoding)
+        guard pair.hasValue else { return try body(name, nil) }
+        try body(
+          name, UnsafeDecodedBytes(base, from: pair.valueStart, to: pair.end, flags: pair.valueFlags, encoding: encoding))
       }
     }
   }

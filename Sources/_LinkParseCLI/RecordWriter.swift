@@ -177,18 +177,19 @@ struct RecordWriter: ~Copyable {
     let href = bytes.baseAddress!
     if let query = r.query {
       var pairs = FormPairScanner(href, from: query.lowerBound, to: query.upperBound)
-      while let pair = pairs.next() {
+      pairs.forEach { pair in
         if feedsScan { scannedQuery.add(pair, href: href) }
         json.raw(first ? "[" : ",[")
         first = false
-        let name = FormParameters.UnsafeDecodedBytes(href, pair.nameStart..<pair.nameEnd, flags: pair.nameFlags)
+        let name = FormParameters.UnsafeDecodedBytes(href, from: pair.nameStart, to: pair.nameEnd, flags: pair.nameFlags)
         formDecoded(name, clean)
         json.byte(UInt8(ascii: ","))
-        if let value = pair.value {
+        if pair.hasValue {
           if redact && CallbackOptions.secretNames.contains(where: { name == $0 }) {
             json.string(CallbackOptions.redacted)
           } else {
-            formDecoded(FormParameters.UnsafeDecodedBytes(href, value, flags: pair.valueFlags), clean)
+            formDecoded(
+              FormParameters.UnsafeDecodedBytes(href, from: pair.valueStart, to: pair.end, flags: pair.valueFlags), clean)
           }
         } else {
           json.raw("\"\"")

@@ -113,7 +113,7 @@ struct CallbackFields {
         // A homogeneous tuple is laid out as an array.
         let slots = raw.baseAddress!.assumingMemoryBound(to: Slot.self)
         var pairs = FormPairScanner(base, from: start, to: end)
-        while let pair = pairs.next() { recorder.add(base, slots, pair) }
+        pairs.forEach { recorder.add(base, slots, $0) }
       }
       hasSberIDRedirect = recorder.seamless
       repeated = recorder.repeated

@@ -52,8 +52,8 @@
 ///
 /// ```swift
 /// Array("a=1&&b".utf8).withUnsafeBufferPointer { buf in
-///   var pairs = FormPairScanner(buf.baseAddress!, from: 0, to: buf.count)
-///   while let pair = pairs.next() { print(pair.nameStart..<pair.nameEnd, pair.value as Any) }
+///   var pairs = FormPairScanner(buf)
+///   pairs.forEach { pair in print(pair.nameStart..<pair.nameEnd, pair.value as Any) }
 ///   // 0..<1 Optional(2..<3), then 5..<6 nil
 /// }
 /// ```
@@ -98,7 +98,9 @@
   /// there continues this one.
   @inlinable package var position: Int { start }
 
-  /// The next non-empty pair, or `nil` after the last.
+  /// The next non-empty pair, or `nil` after the last. (For callers that stop early or keep a position:
+  /// iterators and lookups. A caller that reads every pair uses ``forEach(_:)``, whose loop keeps the block's
+  /// mask in a register.)
   @inlinable
   package mutating func next() -> FormPair? {
     while true {
@@ -107,22 +109,45 @@
       }
       let p = block &+ mask.trailingZeroBitCount
       mask &= mask &- 1
-      switch base[p] {
-      case 0x26:  // '&'
-        let pair = pair(endingAt: p)
-        start = p &+ 1
-        equals = -1
-        nameFlags = 0
-        valueFlags = 0
-        if let pair { return pair }
-      case 0x3D:  // '=': the first ends the name; later ones are part of the value
-        if equals < 0 { equals = p }
-      case 0x25:  // '%'
-        if equals < 0 { nameFlags |= FormPair.percent } else { valueFlags |= FormPair.percent }
-      default:  // '+'
-        if equals < 0 { nameFlags |= FormPair.plus } else { valueFlags |= FormPair.plus }
+      if let pair = step(at: p) { return pair }
+    }
+  }
+
+  /// Calls `body` with every remaining pair, in order: the scanner's visitor form, specialised into the
+  /// caller (no closure call per pair or per special byte).
+  @inlinable @inline(__always)
+  package mutating func forEach(_ body: (FormPair) throws -> Void) rethrows {
+    while loadBlock() {
+      var m = mask
+      mask = 0
+      while m != 0 {
+        let p = block &+ m.trailingZeroBitCount
+        m &= m &- 1
+        if let pair = step(at: p) { try body(pair) }
       }
     }
+    if let pair = finish() { try body(pair) }
+  }
+
+  /// Reads the special byte at `p`; returns the pair it ends, if it is an `&` after a non-empty sequence.
+  @inlinable @inline(__always)
+  mutating func step(at p: Int) -> FormPair? {
+    switch base[p] {
+    case 0x26:  // '&'
+      let pair = pair(endingAt: p)
+      start = p &+ 1
+      equals = -1
+      nameFlags = 0
+      valueFlags = 0
+      return pair
+    case 0x3D:  // '=': the first ends the name; later ones are part of the value
+      if equals < 0 { equals = p }
+    case 0x25:  // '%'
+      if equals < 0 { nameFlags |= FormPair.percent } else { valueFlags |= FormPair.percent }
+    default:  // '+'
+      if equals < 0 { nameFlags |= FormPair.plus } else { valueFlags |= FormPair.plus }
+    }
+    return nil
   }
 
   /// The last sequence, once: the text's end ends it.

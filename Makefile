@@ -4,7 +4,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libicu-dev libpcre2-dev pkg-config
 CONFORMANCE_DIR ?= $(abspath ../shared/conformance)
 
-.PHONY: deps build demo test fuzz-smoke fuzz clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example bench-server bench-routes
+.PHONY: deps build demo test fuzz-smoke fuzz clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example bench-server bench-routes check-generated
 
 ## Install the Debian packages the build needs, if any is missing (apt-get, as root or through sudo).
 deps:
@@ -48,7 +48,7 @@ fuzz: deps
 ## set they are required.
 ## Without the data (a clone without ../shared) the conformance tests are skipped explicitly
 ## (LINKPARSE_SKIP_CONFORMANCE=1, which the output names); with CI set they are required.
-test: deps fuzz-smoke
+test: deps check-generated fuzz-smoke
 	@if [ -d "$(CONFORMANCE_DIR)" ]; then \
 	  echo "make: conformance data: $(CONFORMANCE_DIR)"; \
 	else \
@@ -74,6 +74,12 @@ clean:
 	rm -rf .build Fuzz/.build Benchmarks/.build
 
 ## The DocC documentation of `import LinkParse` (Sources/LinkParse/LinkParse.docc) into .build/docs/LinkParse.
+# Generated sources must be their generator's output (the callback name table). Needs python3, as the
+# generator does; skipped with a message where it is missing (a fresh Debian has it).
+check-generated:
+	@if command -v python3 >/dev/null; then python3 Scripts/callback-name-table.py --check && echo "make: generated sources are current"; \
+	else echo "make: python3 not found: generated sources NOT checked"; fi
+
 .PHONY: docs
 docs: deps
 	mkdir -p .build/docs

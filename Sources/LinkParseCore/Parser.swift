@@ -181,7 +181,7 @@ internal import CByteScan
       // Identical to the input: nothing was written, or (rarely: an edit that undid itself, such as the
       // "/." path prefix) the written bytes are the input's.
       if !machine.writer.diverged || cleaned.isEmpty
-        || memoryEqual(machine.writer.out!, cleaned.baseAddress!, cleaned.count)
+        || Words.equal(machine.writer.out!, cleaned.baseAddress!, cleaned.count)
       {
         return .success(ParseOutput(serialization: .input, structure: machine.url))
       }

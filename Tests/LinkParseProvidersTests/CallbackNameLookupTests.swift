@@ -4,7 +4,7 @@ import Testing
 
 @testable import LinkParseProviders
 
-/// `CallbackFields.lookup` reads CByteScan's table of the callback parameter names (a slot by a hash, then a
+/// `CallbackFields.lookup` reads the generated table of the callback parameter names (a slot by a hash, then a
 /// compare of words): it must find every `Key` by its name, and nothing else.
 @Suite("Providers: the callback name table")
 struct CallbackNameLookupTests {

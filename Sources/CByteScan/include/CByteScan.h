@@ -43,48 +43,4 @@ static inline void linkparse_prefetch(const void *p, intptr_t count) {
   if (count > 0) __builtin_prefetch(start + count - 1);
 }
 
-/// One name of `linkparse_callback_names`: its length (0 for an empty slot), its key (the Swift
-/// `CallbackFields.Key` raw value) and its bytes (not NUL-terminated when 30 long; zero-padded otherwise).
-typedef struct {
-  uint8_t length;
-  int8_t key;
-  char name[30];
-} linkparse_callback_name;
-
-/// The callback parameter names, each in the slot `linkparse_callback_slot` gives it (no two share one).
-extern const linkparse_callback_name linkparse_callback_names[64];
-
-/// The slot of a name of `n >= 3` bytes at `p`: its first two bytes and its length, mixed (`scope` and
-/// `state` share their first and last bytes and their length, so the last byte cannot tell them apart). The
-/// multipliers were searched for by Scripts/callback-name-table.py: the 24 names fall in distinct slots.
-static inline unsigned linkparse_callback_slot(const uint8_t *p, size_t n) {
-  return (2u * (unsigned)p[0] + 4u * (unsigned)p[1] + (unsigned)n) & 63u;
-}
-
-static inline uint64_t linkparse_load64(const void *p) { uint64_t v; memcpy(&v, p, 8); return v; }
-static inline uint32_t linkparse_load32(const void *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static inline uint16_t linkparse_load16(const void *p) { uint16_t v; memcpy(&v, p, 2); return v; }
-
-/// The key (the Swift `CallbackFields.Key` raw value) of the parameter name `p[0..<n]`, or -1 for another
-/// name. One slot, then the bytes compared as their first and last words (overlapping, never outside
-/// `p[0..<n]`), and the middle of names longer than sixteen bytes. No indirect branch: the length `switch`
-/// this replaces compiled to a jump table that names of random lengths kept mispredicting.
-static inline int linkparse_callback_key(const uint8_t *p, size_t n) {
-  if (n < 3 || n > 30) return -1;
-  const linkparse_callback_name *e = &linkparse_callback_names[linkparse_callback_slot(p, n)];
-  if (e->length != n) return -1;
-  const char *q = e->name;
-  if (n >= 8) {
-    if (linkparse_load64(p) != linkparse_load64(q) || linkparse_load64(p + n - 8) != linkparse_load64(q + n - 8))
-      return -1;
-    if (n > 16 && memcmp(p + 8, q + 8, n - 16) != 0) return -1;
-  } else if (n >= 4) {
-    if (linkparse_load32(p) != linkparse_load32(q) || linkparse_load32(p + n - 4) != linkparse_load32(q + n - 4))
-      return -1;
-  } else if (linkparse_load16(p) != linkparse_load16(q) || p[2] != (uint8_t)q[2]) {
-    return -1;
-  }
-  return e->key;
-}
-
 #endif

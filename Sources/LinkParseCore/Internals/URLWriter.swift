@@ -111,7 +111,7 @@ internal struct URLWriter: ~Copyable {
         return
       }
       if count &+ range.count <= input.count,
-        memoryEqual(input.baseAddress! + count, input.baseAddress! + range.lowerBound, range.count)
+        Words.equal(input.baseAddress! + count, input.baseAddress! + range.lowerBound, range.count)
       {
         count &+= range.count
         return
@@ -126,7 +126,7 @@ internal struct URLWriter: ~Copyable {
     if bytes.isEmpty { return }
     if !diverged {
       if count &+ bytes.count <= input.count,
-        memoryEqual(input.baseAddress! + count, bytes.baseAddress!, bytes.count)
+        Words.equal(input.baseAddress! + count, bytes.baseAddress!, bytes.count)
       {
         count &+= bytes.count
         return
@@ -234,26 +234,4 @@ internal struct URLWriter: ~Copyable {
       count &+= n
     }
   }
-}
-
-/// Whether the `n` bytes at `a` and `b` are equal, eight at a time: from eight bytes on, the last partial word
-/// is compared as the eight bytes that end at `n` (overlapping ones already compared); nothing is read outside
-/// either range. (Shared with the router's and the providers' byte comparisons, hence `package`.)
-@inlinable @inline(__always)
-package func memoryEqual(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Bool {
-  if a == b { return true }
-  @inline(__always) func word(_ p: UnsafePointer<UInt8>, _ at: Int) -> UInt64 {
-    UnsafeRawPointer(p + at).loadUnaligned(as: UInt64.self)
-  }
-  var i = 0
-  while i &+ 8 <= n {
-    if word(a, i) != word(b, i) { return false }
-    i &+= 8
-  }
-  if i < n && n >= 8 { return word(a, n &- 8) == word(b, n &- 8) }
-  while i < n {
-    if a[i] != b[i] { return false }
-    i &+= 1
-  }
-  return true
 }

@@ -9,7 +9,6 @@
 // text's bytes in place, sixteen bytes at a time, and values are read from those bytes (or sliced from the
 // text) only when asked for.
 
-import CByteScan
 @_spi(Bytes) package import LinkParseCore
 
 /// The parameters of one callback, scanned once.
@@ -412,7 +411,7 @@ struct CallbackFields {
     let slot = self[key]
     guard slot.count > 0, slot.hasValue, Int(slot.end &- slot.start) == bytes.count else { return false }
     return withBytes { buf in
-      bytes.isEmpty || memoryEqual(buf.baseAddress! + Int(slot.start), bytes.baseAddress!, bytes.count)
+      bytes.isEmpty || Words.equal(buf.baseAddress! + Int(slot.start), bytes.baseAddress!, bytes.count)
     }
   }
 
@@ -508,14 +507,34 @@ struct CallbackFields {
     return true
   }
 
-  /// The key whose name is exactly `name`: CByteScan's table of the names (one slot by a hash of the
-  /// length and the first and last bytes, then a compare of words).
+  /// The key whose name is exactly `name`: one slot of the generated ``nameTable`` (by ``nameSlot(_:_:)``), then
+  /// the bytes compared as words — the first and last (overlapping, never outside the name), and for names
+  /// longer than sixteen bytes the two in between. No indirect branch: a `switch` on the length compiled to a
+  /// jump table that names of random lengths kept mispredicting.
   @inline(__always)
   static func lookup(_ name: UnsafeBufferPointer<UInt8>) -> Key? {
-    guard let base = name.baseAddress else { return nil }
-    let k = linkparse_callback_key(base, name.count)
+    let n = name.count
+    guard n >= 3 && n <= 30, let p = name.baseAddress else { return nil }
+    let entry = nameTable.utf8Start + nameSlot(p, n) &* 32
+    guard Int(entry[0]) == n else { return nil }
+    let q = entry + 2
+    if n >= 8 {
+      guard Words.load64(p) == Words.load64(q), Words.load64(p + (n &- 8)) == Words.load64(q + (n &- 8)) else {
+        return nil
+      }
+      if n > 16 {
+        guard Words.load64(p + 8) == Words.load64(q + 8), Words.load64(p + (n &- 16)) == Words.load64(q + (n &- 16))
+        else { return nil }
+      }
+    } else if n >= 4 {
+      guard Words.load32(p) == Words.load32(q), Words.load32(p + (n &- 4)) == Words.load32(q + (n &- 4)) else {
+        return nil
+      }
+    } else {
+      guard Words.load16(p) == Words.load16(q), p[2] == q[2] else { return nil }
+    }
     // A case's tag is its declaration index, which is its raw value (`Key(rawValue:)` was a call).
-    return k >= 0 ? unsafeBitCast(UInt8(truncatingIfNeeded: k), to: Key.self) : nil
+    return unsafeBitCast(entry[1], to: Key.self)
   }
 }
 

@@ -146,7 +146,7 @@ struct StaticRoutes: @unchecked Sendable {
     while true {
       let entry = slots[i]
       if entry.route < 0 { return -1 }
-      if entry.hash == h && Int(entry.count) == count && memoryEqual(base, text + Int(entry.textStart), count) {
+      if entry.hash == h && Int(entry.count) == count && Words.equal(base, text + Int(entry.textStart), count) {
         return entry.route
       }
       i = (i &+ 1) & mask

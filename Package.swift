@@ -114,7 +114,7 @@ let package = Package(
     .target(
       name: "LinkParse", dependencies: ["LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseOAuth"]),
     // The `linkparse` command's logic, as a library so tests and FuzzSupport can drive it: `package` API,
-    // of which only `LinkParseCommand.main()` (for the executable) is public.
+    // apart from the root command `LinkParseCommand` that the executable calls.
     .target(
       name: "_LinkParseCLI",
       dependencies: [

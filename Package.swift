@@ -8,9 +8,6 @@ let package = Package(
   products: [
     .library(name: "LinkParse", targets: ["LinkParse"]),
     .executable(name: "linkparse", targets: ["linkparse"]),
-    // The command's logic as a library, for the fuzz targets in the nested Fuzz/ package: not API (the
-    // underscore says so); it changes with the command.
-    .library(name: "_LinkParseCLI", targets: ["_LinkParseCLI"]),
     // The fuzz properties, for the nested Fuzz package's targets (not API either).
     .library(name: "_LinkParseFuzzSupport", targets: ["FuzzSupport"]),
     // Optional networking: sends the requests LinkParseOAuth builds, with AsyncHTTPClient.
@@ -116,7 +113,8 @@ let package = Package(
     // Umbrella module: `import LinkParse`.
     .target(
       name: "LinkParse", dependencies: ["LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseOAuth"]),
-    // The `linkparse` command's logic, as a library so tests and fuzzers can drive it.
+    // The `linkparse` command's logic, as a library so tests and FuzzSupport can drive it: `package` API,
+    // apart from the root command `LinkParseCommand` that the executable calls.
     .target(
       name: "_LinkParseCLI",
       dependencies: [

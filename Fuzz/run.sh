@@ -52,9 +52,9 @@ fi
 
 # libFuzzer and AddressSanitizer for the Swift code; UndefinedBehaviorSanitizer for the C code (CICUShims):
 # swiftc has no -sanitize=undefined on Linux, and Swift's own overflow and bounds checks stay on in -O builds.
-# -parse-as-library because libFuzzer provides main(); -enable-testing for the cli target's @testable import.
+# -parse-as-library because libFuzzer provides main().
 SANITIZE=(
-  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -enable-testing
+  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library
   -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined
 )
 BUILD_ARGS=(--package-path Fuzz --scratch-path Fuzz/.build -c release "${SANITIZE[@]}")

@@ -12,23 +12,23 @@ import Darwin
 /// IOError(operation: "open", path: "missing.txt", errno: ENOENT).description
 /// // "missing.txt: No such file or directory"
 /// ```
-public struct IOError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct IOError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The system call that failed: `open`, `read` or `write`.
-  public var operation: String
+  package var operation: String
   /// The file it was working on, as the user named it (`-` for standard input).
-  public var path: String
+  package var path: String
   /// The `errno` value the call left.
-  public var errno: Int32
+  package var errno: Int32
 
   /// Creates an error.
-  public init(operation: String, path: String, errno: Int32) {
+  package init(operation: String, path: String, errno: Int32) {
     self.operation = operation
     self.path = path
     self.errno = errno
   }
 
   /// `path: reason`, as `cat` and `grep` print it.
-  public var description: String {
+  package var description: String {
     let reason = strerror(errno).map { String(cString: $0) } ?? "error \(errno)"
     return "\(path): \(reason)"
   }
@@ -40,26 +40,26 @@ public struct IOError: Error, Sendable, Hashable, CustomStringConvertible {
 ///
 /// It is called once per block (256 KiB by default), never per line, so an existential call costs nothing
 /// measurable.
-public protocol ByteSource: AnyObject {
+package protocol ByteSource: AnyObject {
   /// Reads up to `buffer.count` bytes into `buffer` and returns how many were read; `0` means end of input.
   func read(into buffer: UnsafeMutableRawBufferPointer) throws(IOError) -> Int
 }
 
 /// Reads a file descriptor with `read(2)`, retrying on `EINTR`. It does not close the descriptor.
-public final class FileDescriptorSource: ByteSource {
+package final class FileDescriptorSource: ByteSource {
   /// The descriptor read from.
-  public let fileDescriptor: Int32
+  package let fileDescriptor: Int32
   /// The name used in error messages.
-  public let path: String
+  package let path: String
 
   /// Reads `fileDescriptor`, naming it `path` in errors.
-  public init(fileDescriptor: Int32, path: String) {
+  package init(fileDescriptor: Int32, path: String) {
     self.fileDescriptor = fileDescriptor
     self.path = path
   }
 
   /// Reads with `read(2)`.
-  public func read(into buffer: UnsafeMutableRawBufferPointer) throws(IOError) -> Int {
+  package func read(into buffer: UnsafeMutableRawBufferPointer) throws(IOError) -> Int {
     guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
     while true {
       let count = systemRead(fileDescriptor, base, buffer.count)
@@ -75,22 +75,22 @@ public final class FileDescriptorSource: ByteSource {
 /// ```swift
 /// let source = MemoryByteSource(Array("a\nb".utf8), chunkSize: 1)
 /// ```
-public final class MemoryByteSource: ByteSource {
+package final class MemoryByteSource: ByteSource {
   /// All the bytes served.
-  public let bytes: [UInt8]
+  package let bytes: [UInt8]
   /// The most bytes one `read` returns.
-  public let chunkSize: Int
+  package let chunkSize: Int
   private var position = 0
 
   /// Serves `bytes`, at most `chunkSize` bytes per read.
-  public init(_ bytes: [UInt8], chunkSize: Int = .max) {
+  package init(_ bytes: [UInt8], chunkSize: Int = .max) {
     precondition(chunkSize > 0, "chunkSize must be positive")
     self.bytes = bytes
     self.chunkSize = chunkSize
   }
 
   /// Copies the next chunk into `buffer`.
-  public func read(into buffer: UnsafeMutableRawBufferPointer) throws(IOError) -> Int {
+  package func read(into buffer: UnsafeMutableRawBufferPointer) throws(IOError) -> Int {
     let count = min(buffer.count, chunkSize, bytes.count - position)
     guard count > 0 else { return 0 }
     bytes.withUnsafeBytes { all in
@@ -104,26 +104,26 @@ public final class MemoryByteSource: ByteSource {
 // MARK: - Sinks
 
 /// Something bytes are written to in blocks: a file descriptor, or memory in tests.
-public protocol ByteSink: AnyObject {
+package protocol ByteSink: AnyObject {
   /// Writes all of `bytes`.
   func write(_ bytes: UnsafeRawBufferPointer) throws(IOError)
 }
 
 /// Writes to a file descriptor with `write(2)`, looping over short writes and `EINTR`.
-public final class FileDescriptorSink: ByteSink {
+package final class FileDescriptorSink: ByteSink {
   /// The descriptor written to.
-  public let fileDescriptor: Int32
+  package let fileDescriptor: Int32
   /// The name used in error messages.
-  public let path: String
+  package let path: String
 
   /// Writes to `fileDescriptor`, naming it `path` in errors.
-  public init(fileDescriptor: Int32, path: String) {
+  package init(fileDescriptor: Int32, path: String) {
     self.fileDescriptor = fileDescriptor
     self.path = path
   }
 
   /// Writes with `write(2)` until every byte is written or a call fails.
-  public func write(_ bytes: UnsafeRawBufferPointer) throws(IOError) {
+  package func write(_ bytes: UnsafeRawBufferPointer) throws(IOError) {
     guard var next = bytes.baseAddress else { return }
     var remaining = bytes.count
     while remaining > 0 {
@@ -145,20 +145,20 @@ public final class FileDescriptorSink: ByteSink {
 /// // … run the command with it …
 /// sink.text  // the output as a String
 /// ```
-public final class MemoryByteSink: ByteSink {
+package final class MemoryByteSink: ByteSink {
   /// Everything written so far.
-  public private(set) var bytes: [UInt8] = []
+  package private(set) var bytes: [UInt8] = []
 
   /// Creates an empty sink.
-  public init() {}
+  package init() {}
 
   /// Appends `bytes`.
-  public func write(_ bytes: UnsafeRawBufferPointer) throws(IOError) {
+  package func write(_ bytes: UnsafeRawBufferPointer) throws(IOError) {
     self.bytes.append(contentsOf: bytes)
   }
 
   /// Everything written so far, decoded as UTF-8.
-  public var text: String { String(decoding: bytes, as: UTF8.self) }
+  package var text: String { String(decoding: bytes, as: UTF8.self) }
 }
 
 extension ByteSink {

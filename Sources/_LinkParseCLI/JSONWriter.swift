@@ -28,12 +28,12 @@ import Darwin
 /// json.flush()
 /// sink.text  // {"a":"x\"y\n"}
 /// ```
-public struct JSONWriter: ~Copyable {
+package struct JSONWriter: ~Copyable {
   /// The default buffer size: 256 KiB.
-  public static let defaultCapacity = 256 * 1024
+  package static let defaultCapacity = 256 * 1024
 
   /// The first error the sink reported, if any.
-  public private(set) var error: IOError?
+  package private(set) var error: IOError?
 
   private let sink: any ByteSink
   private let buffer: UnsafeMutablePointer<UInt8>
@@ -41,7 +41,7 @@ public struct JSONWriter: ~Copyable {
   private var count = 0
 
   /// Writes to `sink`, flushing every `capacity` bytes (at least 16).
-  public init(sink: any ByteSink, capacity: Int = JSONWriter.defaultCapacity) {
+  package init(sink: any ByteSink, capacity: Int = JSONWriter.defaultCapacity) {
     precondition(capacity >= 16, "capacity must be at least 16 bytes")
     self.sink = sink
     self.capacity = capacity
@@ -53,7 +53,7 @@ public struct JSONWriter: ~Copyable {
   deinit { buffer.deallocate() }
 
   /// Hands the buffered bytes to the sink.
-  public mutating func flush() {
+  package mutating func flush() {
     defer { count = 0 }
     guard count > 0, error == nil else { return }
     do {
@@ -71,7 +71,7 @@ public struct JSONWriter: ~Copyable {
 
   /// Appends bytes as they are, in pieces when they exceed the free space.
   @inline(__always)
-  public mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) {
+  package mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) {
     if let source = bytes.baseAddress, capacity &- count >= bytes.count {
       Self.copy(buffer + count, source, bytes.count)
       count &+= bytes.count
@@ -127,23 +127,23 @@ public struct JSONWriter: ~Copyable {
 
   /// Appends literal JSON text, such as `,"ok":true`.
   @inline(__always)
-  public mutating func raw(_ text: StaticString) {
+  package mutating func raw(_ text: StaticString) {
     raw(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
   }
 
   /// Appends one byte.
   @inline(__always)
-  public mutating func byte(_ value: UInt8) {
+  package mutating func byte(_ value: UInt8) {
     reserve(1)
     buffer[count] = value
     count &+= 1
   }
 
   /// Appends `null`.
-  public mutating func null() { raw("null") }
+  package mutating func null() { raw("null") }
 
   /// Appends an integer in decimal.
-  public mutating func integer(_ value: Int) {
+  package mutating func integer(_ value: Int) {
     reserve(20)
     var magnitude = value.magnitude
     var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes of scratch, filled from the end
@@ -176,7 +176,7 @@ public struct JSONWriter: ~Copyable {
   }
 
   /// Appends `value` as a quoted, escaped JSON string.
-  public mutating func string(_ value: String) {
+  package mutating func string(_ value: String) {
     // In place (a small string's bytes are copied to the stack), without the copy `withUTF8` needs.
     if value.utf8.withContiguousStorageIfAvailable({ quoted($0) }) != nil { return }
     var value = value
@@ -184,23 +184,23 @@ public struct JSONWriter: ~Copyable {
   }
 
   /// Appends `value` as a quoted, escaped JSON string.
-  public mutating func string(_ value: Substring) {
+  package mutating func string(_ value: Substring) {
     var value = value
     value.withUTF8 { quoted($0) }
   }
 
   /// Appends `value` as a JSON string, or `null`.
-  public mutating func string(orNull value: Substring?) {
+  package mutating func string(orNull value: Substring?) {
     if let value { string(value) } else { null() }
   }
 
   /// Appends UTF-8 bytes as a quoted, escaped JSON string. The bytes must be valid UTF-8.
-  public mutating func quoted(_ utf8: UnsafeBufferPointer<UInt8>) { quoted(utf8, checked: true) }
+  package mutating func quoted(_ utf8: UnsafeBufferPointer<UInt8>) { quoted(utf8, checked: true) }
 
   /// Appends bytes known to need no escape (none below 0x20, no `"` or `\`) as a quoted JSON string: a copy.
   /// The caller has checked them, or a string they are part of (the components of an href checked whole).
   @inline(__always)
-  public mutating func quotedVerbatim(_ utf8: UnsafeBufferPointer<UInt8>) { quoted(utf8, checked: false) }
+  package mutating func quotedVerbatim(_ utf8: UnsafeBufferPointer<UInt8>) { quoted(utf8, checked: false) }
 
   /// Both of the above: the bytes copied with their quotes into the buffer when they fit, and, when
   /// `checked`, the copy checked for bytes to escape sixteen at a time (the check reads up to fifteen bytes
@@ -225,7 +225,7 @@ public struct JSONWriter: ~Copyable {
 
   /// Appends UTF-8 bytes escaped for the inside of a JSON string, without quotes. The bytes must be valid
   /// UTF-8.
-  public mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+  package mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
     guard let base = utf8.baseAddress else { return }
     let length = utf8.count
     // Runs without an escapable byte are found sixteen bytes at a time and copied whole; bytes >= 0x20

@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// What ``LineSplitter/next()`` found: a line, or a line too long to hold that was skipped.
-public enum LineEvent {
+package enum LineEvent {
   /// The line's bytes, without its `LF` or `CRLF`. The pointer is valid only until the next call to
   /// ``LineSplitter/next()``; do not let it escape.
   case line(UnsafeBufferPointer<UInt8>)
@@ -34,20 +34,20 @@ public enum LineEvent {
 /// // 1 a
 /// // 2 b
 /// ```
-public final class LineSplitter {
+package final class LineSplitter {
   /// The default read size: 256 KiB.
-  public static let defaultBlockSize = 256 * 1024
+  package static let defaultBlockSize = 256 * 1024
   /// The default longest line: 8 MiB.
-  public static let defaultMaxLineLength = 8 * 1024 * 1024
+  package static let defaultMaxLineLength = 8 * 1024 * 1024
 
   /// The number of bytes asked of the source per read (at least; more when the buffer has room).
-  public let blockSize: Int
+  package let blockSize: Int
   /// The longest line returned, in bytes without its terminator.
-  public let maxLineLength: Int
+  package let maxLineLength: Int
   /// The 1-based number of the line last returned; 0 before the first.
-  public private(set) var lineNumber = 0
+  package private(set) var lineNumber = 0
   /// The number of bytes read from the source so far.
-  public private(set) var bytesRead = 0
+  package private(set) var bytesRead = 0
 
   private let source: any ByteSource
   private var storage: UnsafeMutablePointer<UInt8>
@@ -61,7 +61,7 @@ public final class LineSplitter {
 
   /// Splits what `source` yields, reading `blockSize` bytes at a time and skipping lines longer than
   /// `maxLineLength`.
-  public init(
+  package init(
     source: any ByteSource,
     blockSize: Int = LineSplitter.defaultBlockSize,
     maxLineLength: Int = LineSplitter.defaultMaxLineLength
@@ -80,7 +80,7 @@ public final class LineSplitter {
   /// Returns the next line, or `nil` at the end of the input.
   ///
   /// - Throws: ``IOError`` when the source fails.
-  public func next() throws(IOError) -> LineEvent? {
+  package func next() throws(IOError) -> LineEvent? {
     while true {
       if scanFrom < end, let found = memchr(storage + scanFrom, 0x0A, end - scanFrom) {
         let newline = storage.distance(to: found.assumingMemoryBound(to: UInt8.self))

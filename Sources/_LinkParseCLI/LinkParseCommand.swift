@@ -6,9 +6,16 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import LinkParse
 
-/// The `linkparse` command: parses callback URLs, one per line, into JSON lines.
+/// The `linkparse` command: the root of the command tree.
+///
+/// ```text
+/// linkparse [options] [files]              the same as `linkparse parse` (the default subcommand)
+/// linkparse parse [options] [files]        callback URLs, one per line, into JSON lines (``ParseCommand``)
+/// linkparse routes check FILE              a routes file's problems (``RoutesCommand``)
+/// linkparse routes explain FILE URL        how the routes match a URL
+/// linkparse token-request …                the request that follows a callback (``TokenRequestCommand``)
+/// ```
 ///
 /// The executable calls ``main()``; tests call
 /// ``run(arguments:standardInput:standardOutput:standardError:)`` with in-memory streams:
@@ -21,389 +28,126 @@ import LinkParse
 ///   standardOutput: output, standardError: errors)
 /// // status == 0; output.text is one JSON line
 /// ```
+///
+/// Both go through ``run(arguments:streams:)``, the one place that parses the arguments and reports help and
+/// usage errors: `--help` on standard output with status 0, a usage error on standard error with status 2
+/// (ArgumentParser's own usage status, 64, is not used). Every leaf command is a ``StreamCommand``.
 public struct LinkParseCommand: ParsableCommand {
-
-  /// How input lines are read.
-  public enum InputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
-    /// One URL per line.
-    case lines
-    /// One JSON string, or `{"input": …, "base": …}` object, per line.
-    case json
-  }
-
-  /// The command's name, summary and long help.
+  /// The command's name, help (the default subcommand's long help) and subcommands.
   public static let configuration = CommandConfiguration(
     commandName: "linkparse",
-    abstract: "Parse callback URLs by the WHATWG URL Standard and print one JSON object per line.",
-    discussion: """
-      Reads the files named, or standard input when none is named (or for "-"),
-      one record per line: LF or CRLF; a last line without a newline counts; an
-      empty line is a record. Writes one JSON object per record to standard
-      output, on one line, keys in this order:
+    abstract: ParseCommand.abstract,
+    usage: usage,
+    discussion: ParseCommand.discussion,
+    subcommands: [ParseCommand.self, RoutesCommand.self, TokenRequestCommand.self],
+    defaultSubcommand: ParseCommand.self)
 
-        {"line":N,"ok":true,"href":"…","scheme":"…","username":"…",
-         "password":"…","host":"…"|null,"port":N|null,"path":"…",
-         "query":"…"|null,"fragment":"…"|null,"params":[["name","value"],…],
-         "callback":null|{…}}
-        {"line":N,"ok":false,"error":{"code":"…","offset":N|null,"message":"…"}}
+  /// The usage lines of `linkparse --help`: the default subcommand without its name first (as it was before
+  /// `parse` had one), then every subcommand.
+  static let usage = [
+    "linkparse" + ParseCommand.usageString().drop(while: { $0 != " " }),
+    "linkparse parse [<options>] [<file> ...]",
+    "linkparse routes " + RoutesCommand.Check.usageString(),
+    "linkparse routes " + RoutesCommand.Explain.usageString(),
+    "linkparse " + TokenRequestCommand.usageString(),
+  ].joined(separator: "\n")
 
-      "line" is the 1-based line number within its file. "scheme" has no ":",
-      "query" no "?", "fragment" no "#". "host", "port", "query" and "fragment"
-      are null when absent ("port" also when it is the scheme's default). "host"
-      is serialized: IPv6 in brackets, international domains in punycode.
-      "params" are the query's name/value pairs, form-decoded ("+" is a space),
-      in order, duplicates kept; a bare key ("?cancelled") has the value "".
-      A failed record says why: "code" is a stable identifier, "offset" the byte
-      offset in the input or null. The run goes on after it. Input bytes that
-      are not valid UTF-8 are read as U+FFFD: the output is always valid UTF-8.
-      A line longer than 8 MiB fails with "line-too-long" and is skipped.
-
-      "callback" is the provider callback decoded from the query (or, when the
-      query has no callback keys, the fragment): null when nothing was decoded,
-      else {"provider":"sber|vk|tid|apple|oauth2","outcome":"success|cancelled|
-      unavailable|error|seamless|rejected", then the provider's values under
-      their own names ("code","state","device_id","id_token","user",
-      "session_state","sso_base_url","token",…), strings except VK's
-      "expires_in", a number (a VK callback whose expires_in is not 1 to 10
-      digits is rejected)}; for "error" and "rejected" an
-      "error":{"code","raw","description_en","description_ru"} object, where
-      "code" is the provider's own value for "error" and a stable code such as
-      "state-mismatch", "redirect-mismatch", "duplicate-parameter",
-      "missing-parameter", "conflicting-outcome" or "untrusted-sso-host" for
-      "rejected". --provider auto picks the provider per record: a vk<digits>
-      scheme or device_id/payload/type=code_v2 -> vk; sberIDRedirect -> sber
-      (seamless login); status=fail, result=FAILURE or error_code -> sber;
-      cancelled, unavailable, auth_status_code or a debug result= -> tid;
-      error=user_cancelled_authorize, id_token with user, or the
-      signinwithapple scheme -> apple; else code or error -> oauth2.
-      --state, --redirect-uri and --issuer check each callback against them
-      (only the ones given); --redact replaces with "<redacted>" the values of
-      code, state, device_id, token, id_token, access_token, refresh_token,
-      client_secret, code_verifier, auth_token (T-ID), user (Apple's user
-      JSON), email (VK's legacy payload) and payload, and the URL's userinfo
-      (user:pass@), everywhere: href, username, password, query, fragment,
-      params, the callback's values and the text a rejected callback's error
-      quotes.
-
-      With --input-format json, each line is a JSON string (the URL) or an
-      object {"input": "…", "base": "…" | null, "body": "…"}. The object's
-      "base" overrides --base; null means no base. "body" is a form body (Apple's
-      form_post) decoded as the callback's parameters, "input" being the
-      redirect URI it was posted to. Unknown keys are ignored. A line that is not
-      valid JSON fails with "invalid-json", JSON of another shape with
-      "invalid-record", an object whose "base" does not parse with
-      "invalid-base".
-
-      Exit status: 0 when every record parsed, 1 when any record failed, 2 for
-      a usage error (such as an invalid --base) or an I/O error (an unreadable
-      file is reported on standard error and skipped).
-
-      With --routes FILE (one route per line: name, pattern, optional provider,
-      which must be sber, vk, tid, apple or oauth2; '#' comments; see
-      'linkparse routes --help'), every successful record gains a last key,
-      after "callback":
-        "route":{"name":"…","provider":"…"|null,"captures":{"name":"value",…}}
-      or "route":null when no route matches (or a route constraint hit its
-      PCRE2 limits). Captures are percent-decoded. With --provider auto, a
-      matched route's provider selects the decoder for "callback". A routes
-      file with problems (an unknown provider included) is a usage error:
-      they are printed, nothing is parsed.
-        $ linkparse routes check FILE        every problem, FILE:LINE: …; exit 1
-                                             if there is any, 0 if none
-        $ linkparse routes explain FILE URL  for every route, why it matches or
-                                             where it stopped
-
-      linkparse token-request --provider P [--grant G] --client-id ID … prints
-      the request that follows a callback (token exchange, refresh, revoke,
-      user info) as JSON; see 'linkparse token-request --help'.
-
-      --stats prints one line to standard error at the end (MB is 10^6 bytes):
-        stats records=N failures=N bytes=N seconds=S records_per_second=R
-              mb_per_second=M
-
-      Examples:
-        $ echo 'HTTPS://Example.COM:443/a/./b?x=1#f' | linkparse
-        {"line":1,"ok":true,"href":"https://example.com/a/b?x=1#f",
-         "scheme":"https","username":"","password":"","host":"example.com",
-         "port":null,"path":"/a/b","query":"x=1","fragment":"f",
-         "params":[["x","1"]]}
-        $ linkparse --stats --base https://example.com/app/ urls.txt > out.jsonl
-        $ linkparse --input-format json records.jsonl
-      """
-  )
-
-  /// `--input-format`.
-  @Option(help: "How to read each line: 'lines' (a URL) or 'json' (a JSON string or {\"input\",\"base\"} object).")
-  public var inputFormat: InputFormat = .lines
-
-  /// `--base`.
-  @Option(help: ArgumentHelp("Base URL to resolve relative inputs against.", valueName: "url"))
-  public var base: String?
-
-  /// `--provider`.
-  @Option(help: "Callback decoder: auto, sber, vk, tid, apple, oauth2 or none.")
-  public var provider: ProviderOption = .auto
-
-  /// `--state`.
-  @Option(help: ArgumentHelp("The state every callback must carry (compared in constant time).", valueName: "state"))
-  public var state: String?
-
-  /// `--redirect-uri`.
-  @Option(help: ArgumentHelp("The redirect URI every callback must match (scheme, host, path).", valueName: "uri"))
-  public var redirectURI: String?
-
-  /// `--issuer`.
-  @Option(help: ArgumentHelp("The issuer (iss) every callback must carry (RFC 9207).", valueName: "issuer"))
-  public var issuer: String?
-
-  /// `--redact`.
-  @Flag(help: "Replace secret values (code, state, tokens, client_secret, code_verifier, device_id, user, email, payload) and the URL's userinfo with \"<redacted>\".")
-  public var redact = false
-
-  /// `--stats`.
-  @Flag(help: "Print record count, failures, bytes, time and throughput to standard error at the end.")
-  public var stats = false
-
-  /// `--routes`: a routes file; each successful record then says which route its URL belongs to.
-  @Option(help: ArgumentHelp("Routes file: add the matching route to every record (see 'linkparse routes').", valueName: "file"))
-  public var routes: String?
-
-  /// `--max-line-length`: the longest line accepted, in bytes. Hidden; it exists for tests.
-  @Option(help: .hidden)
-  public var maxLineLength: Int = LineSplitter.defaultMaxLineLength
-
-  /// The input files.
-  @Argument(help: ArgumentHelp("Files to read; standard input when none is given, or for '-'.", valueName: "file"))
-  public var files: [String] = []
-
-  /// Creates the command with default options (ArgumentParser fills them in).
+  /// Creates the command (ArgumentParser fills it in).
   public init() {}
 
-  /// Checks `--base`, `--redirect-uri` and `--max-line-length`.
-  public func validate() throws {
-    if let base {
-      do throws(URLParseError) {
-        _ = try ParsedURL(base)
-      } catch {
-        throw ValidationError("--base is not a valid URL: \(error.description)")
-      }
-    }
-    if let redirectURI {
-      do throws(URLParseError) {
-        _ = try ParsedURL(redirectURI)
-      } catch {
-        throw ValidationError("--redirect-uri is not a valid URL: \(error.description)")
-      }
-    }
-    guard maxLineLength >= 0 else { throw ValidationError("--max-line-length must not be negative") }
-  }
-
-  /// Runs on the process's standard streams, throwing `ExitCode` for a non-zero status.
-  public func run() throws {
-    let streams = Self.processStreams()
-    let status = execute(standardInput: streams.input, standardOutput: streams.output, standardError: streams.error)
-    if status != ExitStatus.success { throw ExitCode(status) }
-  }
-
-  /// Parses the process's arguments, runs, and exits with the contract's status: 0, 1, or 2 (usage and I/O
-  /// errors; ArgumentParser's own usage status, 64, is not used).
+  /// Parses the process's arguments, runs the chosen command on the process's standard streams, and exits
+  /// with the contract's status: 0, 1, or 2 (usage and I/O errors).
   public static func main() {
-    let streams = processStreams()
-    let status = run(
-      arguments: Array(CommandLine.arguments.dropFirst()),
-      standardInput: streams.input, standardOutput: streams.output, standardError: streams.error)
-    systemExit(status)
+    systemExit(run(arguments: Array(CommandLine.arguments.dropFirst()), streams: .process))
   }
 
-  /// The process's standard input, output and error.
-  private static func processStreams() -> (input: any ByteSource, output: any ByteSink, error: any ByteSink) {
-    (
-      FileDescriptorSource(fileDescriptor: STDIN_FILENO, path: "-"),
-      FileDescriptorSink(fileDescriptor: STDOUT_FILENO, path: "standard output"),
-      FileDescriptorSink(fileDescriptor: STDERR_FILENO, path: "standard error")
-    )
-  }
-
-  /// Parses `arguments` (without the program name) and runs on the given streams; returns the exit status.
+  /// Parses `arguments` (without the program name) and runs the chosen command on the given streams;
+  /// returns the exit status.
   ///
   /// `--help` goes to `standardOutput` with status 0; a usage error goes to `standardError` with status 2.
   /// Files named in `arguments` are read from disk; `-` (or no file) reads `standardInput`.
-  public static func run(
+  package static func run(
     arguments: [String],
     standardInput: any ByteSource,
     standardOutput: any ByteSink,
     standardError: any ByteSink
   ) -> Int32 {
-    if arguments.first == "token-request" {
-      return TokenRequestCommand.run(
-        arguments: Array(arguments.dropFirst()), standardOutput: standardOutput, standardError: standardError)
-    }
-    if arguments.first == "routes" {
-      return RoutesCommand.run(
-        arguments: Array(arguments.dropFirst()), standardOutput: standardOutput, standardError: standardError)
-    }
-    let command: LinkParseCommand
+    run(arguments: arguments, streams: Streams(input: standardInput, output: standardOutput, error: standardError))
+  }
+
+  /// Parses `arguments` as the root command's and runs the chosen command on `streams`: the one path of
+  /// every command, and the one place that reports help requests and usage errors.
+  static func run(arguments: [String], streams: Streams) -> Int32 {
     do {
-      command = try parse(arguments)
+      let command = try parseAsRoot(arguments)
+      if let leaf = command as? any StreamCommand { return leaf.execute(streams) }
+      // A command group without a default (`linkparse routes`) or ArgumentParser's `help` subcommand: their
+      // `run()` throws the help request, reported below.
+      var other = command
+      try other.run()
+      return ExitStatus.success
     } catch {
-      let message = fullMessage(for: error)
       let isHelp = exitCode(for: error) == .success
-      try? (isHelp ? standardOutput : standardError).write(text: message + "\n")
+      var message = fullMessage(for: error)
+      if isHelp && message == helpMessage() { message = rootHelp() }
+      try? (isHelp ? streams.output : streams.error).write(text: message + "\n")
       return isHelp ? ExitStatus.success : ExitStatus.usageOrIOError
     }
-    return command.execute(standardInput: standardInput, standardOutput: standardOutput, standardError: standardError)
   }
 
-  /// Processes every input and returns the exit status.
-  func execute(standardInput: any ByteSource, standardOutput: any ByteSink, standardError: any ByteSink) -> Int32 {
-    let started = monotonicSeconds()
-    // `validate()` has checked it.
-    let defaultBase = base.flatMap { try? ParsedURL($0) }
-    var router: Router?
-    if let routes {
-      do throws(IOError) {
-        switch try RoutesFile(path: routes).compile() {
-        case .success(let compiled): router = compiled
-        case .failure(let problems):
-          let text = problems.map { "linkparse: \(routes):\($0.line): \($0.message)\n" }.joined()
-          try? standardError.write(text: text)
-          return ExitStatus.usageOrIOError
-        }
-      } catch {
-        try? standardError.write(text: "linkparse: \(error.description)\n")
-        return ExitStatus.usageOrIOError
-      }
-    }
-    let callbackOptions = CallbackOptions(
-      provider: provider, state: state, redirectURI: redirectURI.flatMap { try? ParsedURL($0) }, issuer: issuer,
-      redact: redact)
-    var records = RecordWriter(
-      json: JSONWriter(sink: standardOutput), defaultBase: defaultBase, maxLineLength: maxLineLength,
-      callbackOptions: callbackOptions, router: router)
-    var ioFailed = false
-    var bytes = 0
-
-    func report(_ message: String) {
-      ioFailed = true
-      try? standardError.write(text: "linkparse: \(message)\n")
-    }
-
-    for path in files.isEmpty ? ["-"] : files {
-      let source: any ByteSource
-      var descriptor: Int32 = -1
-      if path == "-" {
-        source = standardInput
-      } else {
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-          report(IOError(operation: "open", path: path, errno: errno).description)
-          continue
-        }
-        source = FileDescriptorSource(fileDescriptor: descriptor, path: path)
-      }
-      defer { if descriptor >= 0 { close(descriptor) } }
-
-      let splitter = LineSplitter(source: source, maxLineLength: maxLineLength)
-      do throws(IOError) {
-        switch inputFormat {
-        case .lines:
-          while let event = try splitter.next(), records.json.error == nil {
-            records.line(event, number: splitter.lineNumber)
-          }
-        case .json:
-          while let event = try splitter.next(), records.json.error == nil {
-            records.jsonLine(event, number: splitter.lineNumber)
-          }
-        }
-      } catch {
-        report(error.description)
-      }
-      bytes += splitter.bytesRead
-      if records.json.error != nil { break }
-    }
-    records.json.flush()
-    if let error = records.json.error { report("cannot write: \(error.description)") }
-
-    if stats {
-      let seconds = monotonicSeconds() - started
-      let summary = Statistics(records: records.records, failures: records.failures, bytes: bytes, seconds: seconds)
-      try? standardError.write(text: summary.line + "\n")
-    }
-    return ExitStatus.of(failures: records.failures, ioFailed: ioFailed)
+  /// `linkparse --help`: ArgumentParser's help of the root (overview, usage, subcommands), with the default
+  /// subcommand's arguments and options in place of the root's own options section (which has only
+  /// `--help`), so that the options of `linkparse [options] [files]` are described where they are used.
+  static func rootHelp(columns: Int? = nil) -> String {
+    let root = helpMessage(columns: columns)
+    let parse = helpMessage(for: ParseCommand.self, columns: columns)
+    guard let usage = root.range(of: "USAGE: "),
+      let ownOptions = root.range(of: "\nOPTIONS:\n", range: usage.upperBound..<root.endIndex),
+      let subcommands = root.range(of: "\nSUBCOMMANDS:\n", range: ownOptions.upperBound..<root.endIndex),
+      let parseUsage = parse.range(of: "USAGE: "),
+      let parseSections = parse.range(of: "\nARGUMENTS:\n", range: parseUsage.upperBound..<parse.endIndex)
+    else { return root }
+    return String(root[..<ownOptions.lowerBound]) + parse[parseSections.lowerBound...] + root[subcommands.lowerBound...]
   }
 }
 
-/// The command's exit statuses.
-public enum ExitStatus {
-  /// Every record parsed.
-  public static let success: Int32 = 0
-  /// At least one record failed (and there was no usage or I/O error).
-  public static let recordsFailed: Int32 = 1
-  /// A usage error or an I/O error; wins over ``recordsFailed``.
-  public static let usageOrIOError: Int32 = 2
+/// The streams a command reads and writes: the process's standard streams, or memory in tests.
+package struct Streams {
+  /// Standard input (read for `-`, or when no file is named).
+  package var input: any ByteSource
+  /// Standard output.
+  package var output: any ByteSink
+  /// Standard error.
+  package var error: any ByteSink
 
-  /// The status for a run with `failures` failed records, and an I/O error if `ioFailed`.
-  ///
-  /// ```swift
-  /// ExitStatus.of(failures: 3, ioFailed: false)  // 1
-  /// ```
-  public static func of(failures: Int, ioFailed: Bool) -> Int32 {
-    if ioFailed { return usageOrIOError }
-    return failures > 0 ? recordsFailed : success
+  /// Streams for a run.
+  package init(input: any ByteSource, output: any ByteSink, error: any ByteSink) {
+    self.input = input
+    self.output = output
+    self.error = error
+  }
+
+  /// The process's standard input, output and error.
+  static var process: Streams {
+    Streams(
+      input: FileDescriptorSource(fileDescriptor: STDIN_FILENO, path: "-"),
+      output: FileDescriptorSink(fileDescriptor: STDOUT_FILENO, path: "standard output"),
+      error: FileDescriptorSink(fileDescriptor: STDERR_FILENO, path: "standard error"))
   }
 }
 
-/// What `--stats` prints.
-public struct Statistics: Sendable, Hashable {
-  /// Records written, failed ones included.
-  public var records: Int
-  /// Records that failed.
-  public var failures: Int
-  /// Input bytes read.
-  public var bytes: Int
-  /// Wall-clock time of the run.
-  public var seconds: Double
-
-  /// Creates the statistics of a run.
-  public init(records: Int, failures: Int, bytes: Int, seconds: Double) {
-    self.records = records
-    self.failures = failures
-    self.bytes = bytes
-    self.seconds = seconds
-  }
-
-  /// `stats records=… failures=… bytes=… seconds=… records_per_second=… mb_per_second=…`, where MB is
-  /// 10^6 bytes; rates are 0 when no time was measured.
-  ///
-  /// ```swift
-  /// Statistics(records: 10, failures: 1, bytes: 2_000_000, seconds: 0.5).line
-  /// // "stats records=10 failures=1 bytes=2000000 seconds=0.500000 records_per_second=20.0 mb_per_second=4.000"
-  /// ```
-  public var line: String {
-    let recordsPerSecond = seconds > 0 ? Double(records) / seconds : 0
-    let megabytesPerSecond = seconds > 0 ? Double(bytes) / 1_000_000 / seconds : 0
-    return "stats records=\(records) failures=\(failures) bytes=\(bytes) seconds=\(fixed(seconds, 6))"
-      + " records_per_second=\(fixed(recordsPerSecond, 1)) mb_per_second=\(fixed(megabytesPerSecond, 3))"
-  }
+/// A command that does the work (a leaf of `linkparse`'s tree): it runs on the streams it is given and
+/// returns its exit status (``ExitStatus``) instead of throwing.
+package protocol StreamCommand: ParsableCommand {
+  /// Runs on `streams`; returns 0, 1 or 2.
+  func execute(_ streams: Streams) -> Int32
 }
 
-/// `value` with exactly `decimals` digits after the point, without Foundation's `String(format:)`.
-func fixed(_ value: Double, _ decimals: Int) -> String {
-  guard value.isFinite, value >= 0 else { return "0" }
-  var scale: Double = 1
-  for _ in 0..<decimals { scale *= 10 }
-  let scaled = (value * scale).rounded()
-  guard scaled < 9e18 else { return String(Int(value)) }
-  let units = Int(scaled)
-  let whole = units / Int(scale)
-  guard decimals > 0 else { return String(whole) }
-  let fraction = String(units % Int(scale))
-  return "\(whole)." + String(repeating: "0", count: decimals - fraction.count) + fraction
-}
-
-/// Seconds on the monotonic clock.
-func monotonicSeconds() -> Double {
-  var now = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &now)
-  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+extension StreamCommand {
+  /// ArgumentParser's entry point, on the process's streams, throwing `ExitCode` for a non-zero status.
+  /// (`linkparse` starts at ``LinkParseCommand/main()``, which calls ``execute(_:)`` itself.)
+  package func run() throws {
+    let status = execute(.process)
+    if status != ExitStatus.success { throw ExitCode(status) }
+  }
 }

@@ -18,33 +18,33 @@ import LinkParse
 /// sber        myapp://sberidauth?code&state                   sber
 /// open        myapp://open/{rest...}
 /// ```
-public struct RoutesFile: Sendable {
+package struct RoutesFile: Sendable {
   /// One problem of the file, at a 1-based line.
-  public struct Problem: Sendable, Hashable, CustomStringConvertible {
+  package struct Problem: Sendable, Hashable, CustomStringConvertible {
     /// The 1-based line number.
-    public var line: Int
+    package var line: Int
     /// A stable kebab-case code: `invalid-route-line`, `unknown-provider`, or a ``RouteError/Code`` of the
     /// router.
-    public var code: String
+    package var code: String
     /// What is wrong, as a sentence (for router errors, ``RouteError/description``).
-    public var message: String
+    package var message: String
 
     /// `LINE: message`.
-    public var description: String { "\(line): \(message)" }
+    package var description: String { "\(line): \(message)" }
   }
 
   /// The routes, in file order.
-  public var routes: [Route] = []
+  package var routes: [Route] = []
   /// The line each route is on.
-  public var lines: [Int] = []
+  package var lines: [Int] = []
   /// Lines that are not `name pattern [provider]`, or whose provider is unknown.
-  public var problems: [Problem] = []
+  package var problems: [Problem] = []
 
   /// The providers a route may name, in the order the messages list them.
   static let providerNames = Provider.allCases.map(\.rawValue)
 
   /// Parses the text of a routes file (syntax only; ``compile()`` checks the routes).
-  public init(text: String) {
+  package init(text: String) {
     var number = 0
     for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
       number += 1
@@ -71,7 +71,7 @@ public struct RoutesFile: Sendable {
   }
 
   /// Reads and parses the file at `path`.
-  public init(path: String) throws(IOError) {
+  package init(path: String) throws(IOError) {
     let descriptor = open(path, O_RDONLY | O_CLOEXEC)
     guard descriptor >= 0 else { throw IOError(operation: "open", path: path, errno: errno) }
     defer { close(descriptor) }
@@ -88,7 +88,7 @@ public struct RoutesFile: Sendable {
   }
 
   /// What ``compile()`` gives.
-  public enum Compilation: Sendable {
+  package enum Compilation: Sendable {
     /// The file has no problem.
     case success(Router)
     /// Every problem, by line.
@@ -96,7 +96,7 @@ public struct RoutesFile: Sendable {
   }
 
   /// The compiled router, or every problem of the file (syntax and compile errors, by line).
-  public func compile() -> Compilation {
+  package func compile() -> Compilation {
     var all = problems
     do throws(RouterCompileError) {
       let router = try Router(routes)

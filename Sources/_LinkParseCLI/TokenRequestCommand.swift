@@ -12,10 +12,10 @@ import LinkParse
 ///  "headers":[["Content-Type","application/x-www-form-urlencoded"],["Accept","application/json"]],
 ///  "form":[["grant_type","authorization_code"],["code","C"],…],"body":"grant_type=authorization_code&…"}
 /// ```
-public struct TokenRequestCommand: ParsableCommand {
+package struct TokenRequestCommand: StreamCommand {
 
   /// What the request asks for.
-  public enum Grant: String, ExpressibleByArgument, CaseIterable, Sendable {
+  package enum Grant: String, ExpressibleByArgument, CaseIterable, Sendable {
     /// The authorization code's exchange (`--callback`, validated first; or `--code`).
     case code
     /// `grant_type=refresh_token` (`--refresh-token`).
@@ -33,8 +33,8 @@ public struct TokenRequestCommand: ParsableCommand {
   }
 
   /// The command's name and help.
-  public static let configuration = CommandConfiguration(
-    commandName: "linkparse token-request",
+  package static let configuration = CommandConfiguration(
+    commandName: "token-request",
     abstract: "Print the provider request that follows a callback as JSON (nothing is sent).",
     discussion: """
       Writes one JSON object to standard output:
@@ -69,73 +69,73 @@ public struct TokenRequestCommand: ParsableCommand {
 
   /// `--provider`.
   @Option(help: "The provider: sber, vk, tid, apple or oauth2.")
-  public var provider: String
+  package var provider: String
 
   /// `--grant`.
   @Option(help: "What to ask for: code, refresh, revoke, logout, user-info, public-info or introspect.")
-  public var grant: Grant = .code
+  package var grant: Grant = .code
 
   /// `--client-id`.
   @Option(help: ArgumentHelp("The client id (VK app id, Sber/T-ID client id, Apple Services ID).", valueName: "id"))
-  public var clientID: String
+  package var clientID: String
 
   /// `--client-secret`.
   @Option(help: ArgumentHelp("The client secret (Sber, T-ID web, generic), or Apple's client_secret JWT.", valueName: "secret"))
-  public var clientSecret: String?
+  package var clientSecret: String?
 
   /// `--callback`.
   @Option(help: ArgumentHelp("The callback URL to validate and exchange (grant code).", valueName: "url"))
-  public var callback: String?
+  package var callback: String?
 
   /// `--redirect-uri`.
   @Option(help: ArgumentHelp("The redirect URI as sent in the authorization request.", valueName: "uri"))
-  public var redirectURI: String?
+  package var redirectURI: String?
 
   /// `--state`.
   @Option(help: ArgumentHelp("The state sent (checked against the callback; VK also sends it).", valueName: "state"))
-  public var state: String?
+  package var state: String?
 
   /// `--code-verifier`.
   @Option(help: ArgumentHelp("The PKCE code_verifier.", valueName: "verifier"))
-  public var codeVerifier: String?
+  package var codeVerifier: String?
 
   /// `--code`.
   @Option(help: ArgumentHelp("The authorization code, when no --callback is given.", valueName: "code"))
-  public var code: String?
+  package var code: String?
 
   /// `--device-id`.
   @Option(help: ArgumentHelp("VK ID's device_id (code without --callback, refresh).", valueName: "id"))
-  public var deviceID: String?
+  package var deviceID: String?
 
   /// `--refresh-token`.
   @Option(help: ArgumentHelp("The refresh token (grant refresh).", valueName: "token"))
-  public var refreshToken: String?
+  package var refreshToken: String?
 
   /// `--access-token`.
   @Option(help: ArgumentHelp("The access token (user-info, logout, VK revoke).", valueName: "token"))
-  public var accessToken: String?
+  package var accessToken: String?
 
   /// `--id-token`.
   @Option(help: ArgumentHelp("The id_token (VK public-info).", valueName: "token"))
-  public var idToken: String?
+  package var idToken: String?
 
   /// `--token`.
   @Option(help: ArgumentHelp("The token to revoke or introspect.", valueName: "token"))
-  public var token: String?
+  package var token: String?
 
   /// `--endpoint`.
   @Option(help: ArgumentHelp("The endpoint to use instead of the provider's default (required for oauth2).", valueName: "url"))
-  public var endpoint: String?
+  package var endpoint: String?
 
   /// `--redact`.
   @Flag(help: "Replace secret values and the Authorization header with \"<redacted>\".")
-  public var redact = false
+  package var redact = false
 
   /// Creates the command (ArgumentParser fills it in).
-  public init() {}
+  package init() {}
 
   /// Checks the options' combination.
-  public func validate() throws {
+  package func validate() throws {
     guard Provider(rawValue: provider) != nil else {
       throw ValidationError("unknown provider '\(provider)': expected one of sber, vk, tid, apple, oauth2")
     }
@@ -153,28 +153,21 @@ public struct TokenRequestCommand: ParsableCommand {
     var message: String
   }
 
-  /// Parses `arguments` (after `token-request`) and runs; returns the exit status.
-  static func run(arguments: [String], standardOutput: any ByteSink, standardError: any ByteSink) -> Int32 {
-    let command: TokenRequestCommand
-    do {
-      command = try parse(arguments)
-    } catch {
-      let isHelp = exitCode(for: error) == .success
-      try? (isHelp ? standardOutput : standardError).write(text: fullMessage(for: error) + "\n")
-      return isHelp ? ExitStatus.success : ExitStatus.usageOrIOError
-    }
+  /// Builds and prints the request; returns the exit status: 0, 1 (the callback was rejected or the request
+  /// cannot be built), or 2 (standard output cannot be written).
+  package func execute(_ streams: Streams) -> Int32 {
     let request: OAuthRequest
     do {
-      request = try command.build()
+      request = try build()
     } catch let failure as Failure {
-      try? standardError.write(text: "linkparse: token-request: \(failure.code): \(failure.message)\n")
+      try? streams.error.write(text: "linkparse: token-request: \(failure.code): \(failure.message)\n")
       return ExitStatus.recordsFailed
     } catch {
-      try? standardError.write(text: "linkparse: token-request: \(error)\n")
+      try? streams.error.write(text: "linkparse: token-request: \(error)\n")
       return ExitStatus.recordsFailed
     }
-    let text = Self.json(command.redact ? Self.redacted(request) : request)
-    do { try standardOutput.write(text: text + "\n") } catch { return ExitStatus.usageOrIOError }
+    let text = Self.json(redact ? Self.redacted(request) : request)
+    do { try streams.output.write(text: text + "\n") } catch { return ExitStatus.usageOrIOError }
     return ExitStatus.success
   }
 

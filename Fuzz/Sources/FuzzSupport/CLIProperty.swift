@@ -1,11 +1,11 @@
-// `@testable` for `LinkParseCommand.execute`: parsing the arguments with ArgumentParser on every input took
-// three quarters of the target's time, so each of the 16 configurations is parsed once. (The fuzz build passes
-// -enable-testing; debug test builds have it already.)
-@testable import _LinkParseCLI
+// The command's pieces are `package` API of _LinkParseCLI (this module belongs to the same package). Parsing
+// the arguments with ArgumentParser on every input took three quarters of the target's time, so each of the 16
+// configurations is parsed once and `ParseCommand.execute` runs it.
+import _LinkParseCLI
 import LinkParseCore
 
 /// Commands parsed once per argument list (libFuzzer runs inputs one at a time).
-nonisolated(unsafe) private var parsedCommands: [[String]: LinkParseCommand] = [:]
+nonisolated(unsafe) private var parsedCommands: [[String]: ParseCommand] = [:]
 
 /// The `cli` target: the `linkparse` command's pieces over arbitrary bytes.
 ///
@@ -98,12 +98,12 @@ enum CLIProperty {
     if mode & 1 == 1 { arguments += ["--base", base] }
     let output = MemoryByteSink()
     let errors = MemoryByteSink()
-    let command: LinkParseCommand
+    let command: ParseCommand
     if let parsed = parsedCommands[arguments] {
       command = parsed
     } else {
       do {
-        command = try LinkParseCommand.parse(arguments)
+        command = try ParseCommand.parse(arguments)
       } catch {
         problems.add("linkparse rejects the arguments \(arguments): \(error)")
         return
@@ -111,8 +111,7 @@ enum CLIProperty {
       parsedCommands[arguments] = command
     }
     let status = command.execute(
-      standardInput: MemoryByteSource(Array(input), chunkSize: readSize), standardOutput: output,
-      standardError: errors)
+      Streams(input: MemoryByteSource(Array(input), chunkSize: readSize), output: output, error: errors))
     let stdout = output.bytes
     problems.check(errors.bytes.isEmpty, "linkparse \(arguments) wrote to standard error: \(show(errors.bytes))")
     problems.check(stdout.isEmpty || stdout.last == 0x0A, "standard output does not end with a newline")

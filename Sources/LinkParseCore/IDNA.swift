@@ -102,10 +102,9 @@ final class IDNACache: DomainToASCII {
     return answer
   }
 
-  /// The first slot of `domain`'s set.
+  /// The first slot of `domain`'s set: FNV-1a of its bytes, folded to the set count.
   private static func set(_ domain: [UInt8]) -> Int {
-    var h: UInt64 = 0xcbf2_9ce4_8422_2325
-    for b in domain { h = (h ^ UInt64(b)) &* 0x100_0000_01b3 }
+    let h = domain.withUnsafeBufferPointer { ByteHash.fnv1a($0) }
     return (Int(truncatingIfNeeded: h ^ (h &>> 32)) & (sets - 1)) &* 2
   }
 

@@ -61,12 +61,11 @@ public enum OAuth2Callback: Sendable, Hashable {
       self = .implicit(try OAuth2ImplicitGrant(&fields))
       return
     }
-    let state = fields.span(.state)
-    let issuer = fields.span(.iss)
-    let sessionState = fields.span(.sessionState)
-    let idToken = fields.span(.idToken)
-    self = .success(
-      OAuth2Success(values: StoredValues(fields.takeText(), code, state, issuer, sessionState, idToken)))
+    let spans = (
+      code: code, state: fields.span(.state), issuer: fields.span(.iss), sessionState: fields.span(.sessionState),
+      idToken: fields.span(.idToken)
+    )
+    self = .success(OAuth2Success(text: fields.takeText(), spans: spans))
   }
 
   /// The echoed `state`, if any.
@@ -93,10 +92,18 @@ public enum OAuth2Callback: Sendable, Hashable {
 /// OAuth2Success(code: "c", state: "s", issuer: nil, sessionState: nil)  // made from values
 /// ```
 public struct OAuth2Success: Sendable, Hashable {
-  /// `code`, `state`, `iss`, `session_state`, `id_token`, read from the callback's text on access.
-  private(set) var values: StoredValues
+  /// Where each value lies in ``text``.
+  typealias Spans = (code: ValueSpan, state: ValueSpan, issuer: ValueSpan, sessionState: ValueSpan, idToken: ValueSpan)
 
-  init(values: StoredValues) { self.values = values }
+  /// The callback's text (or one holding the values set), read on access.
+  private(set) var text: CallbackText
+  /// Where `code`, `state`, `iss`, `session_state` and `id_token` lie in ``text``.
+  private(set) var spans: Spans
+
+  init(text: CallbackText, spans: Spans) {
+    self.text = text
+    self.spans = spans
+  }
 
   /// Creates a success from its values.
   ///
@@ -108,28 +115,45 @@ public struct OAuth2Success: Sendable, Hashable {
     code: Substring, state: Substring? = nil, issuer: Substring? = nil, sessionState: Substring? = nil,
     idToken: Substring? = nil
   ) {
-    values = StoredValues([code, state, issuer, sessionState, idToken])
+    var builder = CallbackText.Builder()
+    let spans = (
+      code: builder.append(code), state: builder.append(state), issuer: builder.append(issuer),
+      sessionState: builder.append(sessionState), idToken: builder.append(idToken)
+    )
+    self.init(text: builder.text, spans: spans)
   }
 
   /// `code`.
   public var code: Substring {
-    get { values[0] ?? "" }
-    set { values[0] = newValue }
+    get { text.value(spans.code) ?? "" }
+    set {
+      self = OAuth2Success(
+        code: newValue, state: state, issuer: issuer, sessionState: sessionState, idToken: idToken)
+    }
   }
   /// `state`.
   public var state: Substring? {
-    get { values[1] }
-    set { values[1] = newValue }
+    get { text.value(spans.state) }
+    set {
+      self = OAuth2Success(
+        code: code, state: newValue, issuer: issuer, sessionState: sessionState, idToken: idToken)
+    }
   }
   /// `iss` (RFC 9207).
   public var issuer: Substring? {
-    get { values[2] }
-    set { values[2] = newValue }
+    get { text.value(spans.issuer) }
+    set {
+      self = OAuth2Success(
+        code: code, state: state, issuer: newValue, sessionState: sessionState, idToken: idToken)
+    }
   }
   /// `session_state` (OIDC Session Management).
   public var sessionState: Substring? {
-    get { values[3] }
-    set { values[3] = newValue }
+    get { text.value(spans.sessionState) }
+    set {
+      self = OAuth2Success(
+        code: code, state: state, issuer: issuer, sessionState: newValue, idToken: idToken)
+    }
   }
   /// The raw `id_token` JWT of an OIDC `response_type=code id_token` response (usually in the fragment), when
   /// sent. Not decoded nor verified here: verify its signature, `nonce` and `c_hash` on your backend.
@@ -139,8 +163,11 @@ public struct OAuth2Success: Sendable, Hashable {
   /// success.idToken  // "eyJ…"
   /// ```
   public var idToken: Substring? {
-    get { values[4] }
-    set { values[4] = newValue }
+    get { text.value(spans.idToken) }
+    set {
+      self = OAuth2Success(
+        code: code, state: state, issuer: issuer, sessionState: sessionState, idToken: newValue)
+    }
   }
 
   public static func == (lhs: OAuth2Success, rhs: OAuth2Success) -> Bool {
@@ -175,14 +202,22 @@ public struct OAuth2Success: Sendable, Hashable {
 /// }
 /// ```
 public struct OAuth2ImplicitGrant: Sendable, Hashable {
-  /// `access_token`, `token_type`, `expires_in`, `scope`, `id_token`, `state`, read from the callback's text
-  /// on access.
-  private(set) var values: StoredValues
+  /// Where each value lies in ``text``.
+  typealias Spans = (
+    accessToken: ValueSpan, tokenType: ValueSpan, expiresInRaw: ValueSpan, scope: ValueSpan, idToken: ValueSpan,
+    state: ValueSpan
+  )
+
+  /// The callback's text (or one holding the values set), read on access.
+  private(set) var text: CallbackText
+  /// Where `access_token`, `token_type`, `expires_in`, `scope`, `id_token` and `state` lie in ``text``.
+  private(set) var spans: Spans
   /// `expires_in` as an integer (seconds), when sent as one.
   public var expiresIn: Int?
 
-  init(values: StoredValues, expiresIn: Int?) {
-    self.values = values
+  init(text: CallbackText, spans: Spans, expiresIn: Int?) {
+    self.text = text
+    self.spans = spans
     self.expiresIn = expiresIn
   }
 
@@ -194,12 +229,11 @@ public struct OAuth2ImplicitGrant: Sendable, Hashable {
     let tokenType = fields.span(.tokenType)
     let expiresInRaw = fields.span(.expiresIn)
     let expiresIn = expiresInRaw.isAbsent ? nil : fields.withDecodedValue(.expiresIn) { parseDecimalInt($0) }
-    let scope = fields.span(.scope)
-    let idToken = fields.span(.idToken)
-    let state = fields.span(.state)
-    self.init(
-      values: StoredValues(fields.takeText(), accessToken, tokenType, expiresInRaw, scope, idToken, state),
-      expiresIn: expiresIn)
+    let spans = (
+      accessToken: accessToken, tokenType: tokenType, expiresInRaw: expiresInRaw, scope: fields.span(.scope),
+      idToken: fields.span(.idToken), state: fields.span(.state)
+    )
+    self.init(text: fields.takeText(), spans: spans, expiresIn: expiresIn)
   }
 
   /// Creates a grant from its values.
@@ -211,39 +245,68 @@ public struct OAuth2ImplicitGrant: Sendable, Hashable {
     accessToken: Substring, tokenType: Substring? = nil, expiresIn: Int? = nil, expiresInRaw: Substring? = nil,
     scope: Substring? = nil, idToken: Substring? = nil, state: Substring? = nil
   ) {
-    self.init(
-      values: StoredValues([accessToken, tokenType, expiresInRaw, scope, idToken, state]), expiresIn: expiresIn)
+    var builder = CallbackText.Builder()
+    let spans = (
+      accessToken: builder.append(accessToken), tokenType: builder.append(tokenType),
+      expiresInRaw: builder.append(expiresInRaw), scope: builder.append(scope), idToken: builder.append(idToken),
+      state: builder.append(state)
+    )
+    self.init(text: builder.text, spans: spans, expiresIn: expiresIn)
   }
 
   /// `access_token`: a bearer credential. Never log it.
   public var accessToken: Substring {
-    get { values[0] ?? "" }
-    set { values[0] = newValue }
+    get { text.value(spans.accessToken) ?? "" }
+    set {
+      self = OAuth2ImplicitGrant(
+        accessToken: newValue, tokenType: tokenType, expiresIn: expiresIn, expiresInRaw: expiresInRaw, scope: scope,
+        idToken: idToken, state: state)
+    }
   }
   /// `token_type` as sent (`Bearer`; compare case-insensitively), when sent.
   public var tokenType: Substring? {
-    get { values[1] }
-    set { values[1] = newValue }
+    get { text.value(spans.tokenType) }
+    set {
+      self = OAuth2ImplicitGrant(
+        accessToken: accessToken, tokenType: newValue, expiresIn: expiresIn, expiresInRaw: expiresInRaw, scope: scope,
+        idToken: idToken, state: state)
+    }
   }
   /// `expires_in` as sent.
   public var expiresInRaw: Substring? {
-    get { values[2] }
-    set { values[2] = newValue }
+    get { text.value(spans.expiresInRaw) }
+    set {
+      self = OAuth2ImplicitGrant(
+        accessToken: accessToken, tokenType: tokenType, expiresIn: expiresIn, expiresInRaw: newValue, scope: scope,
+        idToken: idToken, state: state)
+    }
   }
   /// `scope`, when the granted scope differs from the requested one (RFC 6749 §4.2.2).
   public var scope: Substring? {
-    get { values[3] }
-    set { values[3] = newValue }
+    get { text.value(spans.scope) }
+    set {
+      self = OAuth2ImplicitGrant(
+        accessToken: accessToken, tokenType: tokenType, expiresIn: expiresIn, expiresInRaw: expiresInRaw,
+        scope: newValue, idToken: idToken, state: state)
+    }
   }
   /// The raw `id_token` JWT (OIDC `id_token token`), when sent: verify it on your backend.
   public var idToken: Substring? {
-    get { values[4] }
-    set { values[4] = newValue }
+    get { text.value(spans.idToken) }
+    set {
+      self = OAuth2ImplicitGrant(
+        accessToken: accessToken, tokenType: tokenType, expiresIn: expiresIn, expiresInRaw: expiresInRaw,
+        scope: scope, idToken: newValue, state: state)
+    }
   }
   /// The echoed `state`.
   public var state: Substring? {
-    get { values[5] }
-    set { values[5] = newValue }
+    get { text.value(spans.state) }
+    set {
+      self = OAuth2ImplicitGrant(
+        accessToken: accessToken, tokenType: tokenType, expiresIn: expiresIn, expiresInRaw: expiresInRaw,
+        scope: scope, idToken: idToken, state: newValue)
+    }
   }
 
   public static func == (lhs: OAuth2ImplicitGrant, rhs: OAuth2ImplicitGrant) -> Bool {

@@ -213,10 +213,10 @@ public enum ProviderCallback: Sendable, Hashable {
   /// callback.forEachValue { name, value in print(name, value) }  // code c, state s, …
   /// ```
   public func forEachValue(_ body: (_ name: String, _ value: Substring) -> Void) {
-    visitValues { name, values, index, unflagged in
+    visitValues { name, text, span, unflagged in
       if unflagged {
-        if let raw = values.raw(index) { body(name, FormParameters.decode(raw)[...]) }
-      } else if let value = values[index] {
+        if let raw = text.raw(span) { body(name, FormParameters.decode(raw)[...]) }
+      } else if let value = text.value(span) {
         body(name, value)
       }
     } other: { name, value in
@@ -233,8 +233,8 @@ public enum ProviderCallback: Sendable, Hashable {
   /// callback.forEachValueBytes { name, value in print(name, value.needsDecoding) }  // code false, …
   /// ```
   package func forEachValueBytes(_ body: (_ name: String, _ value: FormParameters.UnsafeDecodedBytes) -> Void) {
-    visitValues { name, values, index, unflagged in
-      values.withDecodedBytes(index, unflagged: unflagged) { body(name, $0) }
+    visitValues { name, text, span, unflagged in
+      text.withDecodedBytes(span, unflagged: unflagged) { body(name, $0) }
     } other: { name, value in
       guard var value else { return }
       value.withUTF8 {
@@ -244,31 +244,31 @@ public enum ProviderCallback: Sendable, Hashable {
   }
 
   /// The one list of values both readers above see, in order, each under its parameter name: a value a
-  /// result stores goes to `stored` (its `values`, its index, and whether it was stored unflagged: see
-  /// ``StoredValues/withDecodedBytes(_:unflagged:_:)``), any other to `other`, already decoded. Absent
+  /// result stores goes to `stored` (its text, its span, and whether it was stored unflagged: see
+  /// ``CallbackText/withDecodedBytes(_:unflagged:_:)``), any other to `other`, already decoded. Absent
   /// values are skipped by the callees. (Closures rather than a generic visitor: a visitor struct holding the
   /// caller's closure needed a reabstraction thunk and a heap context per call.)
   private func visitValues(
-    _ stored: (_ name: String, _ values: StoredValues, _ index: Int, _ unflagged: Bool) -> Void,
+    _ stored: (_ name: String, _ text: CallbackText, _ span: ValueSpan, _ unflagged: Bool) -> Void,
     other: (_ name: String, _ value: Substring?) -> Void
   ) {
-    func visit(_ name: String, _ values: StoredValues, _ index: Int, unflagged: Bool = false) {
-      stored(name, values, index, unflagged)
+    func visit(_ name: String, _ text: CallbackText, _ span: ValueSpan, unflagged: Bool = false) {
+      stored(name, text, span, unflagged)
     }
     func visit(_ name: String, _ value: Substring?) { other(name, value) }
     switch self {
     case .sber(.success(let s)):
-      visit("code", s.values, 0)
-      visit("state", s.values, 1)
-      visit("status", s.values, 2)
+      visit("code", s.text, s.spans.code)
+      visit("state", s.text, s.spans.state)
+      visit("status", s.text, s.spans.status)
       if s.hasExtras {
         let extras = s.extras
         for key in extras.keys.sorted() { visit(key, extras[key].map { $0[...] }) }
       }
     case .sber(.failure(let f)):
-      visit("state", f.values, 2)
-      visit(f.encoding == .androidApp ? "result" : "status", f.values, 1)
-      visit("error_code", f.values, 0)
+      visit("state", f.text, f.spans.state)
+      visit(f.encoding == .androidApp ? "result" : "status", f.text, f.spans.status)
+      visit("error_code", f.text, f.spans.errorCode)
       visit("error_description", f.error?.errorDescription?[...])
       visit("error_uri", f.error?.errorURI?[...])
       visit("encoding", f.encoding.rawValue[...])
@@ -276,12 +276,12 @@ public enum ProviderCallback: Sendable, Hashable {
       visit("sso_base_url", s.baseURL[...])
       visit("token", s.token?[...])
     case .vk(.success(let s)):
-      visit("code", s.values, 0)
-      visit("state", s.values, 1)
-      visit("device_id", s.values, 2)
-      visit("type", s.values, 3)
-      visit("expires_in", s.values, 4)
-      visit("ext_id", s.values, 5)
+      visit("code", s.text, s.spans.code)
+      visit("state", s.text, s.spans.state)
+      visit("device_id", s.text, s.spans.deviceID)
+      visit("type", s.text, s.spans.type)
+      visit("expires_in", s.text, s.spans.expiresInRaw)
+      visit("ext_id", s.text, s.spans.extID)
       if s.isReturnFromVKApp { visit("vkconnect_auth_provider_method", "external_auth") }
     case .vk(.legacy(let l)):
       visit("code", l.code[...])
@@ -300,34 +300,34 @@ public enum ProviderCallback: Sendable, Hashable {
       visit("error_description", e.errorDescription?[...])
       visit("error_uri", e.errorURI?[...])
     case .tid(.success(let s)):
-      visit("code", s.values, 0)
-      visit("state", s.values, 1)
-      visit("session_state", s.values, 2)
+      visit("code", s.text, s.spans.code)
+      visit("state", s.text, s.spans.state)
+      visit("session_state", s.text, s.spans.sessionState)
     case .tid(.debugResult(let value)):
       visit("result", value[...])
     case .tid(.cancelled), .tid(.unavailable):
       break
     case .apple(.success(let s)):
-      visit("code", s.values, 0)
-      visit("state", s.values, 1)
-      visit("id_token", s.values, 2)
+      visit("code", s.text, s.spans.code)
+      visit("state", s.text, s.spans.state)
+      visit("id_token", s.text, s.spans.idToken)
       // `user` is stored as sent (see `AppleCallback`): `userJSON` decodes it.
-      visit("user", s.values, 3, unflagged: true)
+      visit("user", s.text, s.spans.user, unflagged: true)
     case .apple(.cancelled(let state)):
       visit("state", state)
     case .oauth2(.success(let s)):
-      visit("code", s.values, 0)
-      visit("state", s.values, 1)
-      visit("iss", s.values, 2)
-      visit("session_state", s.values, 3)
-      visit("id_token", s.values, 4)
+      visit("code", s.text, s.spans.code)
+      visit("state", s.text, s.spans.state)
+      visit("iss", s.text, s.spans.issuer)
+      visit("session_state", s.text, s.spans.sessionState)
+      visit("id_token", s.text, s.spans.idToken)
     case .oauth2(.implicit(let g)):
-      visit("access_token", g.values, 0)
-      visit("token_type", g.values, 1)
-      visit("expires_in", g.values, 2)
-      visit("scope", g.values, 3)
-      visit("id_token", g.values, 4)
-      visit("state", g.values, 5)
+      visit("access_token", g.text, g.spans.accessToken)
+      visit("token_type", g.text, g.spans.tokenType)
+      visit("expires_in", g.text, g.spans.expiresInRaw)
+      visit("scope", g.text, g.spans.scope)
+      visit("id_token", g.text, g.spans.idToken)
+      visit("state", g.text, g.spans.state)
     }
   }
 }

@@ -43,25 +43,25 @@ public enum SberIDCallback: Sendable, Hashable {
     if let error = ProviderError(&fields) {
       let encoding: SberIDFailure.Encoding =
         !status.isAbsent ? .iOSApp : (!result.isAbsent || !errorCode.isAbsent ? .androidApp : .web)
-      let values = StoredValues(fields.takeText(), errorCode, status.isAbsent ? result : status, state)
-      self = .failure(SberIDFailure(encoding: encoding, error: error, values: values))
+      let spans = (errorCode: errorCode, status: status.isAbsent ? result : status, state: state)
+      self = .failure(SberIDFailure(encoding: encoding, error: error, text: fields.takeText(), spans: spans))
       return
     }
     let failureResult = !result.isAbsent && fields.withDecodedValue(.result, Self.isFailureResult(bytes:))
     if failureResult || !errorCode.isAbsent {
-      let values = StoredValues(fields.takeText(), errorCode, result, state)
-      self = .failure(SberIDFailure(encoding: .androidApp, error: nil, values: values))
+      let spans = (errorCode: errorCode, status: result, state: state)
+      self = .failure(SberIDFailure(encoding: .androidApp, error: nil, text: fields.takeText(), spans: spans))
       return
     }
     if !status.isAbsent && fields.withDecodedValue(.status, Self.isFailStatus(bytes:)) {
-      let values = StoredValues(fields.takeText(), .absent, status, state)
-      self = .failure(SberIDFailure(encoding: .iOSApp, error: nil, values: values))
+      let spans = (errorCode: ValueSpan.absent, status: status, state: state)
+      self = .failure(SberIDFailure(encoding: .iOSApp, error: nil, text: fields.takeText(), spans: spans))
       return
     }
     let code = fields.span(.code)
     guard !code.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
-    let parameters = fields.sourceSpan
-    self = .success(SberIDSuccess(values: StoredValues(fields.takeText(), code, state, status, parameters)))
+    let spans = (code: code, state: state, status: status, parameters: fields.sourceSpan)
+    self = .success(SberIDSuccess(text: fields.takeText(), spans: spans))
   }
 
   /// `result.uppercased() == "FAILURE"`, without allocating for ASCII values.
@@ -122,38 +122,50 @@ public enum SberIDCallback: Sendable, Hashable {
 /// }
 /// ```
 public struct SberIDSuccess: Sendable, Hashable {
-  /// `code`, `state`, `status`, and the callback's whole parameter text (raw, for ``extras``), read from the
-  /// callback's text on access.
-  private(set) var values: StoredValues
+  /// The callback's text (or one holding the values set), read on access.
+  private(set) var text: CallbackText
+  /// Where `code`, `state`, `status` and the callback's whole parameter text (raw, for ``extras``) lie in
+  /// ``text``.
+  private(set) var spans: (code: ValueSpan, state: ValueSpan, status: ValueSpan, parameters: ValueSpan)
 
-  init(values: StoredValues) { self.values = values }
+  init(text: CallbackText, spans: (code: ValueSpan, state: ValueSpan, status: ValueSpan, parameters: ValueSpan)) {
+    self.text = text
+    self.spans = spans
+  }
 
   /// A success with these values, whose extras are read from `parameters` (raw, still form-encoded).
   init(code: Substring, state: Substring?, status: Substring?, parameters: Substring) {
-    values = StoredValues([code, state, status, parameters])
+    var builder = CallbackText.Builder()
+    let spans = (
+      code: builder.append(code), state: builder.append(state), status: builder.append(status),
+      parameters: builder.append(parameters)
+    )
+    self.init(text: builder.text, spans: spans)
   }
 
   /// The authorization code, exchanged on the backend at `/token.do` with the PKCE verifier.
   public var code: Substring {
-    get { values[0] ?? "" }
-    set { values[0] = newValue }
+    get { text.value(spans.code) ?? "" }
+    set { self = SberIDSuccess(code: newValue, state: state, status: status, parameters: parameters) }
   }
   /// The echoed `state`.
   public var state: Substring? {
-    get { values[1] }
-    set { values[1] = newValue }
+    get { text.value(spans.state) }
+    set { self = SberIDSuccess(code: code, state: newValue, status: status, parameters: parameters) }
   }
   /// The iOS app flow's `status` flag (`success`), if sent.
   public var status: Substring? {
-    get { values[2] }
-    set { values[2] = newValue }
+    get { text.value(spans.status) }
+    set { self = SberIDSuccess(code: code, state: state, status: newValue, parameters: parameters) }
   }
+  /// The callback's whole parameter text, raw (still form-encoded).
+  private var parameters: Substring { text.raw(spans.parameters) ?? "" }
 
   /// Partner pass-through parameters (`utm_*`, `option1`…`option3`), first occurrence of each; collected
   /// from the callback's parameters when read.
   public var extras: [String: String] {
     var extras: [String: String] = [:]
-    for parameter in FormParameters(values.raw(3) ?? "") {
+    for parameter in FormParameters(parameters) {
       let name = parameter.name()
       if name.hasPrefix("utm_") || name == "option1" || name == "option2" || name == "option3" {
         extras[name] = extras[name] ?? parameter.value() ?? ""
@@ -167,7 +179,7 @@ public struct SberIDSuccess: Sendable, Hashable {
   /// values of every Sber callback).
   var hasExtras: Bool {
     var found = false
-    FormParameters(values.raw(3) ?? "").forEachDecoded { name, _ in
+    FormParameters(parameters).forEachDecoded { name, _ in
       if !found { found = name.withDecodedBytes(Self.isExtraName) }
     }
     return found
@@ -211,18 +223,24 @@ public struct SberIDFailure: Sendable, Hashable {
     /// Web (`authorize.do`): `error=…&state=…`.
     case web
   }
-  /// `error_code`, the status flag and `state`, read from the callback's text on access.
-  private(set) var values: StoredValues
+  /// The callback's text (or one holding the values set), read on access.
+  private(set) var text: CallbackText
+  /// Where `error_code`, the status flag and `state` lie in ``text``.
+  private(set) var spans: (errorCode: ValueSpan, status: ValueSpan, state: ValueSpan)
 
   /// The encoding.
   public var encoding: Encoding
   /// The server's `error` (typed when it is a known OAuth code), when sent.
   public var error: ProviderError?
 
-  init(encoding: Encoding, error: ProviderError?, values: StoredValues) {
+  init(
+    encoding: Encoding, error: ProviderError?, text: CallbackText,
+    spans: (errorCode: ValueSpan, status: ValueSpan, state: ValueSpan)
+  ) {
     self.encoding = encoding
     self.error = error
-    self.values = values
+    self.text = text
+    self.spans = spans
   }
 
   /// Creates a failure from its values.
@@ -234,23 +252,31 @@ public struct SberIDFailure: Sendable, Hashable {
     encoding: Encoding, error: ProviderError? = nil, errorCode: Substring? = nil, status: Substring? = nil,
     state: Substring? = nil
   ) {
-    self.init(encoding: encoding, error: error, values: StoredValues([errorCode, status, state]))
+    var builder = CallbackText.Builder()
+    let spans = (errorCode: builder.append(errorCode), status: builder.append(status), state: builder.append(state))
+    self.init(encoding: encoding, error: error, text: builder.text, spans: spans)
   }
 
   /// The Android app's numeric `error_code` (always `5` in the vendor material), when sent.
   public var errorCode: Substring? {
-    get { values[0] }
-    set { values[0] = newValue }
+    get { text.value(spans.errorCode) }
+    set {
+      self = SberIDFailure(encoding: encoding, error: error, errorCode: newValue, status: status, state: state)
+    }
   }
   /// The raw status flag (`status=fail` or `result=FAILURE`), when sent.
   public var status: Substring? {
-    get { values[1] }
-    set { values[1] = newValue }
+    get { text.value(spans.status) }
+    set {
+      self = SberIDFailure(encoding: encoding, error: error, errorCode: errorCode, status: newValue, state: state)
+    }
   }
   /// The echoed `state`, if any.
   public var state: Substring? {
-    get { values[2] }
-    set { values[2] = newValue }
+    get { text.value(spans.state) }
+    set {
+      self = SberIDFailure(encoding: encoding, error: error, errorCode: errorCode, status: status, state: newValue)
+    }
   }
 
   public static func == (lhs: SberIDFailure, rhs: SberIDFailure) -> Bool {

@@ -68,8 +68,8 @@ public enum AppleCallback: Sendable, Hashable {
     }
     // `user` is kept as sent (its span marked as needing no decoding, so that it stays raw when a setter
     // rebuilds the values); `userJSON` decodes it.
-    let state = fields.span(.state)
-    self = .success(AppleSuccess(values: StoredValues(fields.takeText(), code, state, idToken, user.raw)))
+    let spans = (code: code, state: fields.span(.state), idToken: idToken, user: user.raw)
+    self = .success(AppleSuccess(text: fields.takeText(), spans: spans))
   }
 
   /// The echoed `state`, if any.
@@ -95,31 +95,40 @@ public enum AppleCallback: Sendable, Hashable {
 /// success.idTokenClaims?.nonce // compare after verifying the signature on your backend
 /// ```
 public struct AppleSuccess: Sendable, Hashable {
-  /// `code`, `state`, `id_token`, and `user` as sent (still form-encoded), read from the callback's text on
-  /// access.
-  private(set) var values: StoredValues
+  /// The callback's text (or one holding the values set), read on access.
+  private(set) var text: CallbackText
+  /// Where `code`, `state`, `id_token`, and `user` as sent (still form-encoded) lie in ``text``.
+  private(set) var spans: (code: ValueSpan, state: ValueSpan, idToken: ValueSpan, user: ValueSpan)
 
-  init(values: StoredValues) { self.values = values }
+  init(text: CallbackText, spans: (code: ValueSpan, state: ValueSpan, idToken: ValueSpan, user: ValueSpan)) {
+    self.text = text
+    self.spans = spans
+  }
 
   /// A success with these values; `rawUser` is `user` as sent (still form-encoded).
   init(code: Substring, state: Substring?, idToken: Substring?, rawUser: Substring?) {
-    values = StoredValues([code, state, idToken, rawUser])
+    var builder = CallbackText.Builder()
+    let spans = (
+      code: builder.append(code), state: builder.append(state), idToken: builder.append(idToken),
+      user: builder.append(rawUser)
+    )
+    self.init(text: builder.text, spans: spans)
   }
 
   /// The authorization code (single-use, valid 5 minutes).
   public var code: Substring {
-    get { values[0] ?? "" }
-    set { values[0] = newValue }
+    get { text.value(spans.code) ?? "" }
+    set { self = AppleSuccess(code: newValue, state: state, idToken: idToken, rawUser: text.raw(spans.user)) }
   }
   /// The echoed `state`.
   public var state: Substring? {
-    get { values[1] }
-    set { values[1] = newValue }
+    get { text.value(spans.state) }
+    set { self = AppleSuccess(code: code, state: newValue, idToken: idToken, rawUser: text.raw(spans.user)) }
   }
   /// The raw `id_token` JWT, when `response_type` included `id_token`.
   public var idToken: Substring? {
-    get { values[2] }
-    set { values[2] = newValue }
+    get { text.value(spans.idToken) }
+    set { self = AppleSuccess(code: code, state: state, idToken: newValue, rawUser: text.raw(spans.user)) }
   }
 
   /// The `id_token` claims, decoded (on each read) but **not verified**.
@@ -128,7 +137,7 @@ public struct AppleSuccess: Sendable, Hashable {
   }
 
   /// The raw `user` JSON text (sent only on the first authorization: persist it), form-decoded on each read.
-  public var userJSON: String? { values.raw(3).map { FormParameters.decode($0) } }
+  public var userJSON: String? { text.raw(spans.user).map { FormParameters.decode($0) } }
 
   /// `user`, decoded on each read. Unsigned: never trust its `email` over the verified `id_token`.
   public var user: AppleUser? { userJSON.flatMap(JSONSupport.decodeAppleUser) }

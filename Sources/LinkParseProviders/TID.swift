@@ -94,7 +94,8 @@ public enum TIDCallback: Sendable, Hashable {
       guard !code.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
       let state = fields.span(.state)
       let sessionState = fields.span(.sessionState)
-      self = .success(TIDSuccess(values: StoredValues(fields.takeText(), code, state, sessionState)))
+      self = .success(
+        TIDSuccess(text: fields.takeText(), spans: (code: code, state: state, sessionState: sessionState)))
     }
   }
 
@@ -147,10 +148,15 @@ public enum TIDCallback: Sendable, Hashable {
 /// TIDSuccess(code: "c.9fQ")  // made from values
 /// ```
 public struct TIDSuccess: Sendable, Hashable {
-  /// `code`, `state`, `session_state`, read from the callback's text on access.
-  private(set) var values: StoredValues
+  /// The callback's text (or one holding the values set), read on access.
+  private(set) var text: CallbackText
+  /// Where `code`, `state` and `session_state` lie in ``text``.
+  private(set) var spans: (code: ValueSpan, state: ValueSpan, sessionState: ValueSpan)
 
-  init(values: StoredValues) { self.values = values }
+  init(text: CallbackText, spans: (code: ValueSpan, state: ValueSpan, sessionState: ValueSpan)) {
+    self.text = text
+    self.spans = spans
+  }
 
   /// Creates a success from its values.
   ///
@@ -158,23 +164,25 @@ public struct TIDSuccess: Sendable, Hashable {
   /// TIDSuccess(code: "c.1", state: "ABC").state  // "ABC"
   /// ```
   public init(code: Substring, state: Substring? = nil, sessionState: Substring? = nil) {
-    values = StoredValues([code, state, sessionState])
+    var builder = CallbackText.Builder()
+    let spans = (code: builder.append(code), state: builder.append(state), sessionState: builder.append(sessionState))
+    self.init(text: builder.text, spans: spans)
   }
 
   /// The authorization code, exchanged at `https://id.tbank.ru/auth/token` with the PKCE verifier.
   public var code: Substring {
-    get { values[0] ?? "" }
-    set { values[0] = newValue }
+    get { text.value(spans.code) ?? "" }
+    set { self = TIDSuccess(code: newValue, state: state, sessionState: sessionState) }
   }
   /// The web flow's `state`.
   public var state: Substring? {
-    get { values[1] }
-    set { values[1] = newValue }
+    get { text.value(spans.state) }
+    set { self = TIDSuccess(code: code, state: newValue, sessionState: sessionState) }
   }
   /// The web flow's `session_state`.
   public var sessionState: Substring? {
-    get { values[2] }
-    set { values[2] = newValue }
+    get { text.value(spans.sessionState) }
+    set { self = TIDSuccess(code: code, state: state, sessionState: newValue) }
   }
 
   public static func == (lhs: TIDSuccess, rhs: TIDSuccess) -> Bool {

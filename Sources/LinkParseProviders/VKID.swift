@@ -84,9 +84,11 @@ public enum VKIDCallback: Sendable, Hashable {
       }
       expiresIn = seconds
     }
-    let extID = fields.span(.extID)
-    let values = StoredValues(fields.takeText(), code, state, deviceID, type, expiresInRaw, extID)
-    self = .success(VKIDSuccess(values: values, expiresIn: expiresIn, isReturnFromVKApp: fromVKApp))
+    let spans = (
+      code: code, state: state, deviceID: deviceID, type: type, expiresInRaw: expiresInRaw, extID: fields.span(.extID)
+    )
+    self = .success(
+      VKIDSuccess(text: fields.takeText(), spans: spans, expiresIn: expiresIn, isReturnFromVKApp: fromVKApp))
   }
 
   /// `expires_in`'s raw bytes as seconds when they are 1 to 10 ASCII digits, else `nil` (the command line
@@ -141,15 +143,23 @@ public enum VKIDCallback: Sendable, Hashable {
 /// let made = VKIDSuccess(code: "vk2.a.c", state: "s", deviceID: "d", expiresIn: 600, expiresInRaw: "600")
 /// ```
 public struct VKIDSuccess: Sendable, Hashable {
-  /// `code`, `state`, `device_id`, `type`, `expires_in`, `ext_id`, read from the callback's text on access.
-  private(set) var values: StoredValues
+  /// Where each value lies in ``text``.
+  typealias Spans = (
+    code: ValueSpan, state: ValueSpan, deviceID: ValueSpan, type: ValueSpan, expiresInRaw: ValueSpan, extID: ValueSpan
+  )
+
+  /// The callback's text (or one holding the values set), read on access.
+  private(set) var text: CallbackText
+  /// Where `code`, `state`, `device_id`, `type`, `expires_in` and `ext_id` lie in ``text``.
+  private(set) var spans: Spans
   /// The code's lifetime in seconds, when sent (the decoder rejects anything but 1 to 10 decimal digits).
   public var expiresIn: Int?
   /// Whether the callback is a return from the VK app (`vkconnect_auth_provider_method=external_auth`).
   public var isReturnFromVKApp: Bool
 
-  init(values: StoredValues, expiresIn: Int?, isReturnFromVKApp: Bool) {
-    self.values = values
+  init(text: CallbackText, spans: Spans, expiresIn: Int?, isReturnFromVKApp: Bool) {
+    self.text = text
+    self.spans = spans
     self.expiresIn = expiresIn
     self.isReturnFromVKApp = isReturnFromVKApp
   }
@@ -163,40 +173,67 @@ public struct VKIDSuccess: Sendable, Hashable {
     code: Substring, state: Substring, deviceID: Substring, type: Substring? = nil, expiresIn: Int? = nil,
     expiresInRaw: Substring? = nil, extID: Substring? = nil, isReturnFromVKApp: Bool = false
   ) {
-    self.init(
-      values: StoredValues([code, state, deviceID, type, expiresInRaw, extID]), expiresIn: expiresIn,
-      isReturnFromVKApp: isReturnFromVKApp)
+    var builder = CallbackText.Builder()
+    let spans = (
+      code: builder.append(code), state: builder.append(state), deviceID: builder.append(deviceID),
+      type: builder.append(type), expiresInRaw: builder.append(expiresInRaw), extID: builder.append(extID)
+    )
+    self.init(text: builder.text, spans: spans, expiresIn: expiresIn, isReturnFromVKApp: isReturnFromVKApp)
   }
 
   /// The authorization code (`vk2.a.…`), exchanged together with ``deviceID`` and the PKCE verifier.
   public var code: Substring {
-    get { values[0] ?? "" }
-    set { values[0] = newValue }
+    get { text.value(spans.code) ?? "" }
+    set {
+      self = VKIDSuccess(
+        code: newValue, state: state, deviceID: deviceID, type: type, expiresIn: expiresIn,
+        expiresInRaw: expiresInRaw, extID: extID, isReturnFromVKApp: isReturnFromVKApp)
+    }
   }
   /// The echoed `state`.
   public var state: Substring {
-    get { values[1] ?? "" }
-    set { values[1] = newValue }
+    get { text.value(spans.state) ?? "" }
+    set {
+      self = VKIDSuccess(
+        code: code, state: newValue, deviceID: deviceID, type: type, expiresIn: expiresIn,
+        expiresInRaw: expiresInRaw, extID: extID, isReturnFromVKApp: isReturnFromVKApp)
+    }
   }
   /// The server's encrypted device id: required for the token exchange and later refreshes.
   public var deviceID: Substring {
-    get { values[2] ?? "" }
-    set { values[2] = newValue }
+    get { text.value(spans.deviceID) ?? "" }
+    set {
+      self = VKIDSuccess(
+        code: code, state: state, deviceID: newValue, type: type, expiresIn: expiresIn,
+        expiresInRaw: expiresInRaw, extID: extID, isReturnFromVKApp: isReturnFromVKApp)
+    }
   }
   /// The code type (`code_v2`), when sent.
   public var type: Substring? {
-    get { values[3] }
-    set { values[3] = newValue }
+    get { text.value(spans.type) }
+    set {
+      self = VKIDSuccess(
+        code: code, state: state, deviceID: deviceID, type: newValue, expiresIn: expiresIn,
+        expiresInRaw: expiresInRaw, extID: extID, isReturnFromVKApp: isReturnFromVKApp)
+    }
   }
   /// `expires_in` as sent.
   public var expiresInRaw: Substring? {
-    get { values[4] }
-    set { values[4] = newValue }
+    get { text.value(spans.expiresInRaw) }
+    set {
+      self = VKIDSuccess(
+        code: code, state: state, deviceID: deviceID, type: type, expiresIn: expiresIn,
+        expiresInRaw: newValue, extID: extID, isReturnFromVKApp: isReturnFromVKApp)
+    }
   }
   /// The internal `ext_id`, when sent.
   public var extID: Substring? {
-    get { values[5] }
-    set { values[5] = newValue }
+    get { text.value(spans.extID) }
+    set {
+      self = VKIDSuccess(
+        code: code, state: state, deviceID: deviceID, type: type, expiresIn: expiresIn,
+        expiresInRaw: expiresInRaw, extID: newValue, isReturnFromVKApp: isReturnFromVKApp)
+    }
   }
 
   public static func == (lhs: VKIDSuccess, rhs: VKIDSuccess) -> Bool {

@@ -4,6 +4,9 @@ import Testing
 
 @testable import LinkParseProviders
 
+/// A result's value property, by name: read, and set (for the setter checks).
+typealias ValueProperty<R> = (name: String, get: (R) -> Substring?, set: (inout R, Substring?) -> Void)
+
 /// Results hold their callback's text once plus value spans, and make their `Substring`s on access;
 /// `PendingAuthorization` keeps its properties in a shared box. Both must still behave as plain values.
 @Suite struct ValueStorageTests {
@@ -149,6 +152,110 @@ import Testing
     #expect(failure == SberIDFailure(encoding: .androidApp, errorCode: "5", status: "FAILURE"))
     failure.errorCode = "7"
     #expect(failure.rawCode == "7" && failure.status == "FAILURE")
+  }
+
+  /// Each setter of each result changes its own value and no other (the setters rebuild the text from all
+  /// the values by name), on a decoded result and on one made from values.
+  @Test func everySetterChangesOnlyItsValue() throws {
+    func check<R: Equatable>(
+      _ result: R, _ properties: [ValueProperty<R>],
+      sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+      for (k, property) in properties.enumerated() {
+        var changed = result
+        property.set(&changed, "new+%2F\(k)")
+        #expect(property.get(changed) == "new+%2F\(k)", "\(property.name)", sourceLocation: sourceLocation)
+        for (j, other) in properties.enumerated() where j != k {
+          #expect(other.get(changed) == other.get(result), "\(property.name) changed \(other.name)", sourceLocation: sourceLocation)
+        }
+        var back = changed
+        property.set(&back, property.get(result))
+        #expect(back == result, "\(property.name) set back", sourceLocation: sourceLocation)
+      }
+    }
+    let vkURL = try ParsedURL(
+      "vk1://vk.ru/blank.html?code=c%2B1&state=s&device_id=d&type=code_v2&expires_in=600&ext_id=e")
+    guard case .success(let vk) = try VKIDCallback(vkURL.queryParameters) else { Issue.record("vk"); return }
+    let vkProperties: [ValueProperty<VKIDSuccess>] = [
+      ("code", { $0.code }, { $0.code = $1 ?? "" }), ("state", { $0.state }, { $0.state = $1 ?? "" }),
+      ("deviceID", { $0.deviceID }, { $0.deviceID = $1 ?? "" }), ("type", { $0.type }, { $0.type = $1 }),
+      ("expiresInRaw", { $0.expiresInRaw }, { $0.expiresInRaw = $1 }), ("extID", { $0.extID }, { $0.extID = $1 }),
+    ]
+    check(vk, vkProperties)
+    check(VKIDSuccess(code: "c", state: "s", deviceID: "d"), vkProperties)
+
+    guard case .success(let tid) = try TIDCallback(FormParameters("code=c&state=s&session_state=ss")) else {
+      Issue.record("tid"); return
+    }
+    let tidProperties: [ValueProperty<TIDSuccess>] = [
+      ("code", { $0.code }, { $0.code = $1 ?? "" }),
+      ("state", { $0.state }, { $0.state = $1 }),
+      ("sessionState", { $0.sessionState }, { $0.sessionState = $1 }),
+    ]
+    check(tid, tidProperties)
+
+    let oauthProperties: [ValueProperty<OAuth2Success>] = [
+      ("code", { $0.code }, { $0.code = $1 ?? "" }), ("state", { $0.state }, { $0.state = $1 }),
+      ("issuer", { $0.issuer }, { $0.issuer = $1 }), ("sessionState", { $0.sessionState }, { $0.sessionState = $1 }),
+      ("idToken", { $0.idToken }, { $0.idToken = $1 }),
+    ]
+    guard case .success(let oauth) = try OAuth2Callback(FormParameters("code=c&state=s&iss=i&session_state=ss&id_token=t")) else {
+      Issue.record("oauth2"); return
+    }
+    check(oauth, oauthProperties)
+    check(OAuth2Success(code: "c"), oauthProperties)
+
+    guard case .implicit(let grant) = try OAuth2Callback(
+      FormParameters("access_token=a&token_type=Bearer&expires_in=60&scope=x+y&id_token=t&state=s"))
+    else { Issue.record("implicit"); return }
+    #expect(grant.scope == "x y")
+    let grantProperties: [ValueProperty<OAuth2ImplicitGrant>] = [
+      ("accessToken", { $0.accessToken }, { $0.accessToken = $1 ?? "" }),
+      ("tokenType", { $0.tokenType }, { $0.tokenType = $1 }),
+      ("expiresInRaw", { $0.expiresInRaw }, { $0.expiresInRaw = $1 }),
+      ("scope", { $0.scope }, { $0.scope = $1 }),
+      ("idToken", { $0.idToken }, { $0.idToken = $1 }),
+      ("state", { $0.state }, { $0.state = $1 }),
+    ]
+    check(grant, grantProperties)
+
+    // Apple's `user` stays as sent (still form-encoded) through every setter.
+    guard case .success(let apple) = try AppleCallback(
+      FormParameters("code=c&state=s&user=%7B%22email%22%3A%22a%2Bb%40c.d%22%7D"))
+    else { Issue.record("apple"); return }
+    let appleProperties: [ValueProperty<AppleSuccess>] = [
+      ("code", { $0.code }, { $0.code = $1 ?? "" }),
+      ("state", { $0.state }, { $0.state = $1 }),
+      ("idToken", { $0.idToken }, { $0.idToken = $1 }),
+    ]
+    check(apple, appleProperties)
+    var appleChanged = apple
+    appleChanged.code = "c2"
+    appleChanged.state = nil
+    #expect(appleChanged.userJSON == #"{"email":"a+b@c.d"}"# && appleChanged.user?.email == "a+b@c.d")
+
+    guard case .success(let sber) = try SberIDCallback(FormParameters("code=c&state=s&status=success&utm_source=u%2Bv")) else {
+      Issue.record("sber"); return
+    }
+    let sberProperties: [ValueProperty<SberIDSuccess>] = [
+      ("code", { $0.code }, { $0.code = $1 ?? "" }),
+      ("state", { $0.state }, { $0.state = $1 }),
+      ("status", { $0.status }, { $0.status = $1 }),
+    ]
+    check(sber, sberProperties)
+    var sberChanged = sber
+    sberChanged.code = "c2"
+    #expect(sberChanged.extras == ["utm_source": "u+v"])
+
+    guard case .failure(let failure) = try SberIDCallback(FormParameters("result=FAILURE&error_code=5&state=s")) else {
+      Issue.record("sber failure"); return
+    }
+    let failureProperties: [ValueProperty<SberIDFailure>] = [
+      ("errorCode", { $0.errorCode }, { $0.errorCode = $1 }),
+      ("status", { $0.status }, { $0.status = $1 }),
+      ("state", { $0.state }, { $0.state = $1 }),
+    ]
+    check(failure, failureProperties)
   }
 
   /// Sber's extras are the callback's own parameters: a fragment after the query is not one of them.

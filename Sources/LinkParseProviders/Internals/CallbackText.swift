@@ -1,6 +1,7 @@
 // How decoded results hold their values: the text they were decoded from (kept once, a reference to the
-// URL's or body's own storage) and, for each value, a span of it. `Substring`s and decoded `String`s are made
-// when a value is read, so decoding a callback allocates nothing and retains its text once.
+// URL's or body's own storage) and, for each value, a span of it named after the value
+// (`VKIDSuccess.spans.deviceID`). `Substring`s and decoded `String`s are made when a value is read, so
+// decoding a callback allocates nothing and retains its text once.
 
 @_spi(Bytes) import LinkParseCore
 
@@ -101,28 +102,45 @@ struct CallbackText: Sendable {
     return string[lower..<upper]
   }
 
-  /// A text holding `values` one after another (already decoded: none needs decoding again), and the span of
-  /// each. For results made from values rather than decoded (their public initializers and setters).
+  /// Calls `body` with `span`'s bytes in the text, still form-encoded, as a view that decodes on demand;
+  /// nothing when the span is absent. No `Substring` is made. `unflagged`: the span was stored as raw
+  /// (``ValueSpan/raw``) although its bytes are to be decoded, so whether they need it is found by looking.
+  func withDecodedBytes(_ span: ValueSpan, unflagged: Bool = false, _ body: (FormParameters.UnsafeDecodedBytes) -> Void) {
+    guard !span.isAbsent else { return }
+    withUTF8Bytes(string) { bytes in
+      let start = bytes.baseAddress.map { $0 + span.lowerBound }
+      let raw = UnsafeBufferPointer(start: start, count: span.upperBound &- span.lowerBound)
+      let flag = unflagged || span.needsDecoding
+      body(FormParameters.UnsafeDecodedBytes(raw: raw, encoding: .form, mayContainEscapes: flag, mayContainPlus: flag))
+    }
+  }
+
+  /// A text holding values one after another (already decoded: none needs decoding again), and the span of
+  /// each: how results made from values rather than decoded (their initializers, and their setters, which
+  /// store all of a result's values anew) build their text.
   ///
   /// ```swift
-  /// let (text, spans) = CallbackText.joining(["c", nil, "s"])  // text "cs"; spans 0..<1, absent, 1..<2
+  /// var builder = CallbackText.Builder()
+  /// let code = builder.append("c")   // 0..<1
+  /// let state = builder.append(nil)  // absent
+  /// let scope = builder.append("s")  // 1..<2
+  /// builder.text.string              // "cs"
   /// ```
-  static func joining(_ values: [Substring?]) -> (CallbackText, [ValueSpan]) {
-    var string = ""
-    var spans: [ValueSpan] = []
-    spans.reserveCapacity(values.count)
-    var ascii = true
-    for value in values {
-      guard let value else {
-        spans.append(.absent)
-        continue
-      }
+  struct Builder {
+    private var string = ""
+    private var isASCII = true
+
+    /// Appends `value` and gives its span; ``ValueSpan/absent`` for `nil`.
+    mutating func append(_ value: Substring?) -> ValueSpan {
+      guard let value else { return .absent }
       let start = string.utf8.count
       string += value
-      ascii = ascii && value.utf8.allSatisfy { $0 < 0x80 }
-      spans.append(ValueSpan(UInt32(start), UInt32(string.utf8.count), needsDecoding: false))
+      isASCII = isASCII && value.utf8.allSatisfy { $0 < 0x80 }
+      return ValueSpan(UInt32(start), UInt32(string.utf8.count), needsDecoding: false)
     }
-    return (CallbackText(string, isASCII: ascii), spans)
+
+    /// The text of the values appended so far.
+    var text: CallbackText { CallbackText(string, isASCII: isASCII) }
   }
 }
 
@@ -133,72 +151,4 @@ func withUTF8Bytes<R>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> 
   if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
   var copy = string
   return copy.withUTF8(body)
-}
-
-/// The values of one result (up to six), held as one ``CallbackText`` and a span of it each: what the result
-/// types store instead of `Substring`s. Reading a value makes its `Substring`; setting one stores all of them
-/// in a text of their own (setting is rare; decoding never does it).
-///
-/// ```swift
-/// var values = StoredValues(["c", nil])
-/// values[0]            // "c"
-/// values[1] = "s"      // text "cs"
-/// ```
-struct StoredValues: Sendable {
-  private var text: CallbackText
-  private var spans: (ValueSpan, ValueSpan, ValueSpan, ValueSpan, ValueSpan, ValueSpan)
-
-  /// Values decoded from `text`, at these spans (unused ones absent).
-  init(
-    _ text: CallbackText, _ s0: ValueSpan, _ s1: ValueSpan = .absent, _ s2: ValueSpan = .absent,
-    _ s3: ValueSpan = .absent, _ s4: ValueSpan = .absent, _ s5: ValueSpan = .absent
-  ) {
-    self.text = text
-    self.spans = (s0, s1, s2, s3, s4, s5)
-  }
-
-  /// These values (already decoded), in a text of their own.
-  init(_ values: [Substring?]) {
-    precondition(values.count <= 6, "StoredValues holds at most six values")
-    let (text, s) = CallbackText.joining(values + Array(repeating: nil, count: 6 - values.count))
-    self.init(text, s[0], s[1], s[2], s[3], s[4], s[5])
-  }
-
-  private func span(_ i: Int) -> ValueSpan {
-    switch i {
-    case 0: return spans.0
-    case 1: return spans.1
-    case 2: return spans.2
-    case 3: return spans.3
-    case 4: return spans.4
-    default: return spans.5
-    }
-  }
-
-  /// Value `i`, decoded; `nil` when absent.
-  subscript(i: Int) -> Substring? {
-    get { text.value(span(i)) }
-    set {
-      var all = (0..<6).map { self[$0] }
-      all[i] = newValue
-      self = StoredValues(all)
-    }
-  }
-
-  /// Value `i` as it stands in the text (still form-encoded); `nil` when absent.
-  func raw(_ i: Int) -> Substring? { text.raw(span(i)) }
-
-  /// Calls `body` with value `i`'s bytes in the text, still form-encoded, as a view that decodes on demand;
-  /// nothing when the value is absent. No `Substring` is made. `unflagged`: the span was stored as raw
-  /// (``ValueSpan/raw``) although its bytes are to be decoded, so whether they need it is found by looking.
-  func withDecodedBytes(_ i: Int, unflagged: Bool = false, _ body: (FormParameters.UnsafeDecodedBytes) -> Void) {
-    let span = span(i)
-    guard !span.isAbsent else { return }
-    withUTF8Bytes(text.string) { bytes in
-      let start = bytes.baseAddress.map { $0 + span.lowerBound }
-      let raw = UnsafeBufferPointer(start: start, count: span.upperBound &- span.lowerBound)
-      let flag = unflagged || span.needsDecoding
-      body(FormParameters.UnsafeDecodedBytes(raw: raw, encoding: .form, mayContainEscapes: flag, mayContainPlus: flag))
-    }
-  }
 }

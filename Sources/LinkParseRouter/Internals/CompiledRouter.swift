@@ -18,9 +18,9 @@ import LinkParseCore
 struct TrieNode {
   /// The component this node matches (index into `patterns`), -1 for the root and the "no host" node.
   var component: Int32 = -1
-  /// Literal children keyed by `literalHash` of their exact bytes (case-sensitive path literals).
+  /// Literal children keyed by `ByteHash.fnv1a` of their exact bytes (case-sensitive path literals).
   var exact: [UInt64: Int32] = [:]
-  /// Literal children keyed by `literalHash` of their folded bytes (scheme, host, caseless path literals).
+  /// Literal children keyed by `ByteHash.fnv1a` of their folded bytes (scheme, host, caseless path literals).
   var folded: [UInt64: Int32] = [:]
   /// The same children in creation order.
   var exactChildren: [Int32] = []
@@ -93,7 +93,7 @@ final class CompiledRouter: Sendable {
       nodes.append(node)
       childOf[key] = c
       if let literal = pattern.literal {
-        let h = literal.withUnsafeBufferPointer { literalHash($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, $0.count, folded: false) }
+        let h = literal.withUnsafeBufferPointer { ByteHash.fnv1a($0) }
         if pattern.caseless {
           nodes[Int(c)].nextSameHash = nodes[Int(parent)].folded[h] ?? -1
           nodes[Int(parent)].folded[h] = c

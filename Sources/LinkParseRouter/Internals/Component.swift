@@ -43,16 +43,6 @@ struct CaptureStack {
   }
 }
 
-/// FNV-1a over the bytes, optionally ASCII-case-folded. Keys the literal children of a trie node.
-@inline(__always)
-func literalHash(_ p: UnsafePointer<UInt8>, _ count: Int, folded: Bool) -> UInt64 {
-  var h: UInt64 = 0xcbf2_9ce4_8422_2325
-  for k in 0..<count {
-    h = (h ^ UInt64(folded ? asciiLowercased(p[k]) : p[k])) &* 0x100_0000_01b3
-  }
-  return h
-}
-
 /// A compiled scheme, host or path segment pattern: literal text and captures, or a `*` wildcard.
 final class ComponentPattern: Sendable {
   enum Part: Sendable {

@@ -173,7 +173,8 @@ struct Search {
       let folded = pass == 1
       let run = folded ? n.pointee.folded : n.pointee.exact
       guard run.count > 0 else { continue }
-      var child = tables.lookup(run, literalHash(base + start, end &- start, folded: folded))
+      let hash = ByteHash.fnv1a(UnsafeBufferPointer(start: base + start, count: end &- start), folded: folded)
+      var child = tables.lookup(run, hash)
       while child >= 0 {
         if try tryChild(child, start, end, nextLevel, nextCursor) { found = true }
         child = tables.nodes[Int(child)].nextSameHash

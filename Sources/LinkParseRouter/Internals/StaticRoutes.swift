@@ -1,5 +1,5 @@
 // Routes made of literals only (`myapp://sberidauth`, `https://example.com/auth/apple/callback`), found by one
-// hash of the URL's scheme, host and path instead of a walk down the trie.
+// hash of the URL's scheme, host and path (`ByteHash.threeWords`) instead of a walk down the trie.
 //
 // Why the answer is the trie's: such a route ranks `literal` at every component and at the path's end, so when
 // a URL's components equal its literals, no other matching route can outrank it (the first component where
@@ -78,7 +78,7 @@ struct StaticRoutes: @unchecked Sendable {
     for entry in keys {
       let start = pool.count
       pool += entry.key
-      let hash = entry.key.withUnsafeBufferPointer { b in Self.hash(b.baseAddress!, count: b.count) }
+      let hash = entry.key.withUnsafeBufferPointer { b in ByteHash.threeWords(b.baseAddress!, count: b.count) }
       var i = Int(truncatingIfNeeded: hash) & mask
       while slots[i].route >= 0 { i = (i + 1) & mask }
       slots[i] = Entry(
@@ -110,19 +110,6 @@ struct StaticRoutes: @unchecked Sendable {
     text.deallocate()
   }
 
-  /// The hash of the `count` bytes at `p` (at least eight): their count and three of their words, the
-  /// first, the middle and the last (a hit is confirmed by comparing every byte).
-  @inline(__always)
-  static func hash(_ p: UnsafePointer<UInt8>, count: Int) -> UInt64 {
-    let first = loadWord(p)
-    let middle = loadWord(p + ((count &- 8) &>> 1))
-    let last = loadWord(p + (count &- 8))
-    var h = (UInt64(truncatingIfNeeded: count) ^ first) &* 0x9E37_79B9_7F4A_7C15
-    h = (h ^ middle) &* 0xC2B2_AE3D_27D4_EB4F
-    h = (h ^ last) &* 0x1656_67B1_9E37_79F9
-    return h ^ (h &>> 29)
-  }
-
   /// The route whose literals equal those of the URL `view` describes (`buf` its serialization), or -1.
   @inline(__always)
   func find(_ buf: UnsafeBufferPointer<UInt8>, _ view: URLView) -> Int32 {
@@ -141,7 +128,7 @@ struct StaticRoutes: @unchecked Sendable {
       path.lowerBound == (host.map { $0.lowerBound == scheme &+ 3 ? $0.upperBound : -1 } ?? scheme &+ 1),
       let base = buf.baseAddress
     else { return -1 }
-    let h = Self.hash(base, count: count)
+    let h = ByteHash.threeWords(base, count: count)
     var i = Int(truncatingIfNeeded: h) & mask
     while true {
       let entry = slots[i]

@@ -47,7 +47,7 @@ struct TrieTables: @unchecked Sendable {
     var child: Int32
   }
 
-  /// A literal child of a node with many: one entry per `literalHash` (children whose texts collide are
+  /// A literal child of a node with many: one entry per `ByteHash.fnv1a` (children whose texts collide are
   /// chained by `Node.nextSameHash`).
   struct HashedChild {
     var hash: UInt64

@@ -69,7 +69,7 @@ struct LinearRoutes: @unchecked Sendable {
       guard Int(self.count) == count else { return true }
       if (caseless ? asciiLowercasedWord(prefix) : prefix) != self.prefix { return true }
       guard count > 8 else { return false }
-      let last = loadWord(base + (end &- 8))
+      let last = Words.load64(base + (end &- 8))
       return (caseless ? asciiLowercasedWord(last) : last) != suffix
     }
   }

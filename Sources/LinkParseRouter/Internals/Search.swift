@@ -144,7 +144,7 @@ struct Search {
       statistics?.pointee.componentsTried += 1
       if length > 8 {
         // The last eight bytes (within the component: `length` > 8), then any between.
-        let last = loadWord(base + (end &- 8))
+        let last = Words.load64(base + (end &- 8))
         guard (caseless ? asciiLowercasedWord(last) : last) == entry.pointee.suffix else { continue }
         if length > 16 && !middleMatches(child, start, length, caseless: caseless) { continue }
       }

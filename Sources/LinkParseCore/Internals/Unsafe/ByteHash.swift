@@ -43,12 +43,9 @@ package enum ByteHash {
   @inlinable @inline(__always)
   package static func threeWords(_ p: UnsafePointer<UInt8>, count: Int) -> UInt64 {
     assert(count >= 8, "threeWords needs at least eight bytes")
-    @inline(__always) func word(_ at: Int) -> UInt64 {
-      UInt64(littleEndian: UnsafeRawPointer(p + at).loadUnaligned(as: UInt64.self))
-    }
-    let first = word(0)
-    let middle = word((count &- 8) &>> 1)
-    let last = word(count &- 8)
+    let first = Words.load64(p)
+    let middle = Words.load64(p + ((count &- 8) &>> 1))
+    let last = Words.load64(p + (count &- 8))
     var h = (UInt64(truncatingIfNeeded: count) ^ first) &* 0x9E37_79B9_7F4A_7C15
     h = (h ^ middle) &* 0xC2B2_AE3D_27D4_EB4F
     h = (h ^ last) &* 0x1656_67B1_9E37_79F9

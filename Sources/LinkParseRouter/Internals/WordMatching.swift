@@ -6,11 +6,7 @@
 // Words are read little-endian (`UInt64(littleEndian:)`), so byte k of a range is bits 8k..<8k+8 on every
 // platform, and the lowest flagged byte of a mask is the first one in memory.
 
-/// The eight bytes at `p`, byte 0 lowest. `p` must be valid for eight bytes.
-@inline(__always)
-func loadWord(_ p: UnsafePointer<UInt8>) -> UInt64 {
-  UInt64(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt64.self))
-}
+import LinkParseCore
 
 /// The first `min(count, 8)` bytes at `p` as a word, the bytes past them zero. Reads eight bytes at once
 /// when `readable` (how many bytes from `p` are valid memory) allows, else one byte at a time.
@@ -18,7 +14,7 @@ func loadWord(_ p: UnsafePointer<UInt8>) -> UInt64 {
 func prefixWord(_ p: UnsafePointer<UInt8>, count: Int, readable: Int) -> UInt64 {
   let n = min(count, 8)
   if readable >= 8 {
-    let w = loadWord(p)
+    let w = Words.load64(p)
     return n == 8 ? w : w & lowBytes(n)
   }
   var w: UInt64 = 0
@@ -31,7 +27,7 @@ func prefixWord(_ p: UnsafePointer<UInt8>, count: Int, readable: Int) -> UInt64 
 func literalWords(_ text: [UInt8]) -> (prefix: UInt64, suffix: UInt64) {
   text.withUnsafeBufferPointer { t in
     let p = t.baseAddress ?? UnsafePointer(bitPattern: 1)!
-    return (prefixWord(p, count: t.count, readable: t.count), t.count > 8 ? loadWord(p + (t.count - 8)) : 0)
+    return (prefixWord(p, count: t.count, readable: t.count), t.count > 8 ? Words.load64(p + (t.count - 8)) : 0)
   }
 }
 
@@ -65,7 +61,7 @@ func firstIndex(
 ) -> Int {
   var i = start
   while i &+ 8 <= end {
-    let w = loadWord(buf + i)
+    let w = Words.load64(buf + i)
     let m = bytesEqual(w, bytes.0) | bytesEqual(w, bytes.1) | bytesEqual(w, bytes.2) | bytesEqual(w, bytes.3)
     // The lowest flagged byte of the union is the lowest real match of one of them.
     if m != 0 { return i &+ m.trailingZeroBitCount &>> 3 }
@@ -89,7 +85,7 @@ func scanSegment(_ buf: UnsafePointer<UInt8>, from start: Int, to end: Int) -> (
     let e = firstIndex(of: delimiters, in: buf, from: start, to: end)
     return (e, prefixWord(buf + start, count: e &- start, readable: end &- start))
   }
-  let w = loadWord(buf + start)
+  let w = Words.load64(buf + start)
   let m = bytesEqual(w, delimiters.0) | bytesEqual(w, delimiters.1) | bytesEqual(w, delimiters.2)
   if m != 0 {
     let n = m.trailingZeroBitCount &>> 3

@@ -99,7 +99,12 @@ extension JSONValue {
     case .expectedCommaOrEnd(.object): return "expected ',' or '}' after an object member, found \(found())"
     case .tooDeep: return "nesting deeper than \(maximumDepth)"
     case .trailingData: return "unexpected \(found()) after the JSON value"
-    case .duplicateKey(let key): return "duplicate object key \"\(key)\""
+    case .duplicateKey:
+      var reader = JSONReader(bytes, maximumDepth: 0)
+      reader.index = error.offset
+      var scratch: [UInt8] = []
+      let key = (try? reader.string()).map { reader.text($0, scratch: &scratch) } ?? ""
+      return "duplicate object key \"\(key)\""
     }
   }
 }
@@ -141,11 +146,11 @@ private struct JSONValueBuilder {
       // Duplicates: a scan while the object is small, a hash set once it is not (linear overall).
       if members.count < 8 {
         if members.contains(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
-          throw JSONSyntaxError(.duplicateKey(key), at: keyOffset)
+          throw JSONSyntaxError(.duplicateKey, at: keyOffset)
         }
       } else {
         if seen == nil { seen = Set(members.map { UTF8Key($0.key) }) }
-        guard seen!.insert(UTF8Key(key)).inserted else { throw JSONSyntaxError(.duplicateKey(key), at: keyOffset) }
+        guard seen!.insert(UTF8Key(key)).inserted else { throw JSONSyntaxError(.duplicateKey, at: keyOffset) }
       }
       try reader.colon()
       members.append((key, try value()))

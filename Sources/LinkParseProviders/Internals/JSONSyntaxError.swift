@@ -74,8 +74,8 @@ package struct JSONSyntaxError: Error, Sendable, Hashable {
     case tooDeep
     /// More than whitespace after the value.
     case trailingData
-    /// A key given twice, for the callers that refuse them (the reader itself does not look).
-    case duplicateKey(String)
+    /// A key given twice (at the second), for the callers that refuse them (the reader itself does not look).
+    case duplicateKey
   }
 
   package var kind: Kind

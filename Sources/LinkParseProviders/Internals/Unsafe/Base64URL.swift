@@ -102,11 +102,18 @@ package enum Base64URL {
   package static func decode(
     _ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>, mode: Mode
   ) -> Result<Int, Failure> {
+    // One copy of the loops per mode, each with its tests folded.
+    mode == .strict ? decode(input, into: out, strict: true) : decode(input, into: out, strict: false)
+  }
+
+  @inline(__always)
+  private static func decode(
+    _ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>, strict: Bool
+  ) -> Result<Int, Failure> {
     guard let p = input.baseAddress, let q = out.baseAddress else {
       return input.isEmpty ? .success(0) : .failure(Failure(offset: 0))
     }
     let n = input.count
-    let strict = mode == .strict
     let refused = strict ? notInGroup | standardOnly : notInGroup
     var i = 0
     var o = 0

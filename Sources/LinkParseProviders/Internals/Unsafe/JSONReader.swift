@@ -119,6 +119,7 @@ package struct JSONReader {
   /// At `{` or `[`: one level deeper (``JSONSyntaxError/Kind/tooDeep`` at the bracket past
   /// ``maximumDepth``), past the bracket and the whitespace after it. `false` when the container is empty:
   /// its closing bracket is consumed and the level left.
+  @inline(__always)
   package mutating func enter(_ container: JSONSyntaxError.Container) throws(JSONSyntaxError) -> Bool {
     guard depth < maximumDepth else { throw fail(.tooDeep, at: index) }
     depth &+= 1
@@ -134,6 +135,7 @@ package struct JSONReader {
 
   /// After a member or element: whitespace, then `,` (and the whitespace after it: `true`, another one
   /// follows) or the closing bracket (`false`: the container is done and its level left).
+  @inline(__always)
   package mutating func next(_ container: JSONSyntaxError.Container) throws(JSONSyntaxError) -> Bool {
     skipWhitespace()
     guard index < bytes.count else { throw fail(.expectedCommaOrEnd(container), at: index) }

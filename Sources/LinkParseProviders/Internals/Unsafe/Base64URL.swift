@@ -102,14 +102,14 @@ package enum Base64URL {
   package static func decode(
     _ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>, mode: Mode
   ) -> Result<Int, Failure> {
-    // One copy of the loops per mode, each with its tests folded.
-    mode == .strict ? decode(input, into: out, strict: true) : decode(input, into: out, strict: false)
+    // One copy of the loops per mode (a generic specialized for each), each with its tests folded.
+    mode == .strict ? decode(input, into: out, as: StrictMode.self) : decode(input, into: out, as: LenientMode.self)
   }
 
-  @inline(__always)
-  private static func decode(
-    _ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>, strict: Bool
+  private static func decode<M: DecodeMode>(
+    _ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>, as _: M.Type
   ) -> Result<Int, Failure> {
+    let strict = M.strict
     guard let p = input.baseAddress, let q = out.baseAddress else {
       return input.isEmpty ? .success(0) : .failure(Failure(offset: 0))
     }
@@ -198,3 +198,8 @@ package enum Base64URL {
     }
   }
 }
+
+/// ``Base64URL/Mode`` as a type, so that each mode gets its own copy of the decoding loops.
+private protocol DecodeMode { static var strict: Bool { get } }
+private enum StrictMode: DecodeMode { static var strict: Bool { true } }
+private enum LenientMode: DecodeMode { static var strict: Bool { false } }

@@ -7,6 +7,7 @@ internal import FoundationEssentials
 internal import Foundation
 #endif
 internal import Crypto
+internal import LinkParseProviders
 
 /// The `client_secret` JWT Sign in with Apple requires at its token endpoint.
 ///
@@ -80,14 +81,14 @@ public struct AppleClientSecret: Sendable {
     let claims =
       #"{"iss":"# + Self.quote(teamID) + #","iat":\#(now),"exp":\#(now + lifetime),"aud":"#
       + Self.quote(Self.audience) + #","sub":"# + Self.quote(clientID) + "}"
-    let signingInput = TokenBase64URL.encode(Array(header.utf8)) + "." + TokenBase64URL.encode(Array(claims.utf8))
+    let signingInput = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(claims.utf8))
     let signature: P256.Signing.ECDSASignature
     do {
       signature = try key.signature(for: Array(signingInput.utf8))
     } catch {
       throw IDTokenError(.invalidClientSecret, message: "signing failed")
     }
-    return signingInput + "." + TokenBase64URL.encode(Array(signature.rawRepresentation))
+    return signingInput + "." + Base64URL.encode(Array(signature.rawRepresentation))
   }
 
   /// `text` as a JSON string literal.

@@ -372,7 +372,7 @@ struct CompactJWS {
     if text.isEmpty && part != .signature {
       throw IDTokenError(.malformed, part: part, offset: 0, message: "the \(part.rawValue) part is empty")
     }
-    switch TokenBase64URL.decode(text) {
+    switch Base64URL.decode(text, mode: .strict) {
     case .success(let bytes): return bytes
     case .failure(let failure):
       throw IDTokenError(

@@ -258,7 +258,7 @@ public struct UnverifiedAppleIDTokenClaims: Sendable, Hashable, Codable {
       }
       let segment = UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second])
       return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: segment.count / 4 * 3 + 3) { out in
-        guard let n = Base64URL.decode(segment, into: out) else { return false }
+        guard case .success(let n) = Base64URL.decode(segment, into: out, mode: .lenient) else { return false }
         return JSONShape.isCertainlyValid(UnsafeBufferPointer(rebasing: out[..<n]), as: .claims)
       }
     }

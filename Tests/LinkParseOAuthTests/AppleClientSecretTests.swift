@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import JWTKit
 import Testing
+import LinkParseProviders
 
 @testable import LinkParseOAuth
 
@@ -12,12 +13,12 @@ import Testing
     let pieces = jwt.split(separator: ".", omittingEmptySubsequences: false)
     try #require(pieces.count == 3)
     func json(_ part: Substring) throws -> JSONValue {
-      guard case .success(let bytes) = TokenBase64URL.decode(part.utf8),
+      guard case .success(let bytes) = Base64URL.decode(part.utf8, mode: .strict),
         case .success(let value) = TokenJSON.parse(bytes)
       else { throw CancellationError() }
       return value
     }
-    guard case .success(let signature) = TokenBase64URL.decode(pieces[2].utf8) else { throw CancellationError() }
+    guard case .success(let signature) = Base64URL.decode(pieces[2].utf8, mode: .strict) else { throw CancellationError() }
     return (try json(pieces[0]), try json(pieces[1]), "\(pieces[0]).\(pieces[1])", signature)
   }
 

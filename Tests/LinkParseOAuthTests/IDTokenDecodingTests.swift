@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import LinkParseProviders
 
 @testable import LinkParseOAuth
 
@@ -9,11 +10,11 @@ import Testing
     var generator = SystemRandomNumberGenerator()
     for length in 0..<70 {
       let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-      let encoded = TokenBase64URL.encode(bytes)
+      let encoded = Base64URL.encode(bytes)
       let foundation = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
         .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
       #expect(encoded == foundation)
-      guard case .success(let decoded) = TokenBase64URL.decode(encoded.utf8) else {
+      guard case .success(let decoded) = Base64URL.decode(encoded.utf8, mode: .strict) else {
         Issue.record("length \(length) did not decode")
         continue
       }
@@ -23,7 +24,7 @@ import Testing
 
   @Test(arguments: [("ab+d", 2), ("abcd/efg", 4), ("abc=", 3), ("abcde", 4), ("ab cd", 2), ("abcdefgh\u{E9}", 8)])
   func base64URLReportsTheBadByte(_ text: String, _ offset: Int) {
-    guard case .failure(let failure) = TokenBase64URL.decode(text.utf8) else {
+    guard case .failure(let failure) = Base64URL.decode(text.utf8, mode: .strict) else {
       Issue.record("\(text) decoded")
       return
     }

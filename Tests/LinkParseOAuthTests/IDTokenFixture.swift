@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import JWTKit
 import _CryptoExtras
+import LinkParseProviders
 
 @testable import LinkParseOAuth
 
@@ -37,7 +38,7 @@ struct IDTokenFixture: Sendable {
     guard let xy = ecKey.parameters else { throw CancellationError() }
     jwks = """
       {"keys":[
-        {"kty":"RSA","kid":"rsa-1","use":"sig","alg":"RS256","n":"\(TokenBase64URL.encode(n))","e":"\(TokenBase64URL.encode(e))"},
+        {"kty":"RSA","kid":"rsa-1","use":"sig","alg":"RS256","n":"\(Base64URL.encode(n))","e":"\(Base64URL.encode(e))"},
         {"kty":"EC","kid":"ec-1","crv":"P-256","x":"\(xy.x)","y":"\(xy.y)"},
         {"kty":"oct","kid":"ignored"}
       ]}
@@ -73,12 +74,12 @@ struct IDTokenFixture: Sendable {
     return "{" + members.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
   }
 
-  static func b64(_ text: String) -> String { TokenBase64URL.encode(Array(text.utf8)) }
+  static func b64(_ text: String) -> String { Base64URL.encode(Array(text.utf8)) }
 
   /// `header.payload.signature`, signed by `signer` over exactly these header and payload texts.
   func sign(header: String, payload: String, with signer: any JWTAlgorithm) throws -> String {
     let input = Self.b64(header) + "." + Self.b64(payload)
-    return input + "." + TokenBase64URL.encode(try signer.sign(Array(input.utf8)))
+    return input + "." + Base64URL.encode(try signer.sign(Array(input.utf8)))
   }
 
   func rs256(_ payload: String = IDTokenFixture.claims(), kid: String? = "rsa-1") throws -> String {

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+import LinkParseProviders
 
 @testable import LinkParseOAuth
 
@@ -100,7 +101,7 @@ import Testing
     let f = try await F.get()
     let input = F.b64(#"{"alg":"HS256","kid":"rsa-1"}"#) + "." + F.b64(F.claims())
     let mac = HMAC<SHA256>.authenticationCode(for: Data(input.utf8), using: SymmetricKey(data: Data(f.rsaPublicPEM.utf8)))
-    let token = input + "." + TokenBase64URL.encode(Array(mac))
+    let token = input + "." + Base64URL.encode(Array(mac))
     #expect(f.error(token)?.code == .unsupportedAlgorithm)
   }
 

@@ -1,4 +1,5 @@
 // A strict JSON validator (RFC 8259) over bytes, for the fuzz targets: no Foundation, no allocation.
+// Deliberately independent of the package's JSONReader: a test oracle must not share the code it checks.
 //
 // Strict means: UTF-8 must be valid (no overlong forms, no surrogates, nothing above U+10FFFF), control
 // characters must be escaped inside strings, `\u` escapes must pair surrogates, numbers follow the grammar

@@ -2,9 +2,8 @@
 // (Foundation's JSONDecoder) can wait until a value is read. It answers `valid` only for texts that are
 // strictly RFC 8259 (no `\u` escapes, valid UTF-8, nesting at most 32 deep) whose typed keys have the types
 // the Decodable structs need (a string or null, an object or null); anything else is `unsure`, and the
-// caller asks JSONDecoder, so acceptance is exactly JSONDecoder's.
-import CByteScan
-import LinkParseCore
+// caller asks JSONDecoder, so acceptance is exactly JSONDecoder's. The grammar is `JSONReader`'s; this file only
+// walks objects against the schemas.
 
 enum JSONShape {
   /// What a key of an object must hold.
@@ -53,195 +52,49 @@ enum JSONShape {
   /// Whether `bytes` are certainly a JSON object that decodes as `schema`'s struct (`false`: ask
   /// JSONDecoder).
   static func isCertainlyValid(_ bytes: UnsafeBufferPointer<UInt8>, as schema: Schema) -> Bool {
-    var scanner = Scanner(bytes: bytes)
-    scanner.skipWhitespace()
-    guard scanner.peek() == UInt8(ascii: "{"), scanner.object(schema, depth: 1) else { return false }
-    scanner.skipWhitespace()
-    return scanner.index == bytes.count
+    var reader = JSONReader(bytes, maximumDepth: 32)
+    reader.skipWhitespace()
+    guard reader.peek == UInt8(ascii: "{") else { return false }
+    do throws(JSONSyntaxError) {
+      guard try object(&reader, schema) else { return false }
+      try reader.expectEnd()
+    } catch {
+      return false
+    }
+    return !reader.sawUnicodeEscape  // `\u` (surrogates): JSONDecoder decides
   }
 
-  private enum Kind { case object, array, string, number, literal, null }
-
-  private struct Scanner {
-    let bytes: UnsafeBufferPointer<UInt8>
-    var index = 0
-
-    func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
-
-    mutating func skipWhitespace() {
-      while index < bytes.count {
-        switch bytes[index] {
-        case 0x20, 0x09, 0x0A, 0x0D: index &+= 1
-        default: return
-        }
+  /// An object at the read position (`{`), its keys checked against `schema`: `false` when a typed key is
+  /// escaped, repeated or of the wrong type.
+  private static func object(_ reader: inout JSONReader, _ schema: Schema) throws(JSONSyntaxError) -> Bool {
+    guard try reader.enter(.object) else { return true }
+    var seen: UInt32 = 0
+    repeat {
+      let key = try reader.key()
+      try reader.colon()
+      guard !key.hasEscapes else { return false }  // an escaped key might name a typed property
+      let (expectation, bit) = schema.expectation(UnsafeBufferPointer(rebasing: reader.bytes[key.range]))
+      if bit != 0 {
+        guard seen & bit == 0 else { return false }
+        seen |= bit
       }
-    }
-
-    /// An object at `index` (which is `{`), its keys checked against `schema` (nil: unchecked).
-    mutating func object(_ schema: Schema?, depth: Int) -> Bool {
-      guard depth <= 32 else { return false }
-      index &+= 1
-      skipWhitespace()
-      if peek() == UInt8(ascii: "}") {
-        index &+= 1
-        return true
-      }
-      var seen: UInt32 = 0
-      while true {
-        skipWhitespace()
-        guard peek() == UInt8(ascii: "\""), let key = string() else { return false }
-        skipWhitespace()
-        guard peek() == UInt8(ascii: ":") else { return false }
-        index &+= 1
-        skipWhitespace()
-        var expectation = Expectation.any
-        if let schema {
-          guard !key.escaped else { return false }  // an escaped key might name a typed property
-          let (e, bit) = schema.expectation(UnsafeBufferPointer(rebasing: bytes[key.range]))
-          if bit != 0 {
-            guard seen & bit == 0 else { return false }
-            seen |= bit
-          }
-          expectation = e
+      switch expectation {
+      case .any:
+        try reader.skipValue()
+      case .stringOrNull:
+        switch reader.peek {
+        case UInt8(ascii: "\""): _ = try reader.string()
+        case UInt8(ascii: "n"): try reader.literal(.null)
+        default: return false
         }
-        guard let kind = value(depth: depth, expectation: expectation) else { return false }
-        switch expectation {
-        case .any: break
-        case .stringOrNull: guard kind == .string || kind == .null else { return false }
-        case .objectOrNull: guard kind == .object || kind == .null else { return false }
-        }
-        skipWhitespace()
-        switch peek() {
-        case UInt8(ascii: ","): index &+= 1
-        case UInt8(ascii: "}"):
-          index &+= 1
-          return true
+      case .objectOrNull(let nested):
+        switch reader.peek {
+        case UInt8(ascii: "{"): guard try object(&reader, nested) else { return false }
+        case UInt8(ascii: "n"): try reader.literal(.null)
         default: return false
         }
       }
-    }
-
-    mutating func array(depth: Int) -> Bool {
-      guard depth <= 32 else { return false }
-      index &+= 1
-      skipWhitespace()
-      if peek() == UInt8(ascii: "]") {
-        index &+= 1
-        return true
-      }
-      while true {
-        skipWhitespace()
-        guard value(depth: depth, expectation: .any) != nil else { return false }
-        skipWhitespace()
-        switch peek() {
-        case UInt8(ascii: ","): index &+= 1
-        case UInt8(ascii: "]"):
-          index &+= 1
-          return true
-        default: return false
-        }
-      }
-    }
-
-    mutating func value(depth: Int, expectation: Expectation) -> Kind? {
-      guard let byte = peek() else { return nil }
-      switch byte {
-      case UInt8(ascii: "{"):
-        var nested: Schema?
-        if case .objectOrNull(let schema) = expectation { nested = schema }
-        return object(nested, depth: depth &+ 1) ? .object : nil
-      case UInt8(ascii: "["): return array(depth: depth &+ 1) ? .array : nil
-      case UInt8(ascii: "\""): return string() != nil ? .string : nil
-      case UInt8(ascii: "t"): return literal("true") ? .literal : nil
-      case UInt8(ascii: "f"): return literal("false") ? .literal : nil
-      case UInt8(ascii: "n"): return literal("null") ? .null : nil
-      default: return number() ? .number : nil
-      }
-    }
-
-    mutating func literal(_ text: StaticString) -> Bool {
-      let n = text.utf8CodeUnitCount
-      guard bytes.count &- index >= n else { return false }
-      let l = text.utf8Start
-      for j in 0..<n where bytes[index &+ j] != l[j] { return false }
-      index &+= n
-      return true
-    }
-
-    /// A string at `index` (which is `"`): the range of its contents, and whether it has escapes.
-    mutating func string() -> (range: Range<Int>, escaped: Bool)? {
-      index &+= 1
-      let start = index
-      var escaped = false
-      guard let base = bytes.baseAddress else { return nil }
-      while index < bytes.count {
-        // Plain ASCII runs are skipped sixteen bytes at a time: on x86-64 with SSE2 masks, in place (claims and
-        // `user` values are short, so a call per string into Core's scan cost more than the scan).
-        #if arch(x86_64)
-        while index &+ 16 <= bytes.count {
-          let mask = linkparse_mask16_json_string(base + index)
-          if mask != 0 {
-            index &+= mask.trailingZeroBitCount
-            break
-          }
-          index &+= 16
-        }
-        while index < bytes.count && !Scan.isJSONStringSpecial(bytes[index]) { index &+= 1 }
-        #else
-        index = Scan.jsonStringSpecial(base, index, bytes.count)
-        #endif
-        guard index < bytes.count else { return nil }
-        let b = bytes[index]
-        switch b {
-        case UInt8(ascii: "\""):
-          let range = start..<index
-          index &+= 1
-          return (range, escaped)
-        case UInt8(ascii: "\\"):
-          guard index &+ 1 < bytes.count else { return nil }
-          switch bytes[index &+ 1] {
-          case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
-            escaped = true
-            index &+= 2
-          default: return nil  // `\u` (surrogates) and invalid escapes: JSONDecoder decides
-          }
-        case 0..<0x20: return nil
-        case 0x80...:
-          let n = UTF8Validation.sequenceLength(bytes, at: index)
-          guard n > 0 else { return nil }
-          index &+= n
-        default: index &+= 1
-        }
-      }
-      return nil
-    }
-
-    /// RFC 8259 `number`.
-    mutating func number() -> Bool {
-      func digits() -> Int {
-        let start = index
-        while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 { index &+= 1 }
-        return index &- start
-      }
-      if peek() == UInt8(ascii: "-") { index &+= 1 }
-      guard let first = peek(), first >= 0x30, first <= 0x39 else { return false }
-      if first == 0x30 {
-        index &+= 1
-        if let next = peek(), next >= 0x30, next <= 0x39 { return false }
-      } else {
-        _ = digits()
-      }
-      if peek() == UInt8(ascii: ".") {
-        index &+= 1
-        guard digits() > 0 else { return false }
-      }
-      if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
-        index &+= 1
-        if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index &+= 1 }
-        guard digits() > 0 else { return false }
-      }
-      return true
-    }
+    } while try reader.next(.object)
+    return true
   }
 }

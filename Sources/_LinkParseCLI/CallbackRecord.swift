@@ -59,6 +59,15 @@ struct CallbackOptions {
     return decodeAndCheck(url, body: body, checks: checks)
   }
 
+  /// The decoder a matched route's provider picks when `--provider` is `auto`; `nil` (keep the options' own)
+  /// for a route without a provider, no match, or a named `--provider`.
+  func routeProvider(_ match: RouteMatch?) -> ProviderOption? {
+    guard provider == .auto, let name = match?.provider, let chosen = ProviderOption(rawValue: name.rawValue),
+      chosen != .auto
+    else { return nil }
+    return chosen
+  }
+
   /// Whether the record writer decodes with a scan of the query it makes itself (`--provider auto`
   /// without checks or a body): then the record writer feeds the pairs it lists to a ``CallbackQueryScan``.
   func usesScannedQuery(body: FormParameters?) -> Bool {
@@ -196,11 +205,10 @@ extension ProviderCallback {
 }
 
 extension RecordWriter {
-  /// Writes `,"callback":…` for `result`.
+  /// Writes the value of `"callback"` for `result` (`null`, or the decoded or rejected callback's object).
   /// Values that are slices of `clean` (the record's href, when it has nothing to escape) are written without
   /// an escape check.
   mutating func callback(_ result: CallbackOptions.Result, redact: Bool, clean: CleanBytes) {
-    json.raw(",\"callback\":")
     guard let result else { return json.null() }
     switch result.result {
     case .success(let callback): decoded(callback, redact: redact, clean: clean)

@@ -170,8 +170,9 @@ struct RecordWriter: ~Copyable {
     json.raw(",\"params\":[")
     var first = true
     // The query's pairs, read from the href's bytes (no `FormParameters`, no Substring).
-    // The callback's decoder reads what this loop sees (`--provider auto`, no checks, no body): the pairs are
-    // recorded for it as they are listed, so that it does not scan the query again.
+    // The callback's decoder reads what this loop sees (`--provider auto`, no checks, no body, no route table
+    // to pick a provider): the pairs are recorded for it as they are listed, so that it does not scan the
+    // query again.
     let feedsScan = router == nil && callbackOptions.usesScannedQuery(body: body)
     var scannedQuery = CallbackQueryScan(query: r.query)
     let href = bytes.baseAddress!
@@ -199,27 +200,50 @@ struct RecordWriter: ~Copyable {
     }
     json.byte(UInt8(ascii: "]"))
     if let router {
-      // A matched route with a provider picks that provider's decoder, unless --provider names one.
-      let match = try? router.match(copy url)
-      var options = callbackOptions
-      if options.provider == .auto, let name = match?.provider, let chosen = ProviderOption(rawValue: name.rawValue),
-        chosen != .auto
-      {
-        options.provider = chosen
-      }
-      callback(options.decode(url, body: body), redact: redact, clean: clean)
-      route(match)
-    } else if feedsScan {
-      // Written as it is decoded: no value wraps the callback (see `ProviderDetector.decode(url:scannedQuery:…)`).
-      json.raw(",\"callback\":")
+      routedCallback(router, url, body: body, redact: redact, clean: clean)
+    } else {
+      callback(url, body: body, scannedQuery: &scannedQuery, fed: feedsScan, redact: redact, clean: clean)
+    }
+    json.raw("}\n")
+  }
+
+  /// Writes `,"callback":…`, the one writer of every record's callback: decoded from `scannedQuery` as it is
+  /// written when the caller `fed` it the query's pairs (no value wraps the callback; see
+  /// `ProviderDetector.decode(url:scannedQuery:…)`), else from the value the options' `decode` makes — with
+  /// `provider` (a matched route's) in place of `--provider auto` when given.
+  @inline(__always)
+  private mutating func callback(
+    _ url: borrowing ParsedURL, body: FormParameters?, scannedQuery: inout CallbackQueryScan, fed: Bool,
+    provider: ProviderOption? = nil, redact: Bool, clean: CleanBytes
+  ) {
+    json.raw(",\"callback\":")
+    if fed {
       let detected = ProviderDetector.decode(
         url: url, scannedQuery: &scannedQuery,
         decoded: { decoded($0, redact: redact, clean: clean) }, rejected: { rejected($0, $1, redact: redact) })
       if !detected { json.null() }
+    } else if let provider {
+      var options = callbackOptions
+      options.provider = provider
+      callback(options.decode(url, body: body), redact: redact, clean: clean)
     } else {
       callback(callbackOptions.decode(url, body: body), redact: redact, clean: clean)
     }
-    json.raw("}\n")
+  }
+
+  /// With a route table: the route is matched, a route with a provider picks that provider's decoder (unless
+  /// `--provider` names one), then `,"callback":…` and `,"route":…`. (Out of line: the common record has no
+  /// table, and the match's value would cost it copies.)
+  @inline(never)
+  private mutating func routedCallback(
+    _ router: Router, _ url: borrowing ParsedURL, body: FormParameters?, redact: Bool, clean: CleanBytes
+  ) {
+    let match = try? router.match(copy url)
+    var unused = CallbackQueryScan(query: nil)
+    callback(
+      url, body: body, scannedQuery: &unused, fed: false, provider: callbackOptions.routeProvider(match),
+      redact: redact, clean: clean)
+    route(match)
   }
 
   /// Writes `,"route":{…}` or `,"route":null` (no route matched, or a route constraint hit its limits).

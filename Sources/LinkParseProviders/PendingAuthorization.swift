@@ -2,7 +2,6 @@
 // RFC 8252 §7.3, RFC 9207).
 
 public import LinkParseCore
-internal import CByteScan
 
 #if canImport(Glibc)
 import Glibc
@@ -161,101 +160,8 @@ public struct PendingAuthorization: @unchecked Sendable {
     box = Box.make(provider, redirectURI, state, issuer, expiresAt, extras)
   }
 
-  /// The properties, and what matching reads from them, computed once: one object, its header followed by
-  /// the bytes `validate` compares (the redirect URI's serialization, then the state's).
-  ///
-  /// A pending authorization looked up among many is cold in the cache, and each cache line `validate` touches
-  /// is a miss: so what it reads on every call is the header, near those bytes, and the rest (the redirect URI
-  /// as a value, the state as a `String`, the URI's component ranges) waits in a second object.
-  private final class Box: ManagedBuffer<BoxHeader, UInt8> {
-
-    static func make(
-      _ provider: Provider, _ redirectURI: ParsedURL, _ state: String?, _ issuer: String?, _ expiresAt: Int64?,
-      _ extras: PendingExtras
-    ) -> Box {
-      let href = redirectURI.href
-      let hrefCount = href.utf8.count
-      let stateCount = state?.utf8.count ?? 0
-      var bytes = Array(href.utf8)
-      if let state { bytes += state.utf8 }
-      let issuerEncoded = issuer.map { Array(FormParameters.formEncode($0).utf8) }
-      if let issuerEncoded { bytes += issuerEncoded }
-      let ranges = redirectURI.utf8Ranges
-      let (isVKApp, isLoopback, matchesItself) = bytes.withUnsafeBufferPointer { all in
-        let hrefBytes = UnsafeBufferPointer(rebasing: all[0..<hrefCount])
-        let host = ranges.host.map { UnsafeBufferPointer(rebasing: hrefBytes[$0]) }
-        let isVKApp =
-          provider == .vk && ProviderDetector.isVKScheme(UnsafeBufferPointer(rebasing: hrefBytes[ranges.scheme]))
-        let isLoopback = host.map { bytesEqual($0, "127.0.0.1") || bytesEqual($0, "[::1]") } ?? false
-        let matchesItself = PendingAuthorization.matchesRedirect(
-          ranges, hrefBytes, expected: ranges, hrefBytes, isVKApp: isVKApp, isLoopback: isLoopback)
-        return (isVKApp, isLoopback, matchesItself)
-      }
-      let header = BoxHeader(
-        layout: redirectURI.layoutThroughPath, expiresAt: expiresAt, hrefCount: hrefCount,
-        stateCount: state == nil ? -1 : stateCount, issuerEncodedCount: issuerEncoded?.count ?? -1,
-        provider: provider, matchesItself: matchesItself,
-        isVKApp: isVKApp, isLoopback: isLoopback, issuer: issuer,
-        cold: BoxCold(redirectURI: redirectURI, state: state, ranges: ranges, extras: extras))
-      let box = unsafeDowncast(Box.create(minimumCapacity: max(bytes.count, 1)) { _ in header }, to: Box.self)
-      box.withUnsafeMutablePointerToElements { elements in
-        bytes.withUnsafeBufferPointer { elements.initialize(from: $0.baseAddress!, count: $0.count) }
-      }
-      return box
-    }
-
-    /// Asks the CPU for the box's first four cache lines (its header, the redirect URI's bytes and usually the
-    /// state's), so that their misses overlap when a server's many pending authorizations are out of cache.
-    @inline(__always)
-    func prefetch() {
-      linkparse_prefetch(UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()), 256)
-    }
-
-    /// The header, read in place through its address: `header` is a class's `var`, whose every read is
-    /// checked for exclusive access at run time. (Its address is the object's, fixed while it lives.)
-    private var fields: UnsafeMutablePointer<BoxHeader> { withUnsafeMutablePointerToHeader { $0 } }
-
-    // The stored values, read from the header in place.
-    var layout: ParsedURL.LayoutThroughPath { fields.pointee.layout }
-    var expiresAt: Int64? { fields.pointee.expiresAt }
-    var provider: Provider { fields.pointee.provider }
-    var matchesItself: Bool { fields.pointee.matchesItself }
-    var isVKApp: Bool { fields.pointee.isVKApp }
-    var isLoopback: Bool { fields.pointee.isLoopback }
-    var issuer: String? { fields.pointee.issuer }
-    var redirectURI: ParsedURL { fields.pointee.cold.redirectURI }
-    var state: String? { fields.pointee.cold.state }
-    var ranges: ParsedURL.UTF8Ranges { fields.pointee.cold.ranges }
-    var extras: PendingExtras { fields.pointee.cold.extras }
-
-    /// A new box with the same values but ``extras`` changed by `change`.
-    func with(_ change: (inout PendingExtras) -> Void) -> Box {
-      var extras = self.extras
-      change(&extras)
-      return Box.make(provider, redirectURI, state, issuer, expiresAt, extras)
-    }
-
-    /// The box's bytes at `start..<start + count`, or nil when `count` is -1 (a value not kept). (The elements'
-    /// address is the object's, fixed while it lives: the caller holds the box for as long as it reads them.)
-    @inline(__always)
-    private func elements(_ start: Int, _ count: Int) -> UnsafeBufferPointer<UInt8>? {
-      guard count >= 0 else { return nil }
-      return withUnsafeMutablePointerToElements { UnsafeBufferPointer(start: $0 + start, count: count) }
-    }
-
-    /// ``redirectURI``'s serialization's bytes.
-    var hrefBytes: UnsafeBufferPointer<UInt8> { elements(0, fields.pointee.hrefCount)! }
-
-    /// ``state``'s UTF-8 bytes, which the state check reads without retaining the `String` (a copy of it, in
-    /// the comparison's closure, cost two atomic reference-count operations).
-    var stateBytes: UnsafeBufferPointer<UInt8>? { elements(fields.pointee.hrefCount, fields.pointee.stateCount) }
-
-    /// ``issuer`` form-encoded (`FormParameters.formEncode`: how a server that encodes its parameters with the
-    /// standard's serializer sends it), or nil when no issuer is expected.
-    var issuerEncodedBytes: UnsafeBufferPointer<UInt8>? {
-      elements(fields.pointee.hrefCount &+ max(fields.pointee.stateCount, 0), fields.pointee.issuerEncodedCount)
-    }
-  }
+  /// The properties and the bytes `validate` reads, in one object (see the extension below).
+  private typealias Box = HeaderedBytes<BoxHeader>
 
   /// The current time in Unix seconds (the system's real-time clock).
   ///
@@ -298,7 +204,7 @@ public struct PendingAuthorization: @unchecked Sendable {
 
   /// Rule 1 over two serializations' bytes and component ranges: the URL's (`u`, `ub`) and the redirect URI's
   /// (`e`, `eb`, whose VK app and loopback relaxations are given).
-  private static func matchesRedirect(
+  fileprivate static func matchesRedirect(
     _ u: ParsedURL.UTF8Ranges, _ ub: UnsafeBufferPointer<UInt8>, expected e: ParsedURL.UTF8Ranges,
     _ eb: UnsafeBufferPointer<UInt8>, isVKApp: Bool, isLoopback: Bool
   ) -> Bool {
@@ -559,8 +465,82 @@ extension PendingAuthorization: Codable {
   }
 }
 
+/// ``PendingAuthorization``'s box: the properties, and what matching reads from them, computed once — one
+/// object, its header followed by the bytes `validate` compares (the redirect URI's serialization, then the
+/// state's, then the issuer's form-encoding).
+///
+/// A pending authorization looked up among many is cold in the cache, and each cache line `validate` touches
+/// is a miss: so what it reads on every call is the header, near those bytes, and the rest (the redirect URI
+/// as a value, the state as a `String`, the URI's component ranges) waits in a second object.
+fileprivate extension HeaderedBytes where Header == BoxHeader {
+
+  static func make(
+    _ provider: Provider, _ redirectURI: ParsedURL, _ state: String?, _ issuer: String?, _ expiresAt: Int64?,
+    _ extras: PendingExtras
+  ) -> HeaderedBytes<BoxHeader> {
+    let href = redirectURI.href
+    let hrefCount = href.utf8.count
+    let stateCount = state?.utf8.count ?? 0
+    var bytes = Array(href.utf8)
+    if let state { bytes += state.utf8 }
+    let issuerEncoded = issuer.map { Array(FormParameters.formEncode($0).utf8) }
+    if let issuerEncoded { bytes += issuerEncoded }
+    let ranges = redirectURI.utf8Ranges
+    let (isVKApp, isLoopback, matchesItself) = bytes.withUnsafeBufferPointer { all in
+      let hrefBytes = UnsafeBufferPointer(rebasing: all[0..<hrefCount])
+      let host = ranges.host.map { UnsafeBufferPointer(rebasing: hrefBytes[$0]) }
+      let isVKApp =
+        provider == .vk && ProviderDetector.isVKScheme(UnsafeBufferPointer(rebasing: hrefBytes[ranges.scheme]))
+      let isLoopback = host.map { bytesEqual($0, "127.0.0.1") || bytesEqual($0, "[::1]") } ?? false
+      let matchesItself = PendingAuthorization.matchesRedirect(
+        ranges, hrefBytes, expected: ranges, hrefBytes, isVKApp: isVKApp, isLoopback: isLoopback)
+      return (isVKApp, isLoopback, matchesItself)
+    }
+    let header = BoxHeader(
+      layout: redirectURI.layoutThroughPath, expiresAt: expiresAt, hrefCount: hrefCount,
+      stateCount: state == nil ? -1 : stateCount, issuerEncodedCount: issuerEncoded?.count ?? -1,
+      provider: provider, matchesItself: matchesItself,
+      isVKApp: isVKApp, isLoopback: isLoopback, issuer: issuer,
+      cold: BoxCold(redirectURI: redirectURI, state: state, ranges: ranges, extras: extras))
+    return make(header, bytes: bytes)
+  }
+
+  // The stored values, read from the header in place.
+  var layout: ParsedURL.LayoutThroughPath { fields.layout }
+  var expiresAt: Int64? { fields.expiresAt }
+  var provider: Provider { fields.provider }
+  var matchesItself: Bool { fields.matchesItself }
+  var isVKApp: Bool { fields.isVKApp }
+  var isLoopback: Bool { fields.isLoopback }
+  var issuer: String? { fields.issuer }
+  var redirectURI: ParsedURL { fields.cold.redirectURI }
+  var state: String? { fields.cold.state }
+  var ranges: ParsedURL.UTF8Ranges { fields.cold.ranges }
+  var extras: PendingExtras { fields.cold.extras }
+
+  /// A new box with the same values but ``extras`` changed by `change`.
+  func with(_ change: (inout PendingExtras) -> Void) -> HeaderedBytes<BoxHeader> {
+    var extras = self.extras
+    change(&extras)
+    return Self.make(provider, redirectURI, state, issuer, expiresAt, extras)
+  }
+
+  /// ``redirectURI``'s serialization's bytes.
+  var hrefBytes: UnsafeBufferPointer<UInt8> { bytes(0, fields.hrefCount)! }
+
+  /// ``state``'s UTF-8 bytes, which the state check reads without retaining the `String` (a copy of it, in
+  /// the comparison's closure, cost two atomic reference-count operations).
+  var stateBytes: UnsafeBufferPointer<UInt8>? { bytes(fields.hrefCount, fields.stateCount) }
+
+  /// ``issuer`` form-encoded (`FormParameters.formEncode`: how a server that encodes its parameters with the
+  /// standard's serializer sends it), or nil when no issuer is expected.
+  var issuerEncodedBytes: UnsafeBufferPointer<UInt8>? {
+    bytes(fields.hrefCount &+ max(fields.stateCount, 0), fields.issuerEncodedCount)
+  }
+}
+
 /// What ``PendingAuthorization``'s box holds in its header: what `validate` reads on every call first.
-private struct BoxHeader {
+fileprivate struct BoxHeader {
   /// The redirect URI's layout up to its path's end.
   let layout: ParsedURL.LayoutThroughPath
   let expiresAt: Int64?
@@ -583,7 +563,7 @@ private struct BoxHeader {
 }
 
 /// The rest of a ``PendingAuthorization``'s box.
-private final class BoxCold: Sendable {
+fileprivate final class BoxCold: Sendable {
   let redirectURI: ParsedURL
   let state: String?
   /// The redirect URI's component ranges.
@@ -600,7 +580,7 @@ private final class BoxCold: Sendable {
 }
 
 /// What a ``PendingAuthorization`` keeps for the token request (never read by `validate`).
-private struct PendingExtras: Sendable, Hashable {
+fileprivate struct PendingExtras: Sendable, Hashable {
   var clientID: String?
   var codeVerifier: String?
   var nonce: String?

@@ -2,13 +2,6 @@
 
 public import LinkParseCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A decoded Sign in with Apple callback. The same decoder reads a query (`response_mode=query`, or a
 /// server bounce to `signinwithapple://callback?…`), a fragment (`response_mode=fragment`) or a
@@ -251,15 +244,15 @@ public struct UnverifiedAppleIDTokenClaims: Sendable, Hashable, Codable {
       // Exactly two dots.
       guard let base = bytes.baseAddress else { return false }
       func dot(after start: Int) -> Int? {
-        memchr(base + start, 0x2E, bytes.count - start).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base }
+        let i = Scan.first(0x2E, base, start, bytes.count)
+        return i < bytes.count ? i : nil
       }
       guard let first = dot(after: 0), let second = dot(after: first + 1), dot(after: second + 1) == nil else {
         return false
       }
       let segment = UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second])
-      return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: segment.count / 4 * 3 + 3) { out in
-        guard case .success(let n) = Base64URL.decode(segment, into: out, mode: .lenient) else { return false }
-        return JSONShape.isCertainlyValid(UnsafeBufferPointer(rebasing: out[..<n]), as: .claims)
+      return Base64URL.withDecoded(segment) { claims in
+        claims.map { JSONShape.isCertainlyValid($0, as: .claims) } ?? false
       }
     }
     return certain() || UnverifiedAppleIDTokenClaims(jwt: String(decoding: bytes, as: UTF8.self)) != nil

@@ -78,7 +78,7 @@ struct CallbackFields {
     }
   }
 
-  fileprivate typealias Slots = (
+  typealias Slots = (
     Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot, Slot,
     Slot, Slot, Slot, Slot, Slot, Slot
   )
@@ -86,7 +86,7 @@ struct CallbackFields {
   /// What one scan found: plain values, no references. About 400 bytes: it is filled in place and read
   /// slot by slot, never copied whole on the hot path.
   struct Scan {
-    fileprivate var slots: Slots = (
+    var slots: Slots = (
       Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(),
       Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot(), Slot()
     )
@@ -108,9 +108,7 @@ struct CallbackFields {
       self.end = UInt32(truncatingIfNeeded: end)
       guard let base = bytes.baseAddress, start < end else { return }
       var recorder = PairRecorder()
-      withUnsafeMutableBytes(of: &slots) { raw in
-        // A homogeneous tuple is laid out as an array.
-        let slots = raw.baseAddress!.assumingMemoryBound(to: Slot.self)
+      withSlots { slots in
         var pairs = FormPairScanner(base, from: start, to: end)
         pairs.forEach { recorder.add(base, slots, $0) }
       }
@@ -410,9 +408,7 @@ struct CallbackFields {
   func rawValue(_ key: Key, is bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     let slot = self[key]
     guard slot.count > 0, slot.hasValue, Int(slot.end &- slot.start) == bytes.count else { return false }
-    return withBytes { buf in
-      bytes.isEmpty || Words.equal(buf.baseAddress! + Int(slot.start), bytes.baseAddress!, bytes.count)
-    }
+    return withBytes { buf in Words.equal(buf, at: Int(slot.start), bytes) }
   }
 
   /// Calls `body` with the decoded bytes of the first occurrence's value (empty for a bare name or an absent
@@ -447,8 +443,8 @@ struct CallbackFields {
 
     /// One pair of `base` (``FormPairScanner``'s offsets).
     @inline(__always)
-    mutating func add(_ base: UnsafePointer<UInt8>, _ slots: UnsafeMutablePointer<Slot>, _ pair: FormPair) {
-      let name = UnsafeBufferPointer(start: base + pair.nameStart, count: pair.nameEnd &- pair.nameStart)
+    mutating func add(_ base: UnsafePointer<UInt8>, _ slots: SlotTable, _ pair: FormPair) {
+      let name = pair.nameBytes(in: base)
       let key: Key?
       if pair.nameFlags != 0 {
         key = lookupEscapedName(name)
@@ -477,20 +473,23 @@ struct CallbackFields {
     }
 
     private mutating func record(
-      _ slots: UnsafeMutablePointer<Slot>, _ key: Key, _ valueStart: Int, _ valueEnd: Int, hasValue: Bool,
-      escaped: Bool
+      _ slots: SlotTable, _ key: Key, _ valueStart: Int, _ valueEnd: Int, hasValue: Bool, escaped: Bool
     ) {
-      let slot = slots + key.rawValue
-      if slot.pointee.count == 0 {
-        slot.pointee.start = UInt32(truncatingIfNeeded: valueStart)
-        slot.pointee.end = UInt32(truncatingIfNeeded: valueEnd)
-        slot.pointee.hasValue = hasValue
-        slot.pointee.needsDecoding = escaped
-      } else if slot.pointee.count == 1 {
-        slot.pointee.secondOrdinal = ordinal
-        repeated |= 1 << key.rawValue
+      let ordinal = self.ordinal
+      let repeats = slots.update(key) { slot -> Bool in
+        defer { if slot.count < .max { slot.count &+= 1 } }
+        if slot.count == 0 {
+          slot.start = UInt32(truncatingIfNeeded: valueStart)
+          slot.end = UInt32(truncatingIfNeeded: valueEnd)
+          slot.hasValue = hasValue
+          slot.needsDecoding = escaped
+        } else if slot.count == 1 {
+          slot.secondOrdinal = ordinal
+          return true
+        }
+        return false
       }
-      if slot.pointee.count < .max { slot.pointee.count &+= 1 }
+      if repeats { repeated |= 1 << key.rawValue }
     }
   }
 
@@ -505,36 +504,6 @@ struct CallbackFields {
       if b != e[j] { return false }
     }
     return true
-  }
-
-  /// The key whose name is exactly `name`: one slot of the generated ``nameTable`` (by ``nameSlot(_:_:)``), then
-  /// the bytes compared as words — the first and last (overlapping, never outside the name), and for names
-  /// longer than sixteen bytes the two in between. No indirect branch: a `switch` on the length compiled to a
-  /// jump table that names of random lengths kept mispredicting.
-  @inline(__always)
-  static func lookup(_ name: UnsafeBufferPointer<UInt8>) -> Key? {
-    let n = name.count
-    guard n >= 3 && n <= 30, let p = name.baseAddress else { return nil }
-    let entry = nameTable.utf8Start + nameSlot(p, n) &* 32
-    guard Int(entry[0]) == n else { return nil }
-    let q = entry + 2
-    if n >= 8 {
-      guard Words.load64(p) == Words.load64(q), Words.load64(p + (n &- 8)) == Words.load64(q + (n &- 8)) else {
-        return nil
-      }
-      if n > 16 {
-        guard Words.load64(p + 8) == Words.load64(q + 8), Words.load64(p + (n &- 16)) == Words.load64(q + (n &- 16))
-        else { return nil }
-      }
-    } else if n >= 4 {
-      guard Words.load32(p) == Words.load32(q), Words.load32(p + (n &- 4)) == Words.load32(q + (n &- 4)) else {
-        return nil
-      }
-    } else {
-      guard Words.load16(p) == Words.load16(q), p[2] == q[2] else { return nil }
-    }
-    // A case's tag is its declaration index, which is its raw value (`Key(rawValue:)` was a call).
-    return unsafeBitCast(entry[1], to: Key.self)
   }
 }
 
@@ -577,9 +546,7 @@ package struct CallbackQueryScan {
   /// Records one pair, as ``FormPairScanner`` gives it from the URL's serialization at `href`.
   package mutating func add(_ pair: FormPair, href: UnsafePointer<UInt8>) {
     guard isUsable else { return }
-    withUnsafeMutableBytes(of: &scan.slots) { raw in
-      recorder.add(href, raw.baseAddress!.assumingMemoryBound(to: CallbackFields.Slot.self), pair)
-    }
+    scan.withSlots { recorder.add(href, $0, pair) }
   }
 
   /// Completes the scan with what the recorder found about all the pairs.

@@ -37,6 +37,12 @@
   /// The value's bytes, `nil` for a bare name.
   @inlinable package var value: Range<Int>? { hasValue ? nameEnd &+ 1..<end : nil }
 
+  /// The name's bytes in `base` (the buffer the scanner read).
+  @inlinable @inline(__always)
+  package func nameBytes(in base: UnsafePointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+    UnsafeBufferPointer(start: base + nameStart, count: nameEnd &- nameStart)
+  }
+
   @inlinable
   init(nameStart: Int, nameEnd: Int, end: Int, hasValue: Bool, nameFlags: UInt8, valueFlags: UInt8) {
     self.nameStart = nameStart

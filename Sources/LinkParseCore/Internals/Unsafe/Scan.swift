@@ -241,7 +241,7 @@ private func pathEncoded(_ v: SIMD16<UInt8>, special: Bool) -> SIMD16<UInt8> {
 
   /// The index of the first `a` in `start..<end`, or `end`.
   @inline(__always)
-  static func first(_ a: UInt8, _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+  package static func first(_ a: UInt8, _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
     scan(base, start, end, { v in eq(v, a) }, { $0 == a })
   }
 

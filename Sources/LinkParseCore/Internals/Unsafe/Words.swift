@@ -46,4 +46,11 @@
     }
     return true
   }
+
+  /// Whether `buffer[offset..<offset + other.count]` equals `other` (`offset + other.count <= buffer.count`).
+  @inlinable @inline(__always)
+  package static func equal(_ buffer: UnsafeBufferPointer<UInt8>, at offset: Int, _ other: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let a = buffer.baseAddress, let b = other.baseAddress, !other.isEmpty else { return other.isEmpty }
+    return equal(a + offset, b, other.count)
+  }
 }

@@ -106,6 +106,18 @@ package enum Base64URL {
     mode == .strict ? decode(input, into: out, as: StrictMode.self) : decode(input, into: out, as: LenientMode.self)
   }
 
+  /// Calls `body` with `input` decoded leniently into a temporary buffer (on the stack when small), or with
+  /// `nil` when it is not base64url.
+  @inline(__always)
+  package static func withDecoded<R>(
+    _ input: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>?) -> R
+  ) -> R {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: input.count / 4 * 3 + 3) { out in
+      guard case .success(let n) = decode(input, into: out, mode: .lenient) else { return body(nil) }
+      return body(UnsafeBufferPointer(rebasing: out[..<n]))
+    }
+  }
+
   private static func decode<M: DecodeMode>(
     _ input: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>, as _: M.Type
   ) -> Result<Int, Failure> {

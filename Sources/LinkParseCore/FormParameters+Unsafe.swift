@@ -47,15 +47,6 @@ extension FormParameters {
       self.mayContainPlus = mayContainPlus
     }
 
-    /// The form-encoded bytes `start..<end` of `base`, flagged as ``FormPairScanner`` found them
-    /// (``FormPair/percent``, ``FormPair/plus``).
-    @inlinable
-    package init(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int, flags: UInt8, encoding: Encoding = .form) {
-      self.init(
-        raw: UnsafeBufferPointer(start: base + start, count: end &- start), encoding: encoding,
-        mayContainEscapes: flags & FormPair.percent != 0, mayContainPlus: flags & FormPair.plus != 0)
-    }
-
     /// Whether decoding changes anything (the raw bytes contain `%`, or `+` in form encoding).
     @inlinable
     public var needsDecoding: Bool {
@@ -109,10 +100,7 @@ extension FormParameters {
     @inlinable  // specialized in the caller: unspecialized, the generic result costs runtime metadata lookups
     public func withDecodedBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
       guard needsDecoding else { return try body(raw) }
-      return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: raw.count) { out in
-        let n = FormParameters.decode(raw, into: out, form: encoding == .form)
-        return try body(UnsafeBufferPointer(rebasing: out[..<n]))
-      }
+      return try FormParameters.withDecoded(raw, form: encoding == .form, body)
     }
 
     /// Whether the decoded bytes equal `other`'s UTF-8 bytes.

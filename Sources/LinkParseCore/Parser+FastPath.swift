@@ -64,7 +64,7 @@ extension URLParser {
         else { return nil }
         url.hostKind = .empty
       } else {
-        if special && endsInNumber(UnsafeBufferPointer(start: base + hostStart, count: hostEnd &- hostStart)) {
+        if special && endsInNumber(UnsafeBufferPointer(rebasing: input[hostStart..<hostEnd])) {
           return nil
         }
         url.hostKind = special ? .domain : .opaque

@@ -63,10 +63,10 @@ extension URLStateMachine {
 
 /// Eight 16-bit pieces.
 struct IPv6Address {
-  var pieces: (UInt16, UInt16, UInt16, UInt16, UInt16, UInt16, UInt16, UInt16) = (0, 0, 0, 0, 0, 0, 0, 0)
+  var pieces = SIMD8<UInt16>()
   subscript(i: Int) -> UInt16 {
-    get { withUnsafeBytes(of: pieces) { $0.load(fromByteOffset: i &* 2, as: UInt16.self) } }
-    set { withUnsafeMutableBytes(of: &pieces) { $0.storeBytes(of: newValue, toByteOffset: i &* 2, as: UInt16.self) } }
+    get { pieces[i] }
+    set { pieces[i] = newValue }
   }
 }
 
@@ -198,7 +198,7 @@ func parseIPv4(_ domain: UnsafeBufferPointer<UInt8>) -> Result<UInt32, HostMessa
   if end > 0 && domain[end &- 1] == UInt8(ascii: ".") && end > 1 {
     end &-= 1  // a trailing dot ends the last part
   }
-  var numbers: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+  var numbers = SIMD4<UInt64>()
   var count = 0
   var start = 0
   while true {
@@ -208,24 +208,21 @@ func parseIPv4(_ domain: UnsafeBufferPointer<UInt8>) -> Result<UInt32, HostMessa
     guard let number = parseIPv4Number(UnsafeBufferPointer(rebasing: domain[start..<partEnd])) else {
       return .failure(HostMessage("each part of an IPv4 address must be a decimal, octal (0…) or hex (0x…) number"))
     }
-    withUnsafeMutableBytes(of: &numbers) { $0.storeBytes(of: number, toByteOffset: count &* 8, as: UInt64.self) }
+    numbers[count] = number
     count &+= 1
     if partEnd >= end { break }
     start = partEnd &+ 1
   }
-  return withUnsafeBytes(of: numbers) { raw -> Result<UInt32, HostMessage> in
-    func n(_ i: Int) -> UInt64 { raw.load(fromByteOffset: i &* 8, as: UInt64.self) }
-    var ipv4: UInt64 = 0
-    for i in 0..<(count &- 1) {
-      if n(i) > 255 { return .failure(HostMessage("each part of an IPv4 address but the last must be at most 255")) }
-      ipv4 &+= n(i) << UInt64(8 &* (3 &- i))
-    }
-    let last = n(count &- 1)
-    if last >= UInt64(1) << UInt64(8 &* (5 &- count)) {
-      return .failure(HostMessage("the IPv4 address is out of range"))
-    }
-    return .success(UInt32(truncatingIfNeeded: ipv4 &+ last))
+  var ipv4: UInt64 = 0
+  for i in 0..<(count &- 1) {
+    if numbers[i] > 255 { return .failure(HostMessage("each part of an IPv4 address but the last must be at most 255")) }
+    ipv4 &+= numbers[i] << UInt64(8 &* (3 &- i))
   }
+  let last = numbers[count &- 1]
+  if last >= UInt64(1) << UInt64(8 &* (5 &- count)) {
+    return .failure(HostMessage("the IPv4 address is out of range"))
+  }
+  return .success(UInt32(truncatingIfNeeded: ipv4 &+ last))
 }
 
 /// The IPv4 number parser; saturates above 2^40 (any such number is out of range anyway).

@@ -9,7 +9,7 @@
 // Appending a run of input bytes that sits at the same position as the output (the common case: a
 // component copied unchanged) is a single addition, whatever the run's length.
 //
-// Safety: `input` points into memory the parser's caller keeps alive for the whole parse (the body of a
+// Safe because: `input` points into memory the parser's caller keeps alive for the whole parse (the body of a
 // `withUTF8` / `withContiguousStorageIfAvailable` closure); the writer never escapes it. Every index read
 // from `input` is below `count <= input.count` or inside a range the parser took from `input`'s bounds. Once
 // diverged, every write to `out` is preceded by `reserve`, so it stays below `capacity`; the writer is

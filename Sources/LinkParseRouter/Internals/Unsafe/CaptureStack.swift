@@ -63,8 +63,6 @@ struct SearchCounters {
   /// Back to zero, for a search that starts again.
   @inline(__always)
   func reset() { target?.pointee = CompiledRouter.SearchStatistics() }
-
-  var isOn: Bool { target != nil }
 }
 
 /// The URL's query parameters, held by the caller for the length of a search (`withQuery`).

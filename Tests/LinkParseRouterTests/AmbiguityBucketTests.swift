@@ -160,8 +160,9 @@ struct AmbiguityBucketTests {
     var (inTable, rivals) = (0, 0)
     for _ in 0..<400 {
       let (programs, _) = Self.programs(Self.randomLiteralTable(&rng))
-      let table = StaticRoutes(programs)
-      defer { table.deallocate() }
+      let arena = Arena()
+      defer { withExtendedLifetime(arena) {} }
+      let table = StaticRoutes(programs, arena: arena)
       let all = programs.map(StaticRoutes.literals)
       for (k, program) in programs.enumerated() {
         guard let mine = all[k] else { continue }

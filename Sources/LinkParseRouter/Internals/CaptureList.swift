@@ -19,19 +19,15 @@ struct CaptureRange: Sendable {
   }
 }
 
-/// The captures of a match: up to `inlineCapacity` ranges stored in place, all of them in an array beyond
-/// that.
-///
-/// The in-place storage is a tuple rather than an `InlineArray`: a struct holding an `InlineArray` is
-/// copied and destroyed through runtime value witnesses (generic calls and a `memcpy`), a tuple inline.
+/// The captures of a match: up to `inlineCapacity` ranges stored in place (`InlineCaptureRanges`), all of
+/// them in an array beyond that.
 struct CaptureList: Sendable {
   /// How many captures fit in place (six, 48 bytes). Deep-link and callback patterns have one to four.
-  static let inlineCapacity = 6
+  static let inlineCapacity = InlineCaptureRanges.capacity
 
   /// The number of captures.
   private(set) var count = 0
-  private var inline: (CaptureRange, CaptureRange, CaptureRange, CaptureRange, CaptureRange, CaptureRange) =
-    (.none, .none, .none, .none, .none, .none)
+  private var inline = InlineCaptureRanges()
   /// Every capture, when there are more than `inlineCapacity`.
   private var overflow: [CaptureRange]?
 
@@ -46,16 +42,13 @@ struct CaptureList: Sendable {
       overflow = (0..<count).map { CaptureRange(slots[$0]) }
       return
     }
-    withUnsafeMutableBytes(of: &inline) { bytes in
-      let ranges = bytes.bindMemory(to: CaptureRange.self)
-      for k in 0..<count { ranges[k] = CaptureRange(slots[k]) }
-    }
+    inline.assign(slots, count: count)
   }
 
   /// The capture at `index` (`0..<count`).
   subscript(index: Int) -> CaptureRange {
     precondition(index >= 0 && index < count, "capture index out of range")
     if let overflow { return overflow[index] }
-    return withUnsafeBytes(of: inline) { $0.load(fromByteOffset: index * MemoryLayout<CaptureRange>.stride, as: CaptureRange.self) }
+    return inline[index]
   }
 }

@@ -54,6 +54,8 @@ final class CompiledRouter: Sendable {
   let staticRoutes: StaticRoutes
   /// Small tables, matched route by route (see LinearRoutes.swift); nil for the others.
   let linearRoutes: LinearRoutes?
+  /// Owns the memory of `tables`, `staticRoutes` and `linearRoutes`.
+  private let arena: Arena
 
   init(programs: [RouteProgram], patterns: [ComponentPattern], names: [String], limits: RegexLimits) {
     self.programs = programs
@@ -64,16 +66,12 @@ final class CompiledRouter: Sendable {
     var byName: [String: Int] = [:]
     for p in programs { byName[p.route.name] = p.index }
     self.byName = byName
+    let arena = Arena()
+    self.arena = arena
     tables = TrieTables(
-      CompiledRouter.buildTrie(programs, patterns: patterns), patterns: patterns, programs: programs)
-    staticRoutes = StaticRoutes(programs)
-    linearRoutes = LinearRoutes(programs, patterns: patterns)
-  }
-
-  deinit {
-    tables.deallocate()
-    staticRoutes.deallocate()
-    linearRoutes?.deallocate()
+      CompiledRouter.buildTrie(programs, patterns: patterns), patterns: patterns, programs: programs, arena: arena)
+    staticRoutes = StaticRoutes(programs, arena: arena)
+    linearRoutes = LinearRoutes(programs, patterns: patterns, arena: arena)
   }
 
   private static func buildTrie(_ programs: [RouteProgram], patterns: [ComponentPattern]) -> [TrieNode] {
@@ -174,7 +172,7 @@ final class CompiledRouter: Sendable {
       let r = runLinear(url, view, linear, query: nil, captures: &captures)
       guard r == LinearRoutes.queryNeeded else { return r }
       let parameters = url.queryParameters
-      return withUnsafePointer(to: parameters) { query in
+      return withQuery(parameters) { query in
         runLinear(url, view, linear, query: query, captures: &captures)
       }
     }
@@ -183,9 +181,9 @@ final class CompiledRouter: Sendable {
     // URL's parameters at hand (the rare, slower path).
     let first = run(url, view, query: nil, captures: &captures, statistics: statistics)
     if case .stopped(.queryNeeded) = first {
-      statistics?.pointee = SearchStatistics()
+      SearchCounters(target: statistics).reset()
       let parameters = url.queryParameters
-      return try withUnsafePointer(to: parameters) { (query) throws(LimitHit) -> Int32 in
+      return try withQuery(parameters) { (query) throws(LimitHit) -> Int32 in
         try run(url, view, query: query, captures: &captures, statistics: statistics).route()
       }
     }
@@ -211,15 +209,14 @@ final class CompiledRouter: Sendable {
   /// index, -1, or `LinearRoutes.queryNeeded` when `query` is nil and a route needs it.
   @inline(never)
   private func runLinear(
-    _ url: ParsedURL, _ view: URLView, _ linear: LinearRoutes, query: UnsafePointer<FormParameters>?,
+    _ url: ParsedURL, _ view: URLView, _ linear: LinearRoutes, query: QueryView?,
     captures: inout CaptureList
   ) -> Int32 {
     let capacity = maxCaptures + 1
     let components = tables.components
     let router = Unmanaged.passUnretained(self)  // captured below without a retain
     return withHrefBytes(url) { buf -> Int32 in
-      withUnsafeTemporaryAllocation(of: CaptureSlot.self, capacity: capacity) { slots -> Int32 in
-        var stack = CaptureStack(slots)
+      withCaptureSlots(capacity: capacity) { stack -> Int32 in
         let r = linear.find(buf, view, components: components, router: router, query: query, stack: &stack)
         if r >= 0 { captures.assign(stack.base, count: stack.count) }
         return r
@@ -230,18 +227,17 @@ final class CompiledRouter: Sendable {
   /// The walk down the trie, `view` describing `url`.
   @inline(never)
   private func run(
-    _ url: ParsedURL, _ view: URLView, query: UnsafePointer<FormParameters>?, captures: inout CaptureList,
+    _ url: ParsedURL, _ view: URLView, query: QueryView?, captures: inout CaptureList,
     statistics: UnsafeMutablePointer<SearchStatistics>?
   ) -> SearchOutcome {
     let maxCaptures = self.maxCaptures
     let router = Unmanaged.passUnretained(self)  // captured below without a retain
     return withHrefBytes(url) { buf -> SearchOutcome in
       // The explored branch's captures (`stack`), then the best route's so far (`best`, with its rest).
-      return withUnsafeTemporaryAllocation(of: CaptureSlot.self, capacity: 2 * maxCaptures + 1) { slots -> SearchOutcome in
+      return withCaptureSlots(capacity: maxCaptures + 1) { stack, best -> SearchOutcome in
         var search = Search(
-          router: router, buf: buf, view: view, query: query,
-          stack: CaptureStack(UnsafeMutableBufferPointer(rebasing: slots[0..<(maxCaptures + 1)])),
-          best: slots.baseAddress! + (maxCaptures + 1), statistics: statistics)
+          router: router, buf: buf, view: view, query: query, stack: stack, best: best,
+          statistics: SearchCounters(target: statistics))
         do throws(Search.Stop) {
           _ = try search.explore(0, level: 0, cursor: 0)
         } catch {

@@ -23,26 +23,6 @@ struct CaptureSlot: Sendable {
   var end: Int32
 }
 
-/// The captures of the branch being explored. Backed by caller-provided memory (stack-allocated by
-/// `withUnsafeTemporaryAllocation`), so matching allocates nothing.
-struct CaptureStack {
-  let base: UnsafeMutablePointer<CaptureSlot>
-  let capacity: Int
-  var count = 0
-
-  init(_ buffer: UnsafeMutableBufferPointer<CaptureSlot>) {
-    base = buffer.baseAddress!
-    capacity = buffer.count
-  }
-
-  mutating func push(_ name: Int32, _ start: Int, _ end: Int) {
-    // Capacity is the largest capture count of any route; a branch never holds more than its route's.
-    precondition(count < capacity, "capture stack overflow")
-    base[count] = CaptureSlot(name: name, start: Int32(truncatingIfNeeded: start), end: Int32(truncatingIfNeeded: end))
-    count += 1
-  }
-}
-
 /// A compiled scheme, host or path segment pattern: literal text and captures, or a `*` wildcard.
 final class ComponentPattern: Sendable {
   enum Part: Sendable {
@@ -60,6 +40,8 @@ final class ComponentPattern: Sendable {
   let display: String
   /// The same pattern in flat memory owned by this object, which matching reads (see ``ComponentCode``).
   let code: ComponentCode
+  /// Owns `code`'s memory.
+  private let arena = Arena()
 
   init(parts: [Part], caseless: Bool, wildcard: Bool, display: String) {
     // Caseless literals are stored folded, so matching folds only the URL's bytes.
@@ -86,10 +68,8 @@ final class ComponentPattern: Sendable {
       literal = nil
     }
     self.rank = rank
-    code = ComponentCode(rank: rank, caseless: caseless, literal: literal, parts: parts)
+    code = ComponentCode(rank: rank, caseless: caseless, literal: literal, parts: parts, arena: arena)
   }
-
-  deinit { code.deallocate() }
 
   /// Whether matching this component never hits the PCRE2 limits: its constraints (if any) are matched
   /// natively.
@@ -109,9 +89,7 @@ final class ComponentPattern: Sendable {
 
   /// Whether `bytes` as a whole match, for the compile-time ambiguity search.
   func matches(_ bytes: [UInt8]) -> ConstraintResult {
-    let captures = max(captureCount, 1)
-    return withUnsafeTemporaryAllocation(of: CaptureSlot.self, capacity: captures) { slots in
-      var stack = CaptureStack(slots)
+    return withCaptureSlots(capacity: max(captureCount, 1)) { stack in
       // Padded so that an empty text still has a base address.
       return (bytes + [0]).withUnsafeBufferPointer { buf in
         match(UnsafeBufferPointer(rebasing: buf[..<bytes.count]), 0, bytes.count, &stack)
@@ -120,8 +98,8 @@ final class ComponentPattern: Sendable {
   }
 }
 
-/// A component pattern laid out in memory that its ``ComponentPattern`` allocates once and frees in its
-/// `deinit`: the literal bytes and the parts behind plain pointers, the constraints unretained. Matching reads
+/// A component pattern laid out in memory that its ``ComponentPattern`` allocates once (in its arena, freed
+/// with it): the literal bytes and the parts behind plain pointers, the constraints unretained. Matching reads
 /// it without touching a reference count (a `[Part]` of enums holding arrays and classes costs a retain and
 /// a release per part read), and the router's trie keeps a table of these structs, one per pattern.
 ///
@@ -143,7 +121,7 @@ struct ComponentCode: @unchecked Sendable {
   let literal: UnsafeBufferPointer<UInt8>
   let parts: UnsafeBufferPointer<PartCode>
 
-  init(rank: Rank, caseless: Bool, literal: [UInt8]?, parts: [ComponentPattern.Part]) {
+  init(rank: Rank, caseless: Bool, literal: [UInt8]?, parts: [ComponentPattern.Part], arena: Arena) {
     self.rank = rank
     self.caseless = caseless
     // One block for every literal byte: the whole literal first, then each literal part's, then eight zero
@@ -151,30 +129,21 @@ struct ComponentCode: @unchecked Sendable {
     var bytes = literal ?? []
     for case .literal(let l) in parts { bytes += l }
     bytes += repeatElement(0, count: 8)
-    let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
-    _ = storage.initialize(from: bytes)
-    self.literal = UnsafeBufferPointer(rebasing: storage[0..<(literal?.count ?? 0)])
-    let codes = UnsafeMutableBufferPointer<PartCode>.allocate(capacity: max(parts.count, 1))
+    let storage = arena.table(bytes)
+    self.literal = storage.buffer(from: 0, count: literal?.count ?? 0)
+    var codes: [PartCode] = []
     var offset = literal?.count ?? 0
-    for (k, part) in parts.enumerated() {
+    for part in parts {
       switch part {
       case .literal(let l):
-        let text = UnsafeBufferPointer(rebasing: storage[offset..<(offset + l.count)])
-        codes.initializeElement(at: k, to: PartCode(literal: text, name: -1, constraint: nil))
+        codes.append(PartCode(literal: storage.buffer(from: offset, count: l.count), name: -1, constraint: nil))
         offset += l.count
       case .capture(let name, let constraint):
-        let none = UnsafeBufferPointer(rebasing: storage[0..<0])
-        codes.initializeElement(
-          at: k, to: PartCode(literal: none, name: name, constraint: constraint.map { Unmanaged.passUnretained($0) }))
+        codes.append(PartCode(
+          literal: storage.buffer(from: 0, count: 0), name: name, constraint: constraint.map { Unmanaged.passUnretained($0) }))
       }
     }
-    self.parts = UnsafeBufferPointer(rebasing: codes[0..<parts.count])
-  }
-
-  /// Frees the memory (the literal block starts at `literal`'s base, the parts are plain values).
-  func deallocate() {
-    UnsafeMutablePointer(mutating: literal.baseAddress!).deallocate()
-    UnsafeMutablePointer(mutating: parts.baseAddress!).deallocate()
+    self.parts = arena.table(codes).buffer(count: codes.count)
   }
 
   /// Whether `buf[start..<end]` matches; on a match the captures are pushed on `stack`, otherwise `stack`
@@ -206,15 +175,14 @@ struct ComponentCode: @unchecked Sendable {
   /// Whether the bytes of `buf` from `start` begin with `literal` (the caller checked the length).
   @inline(__always)
   private func equals(_ buf: UnsafeBufferPointer<UInt8>, _ start: Int, _ literal: UnsafeBufferPointer<UInt8>) -> Bool {
-    equalBytes(
-      buf.baseAddress! + start, readable: buf.count - start, literal.baseAddress!, count: literal.count,
-      caseless: caseless)
+    Bytes(buf).equals(at: start, literal, count: literal.count, caseless: caseless)
   }
 
   @inline(__always)
-  private func constraintResult(_ part: PartCode, _ start: UnsafePointer<UInt8>, count: Int) -> ConstraintResult {
+  private func constraintResult(_ part: PartCode, _ buf: UnsafeBufferPointer<UInt8>, _ start: Int, count: Int) -> ConstraintResult {
     guard let constraint = part.constraint else { return .match }
-    return constraint._withUnsafeGuaranteedRef { $0.matches(start, count: count) }
+    let p = Bytes(buf).address(start)
+    return constraint._withUnsafeGuaranteedRef { $0.matches(p, count: count) }
   }
 
   private func matchParts(
@@ -222,7 +190,6 @@ struct ComponentCode: @unchecked Sendable {
   ) -> ConstraintResult {
     if index == parts.count { return pos == end ? .match : .noMatch }
     let part = parts[index]
-    let base = buf.baseAddress!
     if part.name < 0 {
       let lit = part.literal
       guard end - pos >= lit.count else { return .noMatch }
@@ -232,7 +199,7 @@ struct ComponentCode: @unchecked Sendable {
     if index + 1 == parts.count {
       // The last part takes the rest of the component; captures are never empty.
       guard end > pos else { return .noMatch }
-      let r = constraintResult(part, base + pos, count: end - pos)
+      let r = constraintResult(part, buf, pos, count: end - pos)
       if r == .match { stack.push(part.name, pos, end) }
       return r
     }
@@ -243,7 +210,7 @@ struct ComponentCode: @unchecked Sendable {
     let first = next.literal[0]
     while e + next.literal.count <= end {
       if (caseless ? asciiLowercased(buf[e]) : buf[e]) == first && equals(buf, e, next.literal) {
-        let r = constraintResult(part, base + pos, count: e - pos)
+        let r = constraintResult(part, buf, pos, count: e - pos)
         if r == .limitExceeded { return r }
         if r == .match {
           let mark = stack.count

@@ -18,11 +18,10 @@
 import LinkParseCore
 
 /// The routes of a small table in priority order, each as its components' indices into the trie's
-/// `components` (flat memory, like `TrieTables`).
+/// `components` (tables, like `TrieTables`).
 ///
-/// Allocated by `init`, freed by `deallocate()` (the compiled router's `deinit`); only read in between.
-struct LinearRoutes: @unchecked Sendable {
-  // @unchecked: the memory is written once in `init` and only read afterwards, from any thread.
+/// Allocated by `init` in the compiled router's arena (freed with the router); only read afterwards.
+struct LinearRoutes: Sendable {
 
   /// A component of a route: its pattern (an index into the router's `patterns`; -1 for the host of a route
   /// without one) and, when the pattern is a literal, its words as the trie's literal children hold them, so
@@ -60,16 +59,16 @@ struct LinearRoutes: @unchecked Sendable {
     /// Whether comparing the words decides equality: a literal of at most sixteen bytes.
     var isDecidedByWords: Bool { count >= 0 && count <= 16 }
 
-    /// Whether the bytes `end - count..<end` of `base`, whose first eight are `prefix` (as `prefixWord`
+    /// Whether the bytes `end - count..<end` of `bytes`, whose first eight are `prefix` (as `prefixWord`
     /// reads them), cannot be this literal: false for a component that is not a literal, and for a literal
     /// longer than sixteen bytes whose middle is still to compare.
     @inline(__always)
-    func rulesOut(_ base: UnsafePointer<UInt8>, count: Int, end: Int, prefix: UInt64) -> Bool {
+    func rulesOut(_ bytes: Bytes, count: Int, end: Int, prefix: UInt64) -> Bool {
       guard self.count >= 0 else { return false }
       guard Int(self.count) == count else { return true }
       if (caseless ? asciiLowercasedWord(prefix) : prefix) != self.prefix { return true }
       guard count > 8 else { return false }
-      let last = Words.load64(base + (end &- 8))
+      let last = bytes.word(endingAt: end)
       return (caseless ? asciiLowercasedWord(last) : last) != suffix
     }
   }
@@ -97,20 +96,20 @@ struct LinearRoutes: @unchecked Sendable {
   /// and was given none: the caller asks again with the URL's parameters.
   static let queryNeeded: Int32 = -2
 
-  let entries: UnsafeMutablePointer<Entry>
+  let entries: Table<Entry>
   let count: Int
-  let segments: UnsafeMutablePointer<Component>
+  let segments: Table<Component>
   /// The routes (bit k for `entries[k]`) that a URL's scheme and host lengths leave possible: `schemeLengths`
   /// by the scheme's length (the last slot for every length from `lengthSlots - 1` on), `hostLengths` by the
   /// host's (slot 0 for a URL without a host, slot 1 + length for one with). A literal allows its own
   /// length only, any other pattern every length. Most routes of a table differ from a URL in the length of
   /// their scheme or host, so one AND turns them down before their words are read.
-  let schemeLengths: UnsafeMutablePointer<UInt16>
-  let hostLengths: UnsafeMutablePointer<UInt16>
+  let schemeLengths: Table<UInt16>
+  let hostLengths: Table<UInt16>
   static let lengthSlots = 32
 
   /// The table for `programs`, or nil when it is too large or a constraint may hit the PCRE2 limits.
-  init?(_ programs: [RouteProgram], patterns: [ComponentPattern]) {
+  init?(_ programs: [RouteProgram], patterns: [ComponentPattern], arena: Arena) {
     guard programs.count <= Self.maxRoutes, patterns.allSatisfy(\.cannotHitLimits) else { return nil }
     var index: [ObjectIdentifier: Int32] = [:]
     for (k, p) in patterns.enumerated() { index[ObjectIdentifier(p)] = Int32(k) }
@@ -128,10 +127,8 @@ struct LinearRoutes: @unchecked Sendable {
       segments += program.segments.map(component)
     }
     count = entries.count
-    self.entries = .allocate(capacity: max(entries.count, 1))
-    self.entries.initialize(from: entries, count: entries.count)
-    self.segments = .allocate(capacity: max(segments.count, 1))
-    self.segments.initialize(from: segments, count: segments.count)
+    self.entries = arena.table(entries)
+    self.segments = arena.table(segments)
     let slots = Self.lengthSlots
     var schemeLengths = [UInt16](repeating: 0, count: slots)
     var hostLengths = [UInt16](repeating: 0, count: slots &+ 1)
@@ -150,69 +147,58 @@ struct LinearRoutes: @unchecked Sendable {
         hostLengths[0] |= bit
       }
     }
-    self.schemeLengths = .allocate(capacity: slots)
-    self.schemeLengths.initialize(from: schemeLengths, count: slots)
-    self.hostLengths = .allocate(capacity: slots &+ 1)
-    self.hostLengths.initialize(from: hostLengths, count: slots &+ 1)
+    self.schemeLengths = arena.table(schemeLengths)
+    self.hostLengths = arena.table(hostLengths)
   }
 
   /// The slot of a component of `length` bytes in the length masks.
   @inline(__always)
   static func slot(_ length: Int) -> Int { min(length, lengthSlots &- 1) }
 
-  func deallocate() {
-    entries.deallocate()
-    segments.deallocate()
-    schemeLengths.deallocate()
-    hostLengths.deallocate()
-  }
-
   /// The first route, in priority order, that matches the URL `view` describes (`buf` its serialization),
   /// its captures left on `stack`; -1 when none does, ``queryNeeded`` when a route that requires query
   /// parameters is reached and `query` is nil. `components` are the trie's (one per pattern); `router`
   /// gives the routes' query requirements.
   func find(
-    _ buf: UnsafeBufferPointer<UInt8>, _ view: URLView, components: UnsafeMutablePointer<ComponentCode>,
-    router: Unmanaged<CompiledRouter>, query: UnsafePointer<FormParameters>?, stack: inout CaptureStack
+    _ buf: UnsafeBufferPointer<UInt8>, _ view: URLView, components: Table<ComponentCode>,
+    router: Unmanaged<CompiledRouter>, query: QueryView?, stack: inout CaptureStack
   ) -> Int32 {
-    let base = buf.baseAddress!
-    let count = buf.count
-    let schemePrefix = prefixWord(base, count: view.schemeEnd, readable: count)
+    let bytes = Bytes(buf)
+    let schemePrefix = bytes.prefixWord(at: 0, count: view.schemeEnd)
     let host = view.host
-    let hostPrefix = host.map { h in prefixWord(base + h.lowerBound, count: h.count, readable: count &- h.lowerBound) }
-      ?? 0
+    let hostPrefix = host.map { h in bytes.prefixWord(at: h.lowerBound, count: h.count) } ?? 0
     var candidates =
       schemeLengths[Self.slot(view.schemeEnd)] & hostLengths[host.map { 1 &+ Self.slot($0.count) } ?? 0]
     next: while candidates != 0 {
-      let e = entries + candidates.trailingZeroBitCount
+      let e = candidates.trailingZeroBitCount
       candidates &= candidates &- 1
       stack.count = 0
       /// Whether `buf[start..<end]` (its first eight bytes `prefix`) matches `c`, its captures pushed on
       /// `stack`: literals by their words (most routes end here), then the rest in full (for literals, the
       /// bytes between the words).
       @inline(__always) func matches(_ c: Component, _ start: Int, _ end: Int, prefix: UInt64) -> Bool {
-        if c.literal.rulesOut(base, count: end &- start, end: end, prefix: prefix) { return false }
+        if c.literal.rulesOut(bytes, count: end &- start, end: end, prefix: prefix) { return false }
         if c.literal.isDecidedByWords { return true }
         let result = components[Int(c.pattern)].match(buf, start, end, &stack)
         assert(result != .limitExceeded, "a linear table holds no constraint that can hit a limit")
         return result == .match
       }
-      guard matches(e.pointee.scheme, 0, view.schemeEnd, prefix: schemePrefix) else { continue }
+      guard matches(entries[e].scheme, 0, view.schemeEnd, prefix: schemePrefix) else { continue }
       // A candidate has a host pattern exactly when the URL has a host (the host mask's slot 0 holds the
       // routes without one, its other slots only routes with one).
       if let host {
-        guard matches(e.pointee.host, host.lowerBound, host.upperBound, prefix: hostPrefix) else { continue }
+        guard matches(entries[e].host, host.lowerBound, host.upperBound, prefix: hostPrefix) else { continue }
       }
       // The segments, as the trie's levels read them: each starts after the '/' at `cursor`.
       var cursor = view.pathStart
-      for k in e.pointee.segments.range {
+      for k in entries[e].segments.range {
         if view.isPathEnd(buf, cursor) { continue next }
         let start = cursor &+ 1
-        let (end, prefix) = scanSegment(base, from: start, to: count)
+        let (end, prefix) = bytes.scanSegment(from: start)
         guard matches(segments[k], start, end, prefix: prefix) else { continue next }
         cursor = end
       }
-      let rest = e.pointee.rest
+      let rest = entries[e].rest
       if rest >= 0 {
         if view.isPathEnd(buf, cursor) {
           stack.push(rest, cursor, cursor)
@@ -222,13 +208,13 @@ struct LinearRoutes: @unchecked Sendable {
       } else if !view.isPathEnd(buf, cursor) {
         continue
       }
-      if e.pointee.hasQuery {
+      if entries[e].hasQuery {
         guard let query else { return Self.queryNeeded }
-        let route = Int(e.pointee.route)
+        let route = Int(entries[e].route)
         let names = router._withUnsafeGuaranteedRef { $0.programs[route].query }
-        if !names.allSatisfy({ query.pointee.contains(named: $0) }) { continue }
+        if !query.containsAll(names) { continue }
       }
-      return e.pointee.route
+      return entries[e].route
     }
     return -1
   }

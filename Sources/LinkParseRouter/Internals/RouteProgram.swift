@@ -105,8 +105,7 @@ struct RouteProgram: Sendable {
     let view = URLView(url)
     return withHrefBytes(url) { buf -> RouteExplanation.Outcome in
       let pathEnd = view.pathEnd(buf, from: view.pathStart)
-      return withUnsafeTemporaryAllocation(of: CaptureSlot.self, capacity: max(captureCount, 1)) { slots in
-        var stack = CaptureStack(slots)
+      return withCaptureSlots(capacity: max(captureCount, 1)) { stack in
         func text(_ r: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: buf[r]), as: UTF8.self) }
         func step(_ c: ComponentPattern, _ r: Range<Int>, _ where_: RouteExplanation.Component) -> RouteExplanation.Outcome? {
           switch c.match(buf, r.lowerBound, r.upperBound, &stack) {

@@ -1,7 +1,7 @@
 // One depth-first search through the trie (see CompiledRouter.swift for the order it follows).
 //
-// The hot path of `Router.match`: it reads the trie from `TrieTables` through pointers and the URL's bytes in
-// place, holds no strong reference, and allocates nothing.
+// The hot path of `Router.match`: it reads the trie from `TrieTables` and the URL's bytes in place (through
+// the fenced `Table` and `Bytes`, Unsafe/), holds no strong reference, and allocates nothing.
 
 import LinkParseCore
 
@@ -20,32 +20,30 @@ struct Search {
   let tables: TrieTables
   /// For the query requirements of the routes that have some.
   let router: Unmanaged<CompiledRouter>
-  /// The URL's serialization, and the same as a pointer and a count.
+  /// The URL's serialization, and the same as a view by offset.
   let buf: UnsafeBufferPointer<UInt8>
-  let base: UnsafePointer<UInt8>
-  let count: Int
+  let bytes: Bytes
   let view: URLView
   /// The URL's query parameters, when a route that requires some has been reached (see `Stop.queryNeeded`).
-  let query: UnsafePointer<FormParameters>?
+  let query: QueryView?
   /// The captures of the branch being explored.
   var stack: CaptureStack
   /// The captures of the best route found so far.
   let best: UnsafeMutablePointer<CaptureSlot>
   var bestRoute: Int32 = -1
   var bestCount = 0
-  let statistics: UnsafeMutablePointer<CompiledRouter.SearchStatistics>?
+  let statistics: SearchCounters
 
   init(
     router: Unmanaged<CompiledRouter>, buf: UnsafeBufferPointer<UInt8>, view: URLView,
-    query: UnsafePointer<FormParameters>?,
+    query: QueryView?,
     stack: CaptureStack, best: UnsafeMutablePointer<CaptureSlot>,
-    statistics: UnsafeMutablePointer<CompiledRouter.SearchStatistics>?
+    statistics: SearchCounters
   ) {
     self.tables = router._withUnsafeGuaranteedRef { $0.tables }
     self.router = router
     self.buf = buf
-    self.base = buf.baseAddress!
-    self.count = buf.count
+    self.bytes = Bytes(buf)
     self.view = view
     self.query = query
     self.stack = stack
@@ -56,8 +54,7 @@ struct Search {
   /// Explores the children of `node`, which match the component at `level` (0 scheme, 1 host, 2+ segments;
   /// for segments `cursor` is the offset of the '/' before the next one, or the path's end).
   mutating func explore(_ node: Int32, level: Int, cursor: Int) throws(Stop) -> Bool {
-    statistics?.pointee.nodesVisited += 1
-    let n = tables.nodes + Int(node)
+    statistics.nodeVisited()
     let start: Int
     let end: Int
     let nextLevel: Int
@@ -72,7 +69,7 @@ struct Search {
         nextCursor = 0
       } else {
         guard let host = view.host else {
-          let child = n.pointee.noHost
+          let child = tables.nodes[node].noHost
           return child >= 0 ? try descend(child, level: 2, cursor: view.pathStart) : false
         }
         start = host.lowerBound
@@ -80,37 +77,37 @@ struct Search {
         nextCursor = view.pathStart
       }
       nextLevel = level &+ 1
-      prefix = prefixWord(base + start, count: end &- start, readable: count &- start)
+      prefix = bytes.prefixWord(at: start, count: end &- start)
     default:
       if view.isPathEnd(buf, cursor) {
         // No segment left: routes ending here (rank literal), then `{rest...}` with an empty rest.
-        if try offer(n.pointee.endRoutes, restStart: -1, restEnd: -1) { return true }
-        return try offer(n.pointee.restRoutes, restStart: cursor, restEnd: cursor)
+        if try offer(tables.nodes[node].endRoutes, restStart: -1, restEnd: -1) { return true }
+        return try offer(tables.nodes[node].restRoutes, restStart: cursor, restEnd: cursor)
       }
       start = cursor &+ 1
-      (end, prefix) = scanSegment(base, from: start, to: count)
+      (end, prefix) = bytes.scanSegment(from: start)
       nextLevel = level &+ 1
       nextCursor = end
     }
 
     // Literal children, case-sensitive ones first.
     var found = false
-    if n.pointee.hashed {
-      found = try tryHashedLiterals(n, start, end, nextLevel, nextCursor)
+    if tables.nodes[node].hashed {
+      found = try tryHashedLiterals(node, start, end, nextLevel, nextCursor)
     } else {
-      if n.pointee.exact.count > 0 {
-        found = try tryLiterals(n.pointee.exact, prefix, caseless: false, start, end, nextLevel, nextCursor)
+      if tables.nodes[node].exact.count > 0 {
+        found = try tryLiterals(tables.nodes[node].exact, prefix, caseless: false, start, end, nextLevel, nextCursor)
       }
-      if n.pointee.folded.count > 0 {
+      if tables.nodes[node].folded.count > 0 {
         let folded = asciiLowercasedWord(prefix)
-        if try tryLiterals(n.pointee.folded, folded, caseless: true, start, end, nextLevel, nextCursor) { found = true }
+        if try tryLiterals(tables.nodes[node].folded, folded, caseless: true, start, end, nextLevel, nextCursor) { found = true }
       }
     }
     if found { return true }
 
     // Non-literal children, one rank class at a time.
-    var k = Int(n.pointee.ordered.start)
-    let orderedEnd = k &+ Int(n.pointee.ordered.count)
+    var k = Int(tables.nodes[node].ordered.start)
+    let orderedEnd = tables.nodes[node].ordered.end
     while k < orderedEnd {
       let rank = tables.ordered[k].rank
       repeat {
@@ -119,8 +116,8 @@ struct Search {
       } while k < orderedEnd && tables.ordered[k].rank == rank
       if found { return true }
     }
-    if level >= 2 && n.pointee.restRoutes.count > 0 {
-      return try offer(n.pointee.restRoutes, restStart: cursor &+ 1, restEnd: view.pathEnd(buf, from: cursor))
+    if level >= 2 && tables.nodes[node].restRoutes.count > 0 {
+      return try offer(tables.nodes[node].restRoutes, restStart: cursor &+ 1, restEnd: view.pathEnd(buf, from: cursor))
     }
     return false
   }
@@ -134,18 +131,18 @@ struct Search {
   ) throws(Stop) -> Bool {
     var found = false
     let length = end &- start
-    var entry = tables.literals + Int(run.start)
-    let entriesEnd = entry + Int(run.count)
+    var entry = Int(run.start)
+    let entriesEnd = run.end
     while entry < entriesEnd {
-      defer { entry += 1 }
-      guard entry.pointee.prefix == prefix && Int(entry.pointee.count) == length else { continue }
+      defer { entry &+= 1 }
+      guard tables.literals[entry].prefix == prefix && Int(tables.literals[entry].count) == length else { continue }
       // Length and first eight bytes are equal: compare the rest, then go down.
-      let child = entry.pointee.child
-      statistics?.pointee.componentsTried += 1
+      let child = tables.literals[entry].child
+      statistics.componentTried()
       if length > 8 {
         // The last eight bytes (within the component: `length` > 8), then any between.
-        let last = Words.load64(base + (end &- 8))
-        guard (caseless ? asciiLowercasedWord(last) : last) == entry.pointee.suffix else { continue }
+        let last = bytes.word(endingAt: end)
+        guard (caseless ? asciiLowercasedWord(last) : last) == tables.literals[entry].suffix else { continue }
         if length > 16 && !middleMatches(child, start, length, caseless: caseless) { continue }
       }
       if try descend(child, level: nextLevel, cursor: nextCursor) { found = true }
@@ -157,23 +154,22 @@ struct Search {
   /// inlined, its setup would run at every literal compared, for the few literals longer than sixteen.
   @inline(never)
   private func middleMatches(_ child: Int32, _ start: Int, _ length: Int, caseless: Bool) -> Bool {
-    let literal = tables.components[Int(tables.nodes[Int(child)].component)].literal.baseAddress!
-    return equalBytes(
-      base + (start &+ 8), readable: count &- start &- 8, literal + 8, count: length &- 16, caseless: caseless)
+    let literal = tables.components[tables.nodes[child].component].literal
+    return bytes.equals(at: start &+ 8, literal, from: 8, count: length &- 16, caseless: caseless)
   }
 
   /// The literal children of a node with many, found by the hash of `buf[start..<end]`: the exact table,
   /// then the folded one. Whether one matched.
   @inline(never)
   private mutating func tryHashedLiterals(
-    _ n: UnsafeMutablePointer<TrieTables.Node>, _ start: Int, _ end: Int, _ nextLevel: Int, _ nextCursor: Int
+    _ node: Int32, _ start: Int, _ end: Int, _ nextLevel: Int, _ nextCursor: Int
   ) throws(Stop) -> Bool {
     var found = false
     for pass in 0..<2 {
       let folded = pass == 1
-      let run = folded ? n.pointee.folded : n.pointee.exact
+      let run = folded ? tables.nodes[node].folded : tables.nodes[node].exact
       guard run.count > 0 else { continue }
-      let hash = ByteHash.fnv1a(UnsafeBufferPointer(start: base + start, count: end &- start), folded: folded)
+      let hash = bytes.fnv1a(start, end, folded: folded)
       var child = tables.lookup(run, hash)
       while child >= 0 {
         if try tryChild(child, start, end, nextLevel, nextCursor) { found = true }
@@ -185,7 +181,7 @@ struct Search {
 
   /// Whether `child`'s component matches `buf[start..<end]` and the search finds a route below it.
   private mutating func tryChild(_ child: Int32, _ start: Int, _ end: Int, _ nextLevel: Int, _ nextCursor: Int) throws(Stop) -> Bool {
-    statistics?.pointee.componentsTried += 1
+    statistics.componentTried()
     let component = tables.nodes[Int(child)].component
     let mark = stack.count
     defer { stack.count = mark }
@@ -201,17 +197,16 @@ struct Search {
   @inline(__always)
   private mutating func descend(_ child: Int32, level: Int, cursor: Int) throws(Stop) -> Bool {
     guard level >= 2 && view.isPathEnd(buf, cursor) else { return try explore(child, level: level, cursor: cursor) }
-    statistics?.pointee.nodesVisited += 1
-    let n = tables.nodes + Int(child)
-    if try offer(n.pointee.endRoutes, restStart: -1, restEnd: -1) { return true }
-    return try offer(n.pointee.restRoutes, restStart: cursor, restEnd: cursor)
+    statistics.nodeVisited()
+    if try offer(tables.nodes[child].endRoutes, restStart: -1, restEnd: -1) { return true }
+    return try offer(tables.nodes[child].restRoutes, restStart: cursor, restEnd: cursor)
   }
 
   /// Offers the first route of `routes` (sorted by priority) whose query requirements hold; a `{rest...}`
   /// route captures `restStart..<restEnd` (-1 for routes that end here).
   private mutating func offer(_ routes: TrieTables.Run, restStart: Int, restEnd: Int) throws(Stop) -> Bool {
     var k = Int(routes.start)
-    let routesEnd = k &+ Int(routes.count)
+    let routesEnd = routes.end
     while k < routesEnd {
       let r = tables.routeIndices[k]
       k &+= 1
@@ -219,7 +214,7 @@ struct Search {
       if route.hasQuery {
         guard let query else { throw .queryNeeded }
         let names = router._withUnsafeGuaranteedRef { $0.programs[Int(r)].query }
-        if !names.allSatisfy({ query.pointee.contains(named: $0) }) { continue }
+        if !query.containsAll(names) { continue }
       }
       if bestRoute < 0 || route.order < tables.routes[Int(bestRoute)].order {
         bestRoute = r

@@ -12,9 +12,9 @@ import LinkParseCore
 
 /// The literal-only routes that no other route can tie with, by the hash of their scheme, host and path.
 ///
-/// Flat memory allocated by `init` and freed by `deallocate()` (the compiled router's `deinit`); only read in
-/// between, from any thread.
-struct StaticRoutes: @unchecked Sendable {
+/// Tables allocated by `init` in the compiled router's arena (freed with the router); only read afterwards,
+/// from any thread.
+struct StaticRoutes: Sendable {
   struct Entry {
     var hash: UInt64
     /// The route's index; -1 for an empty slot.
@@ -26,14 +26,14 @@ struct StaticRoutes: @unchecked Sendable {
   }
 
   /// Open addressing, a power of two at least twice the entries.
-  let slots: UnsafeMutablePointer<Entry>
+  let slots: Table<Entry>
   let mask: Int
   /// The entries' keys, then eight zero bytes, so that the word-wide comparison may read past any of them.
-  let text: UnsafeMutablePointer<UInt8>
+  let text: Table<UInt8>
   /// Whether no route qualifies (the search then skips the table).
   let isEmpty: Bool
 
-  init(_ programs: [RouteProgram]) {
+  init(_ programs: [RouteProgram], arena: Arena) {
     let all = programs.map(Self.literals)
     // Another literal-only route may match the same URLs when its literals equal this one's once folded where
     // it compares caselessly (its caseless literals are stored folded). Counted by literals and by which
@@ -72,21 +72,19 @@ struct StaticRoutes: @unchecked Sendable {
     var capacity = 1
     while capacity < 2 * keys.count { capacity *= 2 }
     mask = capacity - 1
-    slots = .allocate(capacity: capacity)
-    slots.initialize(repeating: Entry(hash: 0, route: -1, textStart: 0, count: 0), count: capacity)
+    slots = arena.table(repeating: Entry(hash: 0, route: -1, textStart: 0, count: 0), count: capacity)
     var pool: [UInt8] = []
     for entry in keys {
       let start = pool.count
       pool += entry.key
-      let hash = entry.key.withUnsafeBufferPointer { b in ByteHash.threeWords(b.baseAddress!, count: b.count) }
+      let hash = entry.key.withUnsafeBufferPointer { b in Bytes(b).threeWordsHash(count: b.count) }
       var i = Int(truncatingIfNeeded: hash) & mask
       while slots[i].route >= 0 { i = (i + 1) & mask }
       slots[i] = Entry(
         hash: hash, route: Int32(entry.route), textStart: Int32(start), count: Int32(entry.key.count))
     }
     pool += [UInt8](repeating: 0, count: 8)
-    text = .allocate(capacity: pool.count)
-    text.initialize(from: pool, count: pool.count)
+    text = arena.table(pool)
   }
 
   /// Scheme, host and path segments of a route made of literals only, with no `{rest...}`.
@@ -105,11 +103,6 @@ struct StaticRoutes: @unchecked Sendable {
     return (scheme, host, segments, p.segments.map(\.caseless))
   }
 
-  func deallocate() {
-    slots.deallocate()
-    text.deallocate()
-  }
-
   /// The route whose literals equal those of the URL `view` describes (`buf` its serialization), or -1.
   @inline(__always)
   func find(_ buf: UnsafeBufferPointer<UInt8>, _ view: URLView) -> Int32 {
@@ -126,14 +119,14 @@ struct StaticRoutes: @unchecked Sendable {
     let count = path.upperBound
     guard count >= 8,
       path.lowerBound == (host.map { $0.lowerBound == scheme &+ 3 ? $0.upperBound : -1 } ?? scheme &+ 1),
-      let base = buf.baseAddress
+      let bytes = Bytes.of(buf)
     else { return -1 }
-    let h = ByteHash.threeWords(base, count: count)
+    let h = bytes.threeWordsHash(count: count)
     var i = Int(truncatingIfNeeded: h) & mask
     while true {
       let entry = slots[i]
       if entry.route < 0 { return -1 }
-      if entry.hash == h && Int(entry.count) == count && Words.equal(base, text + Int(entry.textStart), count) {
+      if entry.hash == h && Int(entry.count) == count && text.equals(bytes, count: count, at: Int(entry.textStart)) {
         return entry.route
       }
       i = (i &+ 1) & mask

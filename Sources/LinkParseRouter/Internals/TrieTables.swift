@@ -1,21 +1,22 @@
-// The trie as the search reads it: plain structs in memory that the compiled router allocates once and frees
-// in its `deinit`, reached through pointers. Walking Swift arrays of structs that hold arrays (and classes)
+// The trie as the search reads it: plain structs in tables (Unsafe/Table.swift) that the compiled router's
+// arena allocates once and frees with the router. Walking Swift arrays of structs that hold arrays (and classes)
 // costs a retain and a release per access and copies each node; through these tables a search touches no
 // reference count and reads only the fields it needs.
 
 /// The trie, the component patterns and the routes' priorities in flat memory, for the search: every table
 /// holds plain values (no arrays, no references).
 ///
-/// Allocated by `init`, freed by `deallocate()` (the compiled router's `deinit`); never written in between.
-struct TrieTables: @unchecked Sendable {
-  // @unchecked: the memory is written once in `init` and only read afterwards, from any thread.
+/// Allocated by `init` in the compiled router's arena (freed with the router); never written afterwards.
+struct TrieTables: Sendable {
 
   /// `count` entries of a pool from `start`.
   struct Run {
     var start: Int32
     var count: Int32
 
-    var range: Range<Int> { Int(start)..<Int(start) &+ Int(count) }
+    /// Past the last entry.
+    var end: Int { Int(start) &+ Int(count) }
+    var range: Range<Int> { Int(start)..<end }
   }
 
   /// A `TrieNode`, its lists as runs of the pools.
@@ -74,17 +75,17 @@ struct TrieTables: @unchecked Sendable {
   /// The largest literal list searched without hashing.
   static let smallTable = 8
 
-  let nodes: UnsafeMutablePointer<Node>
-  let literals: UnsafeMutablePointer<LiteralChild>
-  let hashedLiterals: UnsafeMutablePointer<HashedChild>
-  let ordered: UnsafeMutablePointer<OrderedChild>
-  let routeIndices: UnsafeMutablePointer<Int32>
+  let nodes: Table<Node>
+  let literals: Table<LiteralChild>
+  let hashedLiterals: Table<HashedChild>
+  let ordered: Table<OrderedChild>
+  let routeIndices: Table<Int32>
   /// One per entry of the router's `patterns` (each stays valid while its pattern lives).
-  let components: UnsafeMutablePointer<ComponentCode>
+  let components: Table<ComponentCode>
   /// One per route, by route index.
-  let routes: UnsafeMutablePointer<RouteInfo>
+  let routes: Table<RouteInfo>
 
-  init(_ trie: [TrieNode], patterns: [ComponentPattern], programs: [RouteProgram]) {
+  init(_ trie: [TrieNode], patterns: [ComponentPattern], programs: [RouteProgram], arena: Arena) {
     var nodes: [Node] = []
     var literals: [LiteralChild] = []
     var hashedLiterals: [HashedChild] = []
@@ -119,45 +120,27 @@ struct TrieTables: @unchecked Sendable {
     for (k, r) in programs.indices.sorted(by: { programs[$0].outranks(programs[$1]) }).enumerated() {
       order[r] = Int32(k)
     }
-    self.nodes = Self.allocate(nodes)
-    self.literals = Self.allocate(literals)
-    self.hashedLiterals = Self.allocate(hashedLiterals)
-    self.ordered = Self.allocate(ordered)
-    self.routeIndices = Self.allocate(routeIndices)
-    self.components = Self.allocate(patterns.map(\.code))
-    self.routes = Self.allocate(programs.map {
+    self.nodes = arena.table(nodes)
+    self.literals = arena.table(literals)
+    self.hashedLiterals = arena.table(hashedLiterals)
+    self.ordered = arena.table(ordered)
+    self.routeIndices = arena.table(routeIndices)
+    self.components = arena.table(patterns.map(\.code))
+    self.routes = arena.table(programs.map {
       RouteInfo(order: order[$0.index], rest: $0.rest ?? -1, hasQuery: !$0.query.isEmpty)
     })
   }
 
-  /// A copy of `items` in memory of its own. (Plain pointers: the search reads entries within the runs it
-  /// is given, and a buffer pointer's optional base address would be checked at every read.)
-  private static func allocate<T>(_ items: [T]) -> UnsafeMutablePointer<T> {
-    let buffer = UnsafeMutableBufferPointer<T>.allocate(capacity: max(items.count, 1))
-    _ = buffer.initialize(from: items)
-    return buffer.baseAddress!
-  }
-
-  /// Frees the tables (their elements are trivial: nothing to deinitialize).
-  func deallocate() {
-    nodes.deallocate()
-    literals.deallocate()
-    hashedLiterals.deallocate()
-    ordered.deallocate()
-    routeIndices.deallocate()
-    components.deallocate()
-    routes.deallocate()
-  }
-
   /// The first literal child in the hashed table `run` with `hash` (then follow `nextSameHash`), or -1.
   func lookup(_ run: Run, _ hash: UInt64) -> Int32 {
-    let entries = hashedLiterals + Int(run.start)
-    var low = 0
-    var high = Int(run.count)
+    let first = Int(run.start)
+    var low = first
+    var high = run.end
+    let end = high
     while low < high {
       let mid = (low &+ high) / 2
-      if entries[mid].hash < hash { low = mid &+ 1 } else { high = mid }
+      if hashedLiterals[mid].hash < hash { low = mid &+ 1 } else { high = mid }
     }
-    return low < Int(run.count) && entries[low].hash == hash ? entries[low].child : -1
+    return low < end && hashedLiterals[low].hash == hash ? hashedLiterals[low].child : -1
   }
 }

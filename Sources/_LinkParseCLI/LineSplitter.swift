@@ -65,6 +65,8 @@ package final class LineSplitter {
     self.storage = ReadBuffer(capacity: blockSize)
   }
 
+  deinit { storage.release() }
+
   /// Returns the next line, or `nil` at the end of the input.
   ///
   /// - Throws: ``IOError`` when the source fails.
@@ -114,7 +116,7 @@ package final class LineSplitter {
     }
     if storage.capacity - end < blockSize {
       // Bounded: `end` is at most `maxLineLength + 1` here (see `next()`).
-      storage.grow(to: max(storage.capacity * 2, end + blockSize), keeping: end)
+      storage = storage.grown(to: max(storage.capacity * 2, end + blockSize), keeping: end)
     }
     let count = try storage.read(from: source, at: end)
     if count == 0 {

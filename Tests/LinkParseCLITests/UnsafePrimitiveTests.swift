@@ -48,6 +48,7 @@ import Testing
   @Test func readBufferFindsSlicesMovesAndGrows() throws {
     let source = MemoryByteSource(Array("ab\ncd\nef".utf8))
     var buffer = ReadBuffer(capacity: 4)
+    defer { buffer.release() }
     var end = try buffer.read(from: source, at: 0)
     #expect(end == 4)
     let (found, notFound) = (buffer.firstIndex(of: 0x0A, from: 0, to: end), buffer.firstIndex(of: 0x0A, from: 3, to: end))
@@ -56,7 +57,7 @@ import Testing
     #expect(line == Array("ab".utf8))
     buffer.moveToFront(from: 3, count: 1)
     end = 1
-    buffer.grow(to: 16, keeping: end)
+    buffer = buffer.grown(to: 16, keeping: end)
     let (capacity, first) = (buffer.capacity, buffer[0])
     #expect(capacity == 16 && first == UInt8(ascii: "c"))
     end += try buffer.read(from: source, at: end)

@@ -1,11 +1,12 @@
 // The line splitter's read buffer: owned storage that a byte source fills and lines are sliced from.
 //
-// Safe because: `storage` holds `capacity` bytes, allocated in `init` or `grow` (which copies the first
-// `keeping` bytes and frees the old block) and freed once, in `deinit` (the type is non-copyable: nothing
-// else frees it or keeps it). The owner passes indices and ranges inside the bytes it has read,
+// Safe because: `storage` holds `capacity` bytes, allocated in `init` or `grown` (which copies the first
+// `keeping` bytes and frees the old block; the owner replaces its buffer with the result) and freed by
+// `release()`, which the owner calls once, from its `deinit`. (A copyable value, not a non-copyable one with
+// a `deinit`: stored in a class, a non-copyable field costs a dynamic exclusivity check per access.) The owner passes indices and ranges inside the bytes it has read,
 // `0 <= i <= j <= capacity` (`LineSplitter` keeps `0 <= start <= scanFrom <= end <= capacity`), asserted
 // in debug builds; `read` fills only `storage[offset..<capacity]`; slices handed out are valid until the
-// next `read`, `grow` or `moveToFront`, or the end of the buffer.
+// next `read`, `grown`, `moveToFront` or `release`.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -15,18 +16,19 @@ import Darwin
 #endif
 
 /// A growable block of bytes read from a ``ByteSource``, addressed by index.
-struct ReadBuffer: ~Copyable {
-  private var storage: UnsafeMutablePointer<UInt8>
+struct ReadBuffer {
+  private let storage: UnsafeMutablePointer<UInt8>
   /// The size of the buffer, in bytes.
-  private(set) var capacity: Int
+  let capacity: Int
 
-  /// A buffer of `capacity` bytes, none read yet.
+  /// A buffer of `capacity` bytes, none read yet; free it with ``release()``.
   init(capacity: Int) {
     self.capacity = capacity
     storage = .allocate(capacity: capacity)
   }
 
-  deinit { storage.deallocate() }
+  /// Frees the storage. Called once; the buffer is not used afterwards.
+  func release() { storage.deallocate() }
 
   /// The byte at `index` (one that was read).
   @inline(__always)
@@ -56,14 +58,14 @@ struct ReadBuffer: ~Copyable {
     if count > 0 { memmove(storage, storage + start, count) }
   }
 
-  /// Replaces the storage with `newCapacity` bytes, keeping the first `keeping`.
-  mutating func grow(to newCapacity: Int, keeping: Int) {
-    assert(keeping <= capacity && keeping <= newCapacity, "ReadBuffer.grow loses bytes")
-    let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-    grown.update(from: storage, count: keeping)
-    storage.deallocate()
-    storage = grown
-    capacity = newCapacity
+  /// A buffer of `newCapacity` bytes holding the first `keeping` bytes of this one, which is freed: use
+  /// only the result from then on.
+  func grown(to newCapacity: Int, keeping: Int) -> ReadBuffer {
+    assert(keeping <= capacity && keeping <= newCapacity, "ReadBuffer.grown loses bytes")
+    let grown = ReadBuffer(capacity: newCapacity)
+    grown.storage.update(from: storage, count: keeping)
+    release()
+    return grown
   }
 
   /// Reads from `source` into `offset..<capacity` and returns how many bytes came (`0` at the end).
@@ -78,6 +80,7 @@ extension ByteSource {
   /// Reads to the end of the input, `chunkSize` bytes at a time, and returns every byte.
   func readAll(chunkSize: Int = 65_536) throws(IOError) -> [UInt8] {
     let chunk = ReadBuffer(capacity: chunkSize)
+    defer { chunk.release() }
     var bytes: [UInt8] = []
     while true {
       let n = try chunk.read(from: self, at: 0)

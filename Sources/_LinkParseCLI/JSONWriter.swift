@@ -163,12 +163,12 @@ package struct JSONWriter: ~Copyable {
     case 0x0D: short = 0x72  // \r
     default:
       // \u00XX, lower-case hex as JSON.stringify writes it.
-      let hex: StaticString = "0123456789abcdef"
+      @inline(__always) func hex(_ digit: UInt8) -> UInt8 { digit < 10 ? 0x30 &+ digit : 0x57 &+ digit }
       buffer.append(byte: 0x75)  // u
       buffer.append(byte: 0x30)
       buffer.append(byte: 0x30)
-      buffer.append(byte: hex.withUTF8Buffer { $0[Int(byte >> 4)] })
-      buffer.append(byte: hex.withUTF8Buffer { $0[Int(byte & 0x0F)] })
+      buffer.append(byte: hex(byte >> 4))
+      buffer.append(byte: hex(byte & 0x0F))
       return
     }
     buffer.append(byte: short)

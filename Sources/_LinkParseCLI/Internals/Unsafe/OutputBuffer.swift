@@ -51,14 +51,16 @@ struct OutputBuffer: ~Copyable {
     count &+= 1
   }
 
-  /// Appends all of `bytes` and returns `true` if they fit in the free space; else writes nothing and
-  /// returns `false`.
+  /// Appends all of `bytes` and returns `true` if they fit in the free space; else (or when `bytes` has no
+  /// base address, which means it is empty) writes nothing and returns `false`.
   @inline(__always)
   mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard let source = bytes.baseAddress, capacity &- count >= bytes.count else { return bytes.isEmpty }
-    Self.copy(storage + count, source, bytes.count)
-    count &+= bytes.count
-    return true
+    if let source = bytes.baseAddress, capacity &- count >= bytes.count {
+      Self.copy(storage + count, source, bytes.count)
+      count &+= bytes.count
+      return true
+    }
+    return false
   }
 
   /// Appends as many of `bytes` as fit (all of them, or until the buffer is full) and returns how many.

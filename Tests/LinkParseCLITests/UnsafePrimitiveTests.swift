@@ -70,18 +70,4 @@ import Testing
     #expect(try MemoryByteSource(bytes, chunkSize: 7).readAll(chunkSize: 64) == bytes)
     #expect(try MemoryByteSource([]).readAll() == [])
   }
-
-  @Test func addressRangeContainsOnlyItsSlices() {
-    let bytes = Array("https://a/b".utf8)
-    let other = Array("https://a/b".utf8)
-    bytes.withUnsafeBufferPointer { all in
-      let range = AddressRange(all)
-      #expect(range.contains(UnsafeBufferPointer(rebasing: all[2..<5])))
-      #expect(range.contains(all))
-      #expect(!AddressRange.empty.contains(all))
-      other.withUnsafeBufferPointer { #expect(!range.contains($0)) }
-      #expect(ByteSearch.contains(UInt8(ascii: "/"), in: all))
-      #expect(!ByteSearch.contains(UInt8(ascii: "\""), in: all))
-    }
-  }
 }

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// What ``LineSplitter/next()`` found: a line, or a line too long to hold that was skipped.
 package enum LineEvent {
   /// The line's bytes, without its `LF` or `CRLF`. The pointer is valid only until the next call to
@@ -50,8 +42,7 @@ package final class LineSplitter {
   package private(set) var bytesRead = 0
 
   private let source: any ByteSource
-  private var storage: UnsafeMutablePointer<UInt8>
-  private var capacity: Int
+  private var storage: ReadBuffer
   /// `storage[start..<end]` holds bytes read and not yet returned.
   private var start = 0
   private var end = 0
@@ -71,19 +62,17 @@ package final class LineSplitter {
     self.source = source
     self.blockSize = blockSize
     self.maxLineLength = maxLineLength
-    self.capacity = blockSize
-    self.storage = .allocate(capacity: blockSize)
+    self.storage = ReadBuffer(capacity: blockSize)
   }
 
-  deinit { storage.deallocate() }
+  deinit { storage.release() }
 
   /// Returns the next line, or `nil` at the end of the input.
   ///
   /// - Throws: ``IOError`` when the source fails.
   package func next() throws(IOError) -> LineEvent? {
     while true {
-      if scanFrom < end, let found = memchr(storage + scanFrom, 0x0A, end - scanFrom) {
-        let newline = storage.distance(to: found.assumingMemoryBound(to: UInt8.self))
+      if scanFrom < end, let newline = storage.firstIndex(of: 0x0A, from: scanFrom, to: end) {
         let event = takeLine(upTo: newline)
         start = newline + 1
         scanFrom = start
@@ -113,28 +102,23 @@ package final class LineSplitter {
     lineNumber += 1
     let count = lineEnd - start
     if count > maxLineLength { return .tooLong(byteCount: count) }
-    return .line(UnsafeBufferPointer(start: storage + start, count: count))
+    return .line(storage.bytes(from: start, count: count))
   }
 
   /// Moves pending bytes to the front, grows the buffer if less than a block is free, and reads.
   private func fill() throws(IOError) {
     if start > 0 {
       let pending = end - start
-      if pending > 0 { memmove(storage, storage + start, pending) }
+      storage.moveToFront(from: start, count: pending)
       end = pending
       scanFrom -= start
       start = 0
     }
-    if capacity - end < blockSize {
+    if storage.capacity - end < blockSize {
       // Bounded: `end` is at most `maxLineLength + 1` here (see `next()`).
-      let newCapacity = max(capacity * 2, end + blockSize)
-      let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
-      grown.update(from: storage, count: end)
-      storage.deallocate()
-      storage = grown
-      capacity = newCapacity
+      storage = storage.grown(to: max(storage.capacity * 2, end + blockSize), keeping: end)
     }
-    let count = try source.read(into: UnsafeMutableRawBufferPointer(start: storage + end, count: capacity - end))
+    let count = try storage.read(from: source, at: end)
     if count == 0 {
       atEndOfInput = true
     } else {
@@ -152,14 +136,13 @@ package final class LineSplitter {
     end = 0
     scanFrom = 0
     while true {
-      let read = try source.read(into: UnsafeMutableRawBufferPointer(start: storage, count: capacity))
+      let read = try storage.read(from: source, at: 0)
       guard read > 0 else {
         atEndOfInput = true
         break
       }
       bytesRead += read
-      if let found = memchr(storage, 0x0A, read) {
-        let newline = storage.distance(to: found.assumingMemoryBound(to: UInt8.self))
+      if let newline = storage.firstIndex(of: 0x0A, from: 0, to: read) {
         count += newline
         if newline > 0 { lastByte = storage[newline - 1] }
         start = newline + 1

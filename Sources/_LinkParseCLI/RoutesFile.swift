@@ -76,15 +76,7 @@ package struct RoutesFile: Sendable {
     guard descriptor >= 0 else { throw IOError(operation: "open", path: path, errno: errno) }
     defer { close(descriptor) }
     let source = FileDescriptorSource(fileDescriptor: descriptor, path: path)
-    var bytes: [UInt8] = []
-    let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 1)
-    defer { chunk.deallocate() }
-    while true {
-      let n = try source.read(into: chunk)
-      if n == 0 { break }
-      bytes += chunk[..<n]
-    }
-    self.init(text: String(decoding: bytes, as: UTF8.self))
+    self.init(text: String(decoding: try source.readAll(), as: UTF8.self))
   }
 
   /// What ``compile()`` gives.

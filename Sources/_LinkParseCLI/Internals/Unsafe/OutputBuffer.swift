@@ -1,0 +1,122 @@
+// The JSON writer's output buffer: an owned block of bytes filled from the front and emptied all at once.
+//
+// Safe because: `storage` holds `capacity` bytes, allocated and zero-initialized once in `init` and freed
+// once in `deinit` (the type is non-copyable: nothing else frees it or keeps it); `0 <= count <= capacity`
+// always. Every store is to `storage[count ..< count + n]` with `n <= free`: checked here by
+// `append(_:)` for buffers, `appendPrefix(_:)` and `appendQuoted(_:checked:)`; the single-byte
+// `append(byte:)` requires the caller to have made room (`JSONWriter.reserve`), asserted in debug builds.
+// `appendQuoted(_:checked:)` also keeps 16 bytes free after the string, because `Scan.hasJSONEscapable`
+// reads whole blocks of sixteen (up to fifteen bytes past the string): those bytes are inside `storage`
+// and initialized. Source buffers are only read within their own `count`.
+
+import LinkParse  // `Scan.hasJSONEscapable`
+
+/// The bytes a ``JSONWriter`` produced and has not yet handed to its sink.
+struct OutputBuffer: ~Copyable {
+  /// The size of the buffer, in bytes.
+  let capacity: Int
+  /// The number of bytes written so far.
+  private(set) var count = 0
+  private let storage: UnsafeMutablePointer<UInt8>
+
+  /// An empty buffer of `capacity` bytes (at least 16).
+  init(capacity: Int) {
+    precondition(capacity >= 16, "capacity must be at least 16 bytes")
+    self.capacity = capacity
+    storage = .allocate(capacity: capacity)
+    // Initialized once, so that the escape check's block reads past a string's end never see
+    // uninitialized memory.
+    storage.initialize(repeating: 0, count: capacity)
+  }
+
+  deinit { storage.deallocate() }
+
+  /// The room left, in bytes.
+  @inline(__always)
+  var free: Int { capacity &- count }
+
+  /// The bytes written so far; valid until the next change to the buffer.
+  @inline(__always)
+  var written: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage, count: count) }
+
+  /// Forgets the bytes written (after they were handed on).
+  @inline(__always)
+  mutating func removeAll() { count = 0 }
+
+  /// Appends one byte. The caller has made room for it (`free >= 1`).
+  @inline(__always)
+  mutating func append(byte value: UInt8) {
+    assert(count < capacity, "OutputBuffer.append(byte:) without room")
+    storage[count] = value
+    count &+= 1
+  }
+
+  /// Appends all of `bytes` and returns `true` if they fit in the free space; else (or when `bytes` has no
+  /// base address, which means it is empty) writes nothing and returns `false`.
+  @inline(__always)
+  mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    if let source = bytes.baseAddress, capacity &- count >= bytes.count {
+      Self.copy(storage + count, source, bytes.count)
+      count &+= bytes.count
+      return true
+    }
+    return false
+  }
+
+  /// Appends as many of `bytes` as fit (all of them, or until the buffer is full) and returns how many.
+  mutating func appendPrefix(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    guard let source = bytes.baseAddress else { return 0 }
+    let piece = min(bytes.count, capacity &- count)
+    (storage + count).update(from: source, count: piece)
+    count &+= piece
+    return piece
+  }
+
+  /// Appends `utf8` between two `"` and returns `true` if it fits (with the 16 bytes of slack the check
+  /// needs when `checked`) and, when `checked`, holds no byte a JSON string must escape (below 0x20, `"`,
+  /// `\`); else leaves the buffer as it was and returns `false`. The copy is what is checked, sixteen bytes
+  /// at a time.
+  @inline(__always)
+  mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>, checked: Bool) -> Bool {
+    let n = utf8.count
+    guard let source = utf8.baseAddress, capacity &- count >= n &+ (checked ? 18 : 2) else { return false }
+    let start = storage + count
+    start.pointee = 0x22
+    Self.copy(start + 1, source, n)
+    if checked && Scan.hasJSONEscapable(start + 1, n) { return false }
+    start[n &+ 1] = 0x22
+    count &+= n &+ 2
+    return true
+  }
+
+  /// Copies `n` bytes (non-overlapping). Most pieces of a record are short (keys, components, values), and
+  /// for them a libc `memcpy` call costs more than the copy: up to 32 bytes are copied inline as two
+  /// possibly overlapping loads and stores that never read or write outside either range.
+  @inline(__always)
+  private static func copy(_ destination: UnsafeMutablePointer<UInt8>, _ source: UnsafePointer<UInt8>, _ n: Int) {
+    let to = UnsafeMutableRawPointer(destination)
+    let from = UnsafeRawPointer(source)
+    if n >= 16 {
+      guard n <= 32 else { return destination.update(from: source, count: n) }
+      let head = from.loadUnaligned(as: SIMD16<UInt8>.self)
+      let tail = from.loadUnaligned(fromByteOffset: n &- 16, as: SIMD16<UInt8>.self)
+      to.storeBytes(of: head, as: SIMD16<UInt8>.self)
+      to.storeBytes(of: tail, toByteOffset: n &- 16, as: SIMD16<UInt8>.self)
+    } else if n >= 8 {
+      let head = from.loadUnaligned(as: UInt64.self)
+      let tail = from.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+      to.storeBytes(of: head, as: UInt64.self)
+      to.storeBytes(of: tail, toByteOffset: n &- 8, as: UInt64.self)
+    } else if n >= 4 {
+      let head = from.loadUnaligned(as: UInt32.self)
+      let tail = from.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)
+      to.storeBytes(of: head, as: UInt32.self)
+      to.storeBytes(of: tail, toByteOffset: n &- 4, as: UInt32.self)
+    } else if n > 0 {
+      // 1 to 3 bytes: the first, the middle and the last (some the same).
+      destination[0] = source[0]
+      destination[n >> 1] = source[n >> 1]
+      destination[n &- 1] = source[n &- 1]
+    }
+  }
+}

@@ -515,16 +515,16 @@ struct URLStateMachine: ~Copyable {
   static func isDoubleDotSegment(_ p: UnsafePointer<UInt8>, _ length: Int) -> Bool {
     switch length {
     case 2: return p[0] == UInt8(ascii: ".") && p[1] == UInt8(ascii: ".")
-    case 4: return (p[0] == UInt8(ascii: ".") && isPercent2E(p + 1)) || (isPercent2E(p) && p[3] == UInt8(ascii: "."))
-    case 6: return isPercent2E(p) && isPercent2E(p + 3)
+    case 4: return (p[0] == UInt8(ascii: ".") && isPercent2E(p, at: 1)) || (isPercent2E(p) && p[3] == UInt8(ascii: "."))
+    case 6: return isPercent2E(p) && isPercent2E(p, at: 3)
     default: return false
     }
   }
 
-  /// Whether the three bytes at `p` are "%2e" or "%2E".
+  /// Whether the three bytes at `p[k...]` are "%2e" or "%2E".
   @inline(__always)
-  static func isPercent2E(_ p: UnsafePointer<UInt8>) -> Bool {
-    p[0] == UInt8(ascii: "%") && p[1] == UInt8(ascii: "2") && p[2] | 0x20 == UInt8(ascii: "e")
+  static func isPercent2E(_ p: UnsafePointer<UInt8>, at k: Int = 0) -> Bool {
+    p[k] == UInt8(ascii: "%") && p[k &+ 1] == UInt8(ascii: "2") && p[k &+ 2] | 0x20 == UInt8(ascii: "e")
   }
 
   /// shorten a URL's path: removes the last segment, except a file URL's lone normalized drive letter.

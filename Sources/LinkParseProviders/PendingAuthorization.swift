@@ -243,7 +243,7 @@ public struct PendingAuthorization: @unchecked Sendable {
     _ a: UnsafePointer<UInt8>?, _ i: Int, _ b: UnsafePointer<UInt8>?, _ j: Int, _ count: Int
   ) -> Bool {
     guard count > 0, let a, let b else { return true }
-    return Words.equal(a + i, b + j, count)
+    return Words.equal(a, at: i, b, at: j, count: count)
   }
 
   /// Checks `url` (and its `parameters`) against this authorization in the documented order, then decodes

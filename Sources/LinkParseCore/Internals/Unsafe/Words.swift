@@ -53,4 +53,12 @@
     guard let a = buffer.baseAddress, let b = other.baseAddress, !other.isEmpty else { return other.isEmpty }
     return equal(a + offset, b, other.count)
   }
+
+  /// Whether the `count` bytes at `a + i` and `b + j` are equal.
+  @inlinable @inline(__always)
+  package static func equal(
+    _ a: UnsafePointer<UInt8>, at i: Int, _ b: UnsafePointer<UInt8>, at j: Int, count: Int
+  ) -> Bool {
+    equal(a + i, b + j, count)
+  }
 }

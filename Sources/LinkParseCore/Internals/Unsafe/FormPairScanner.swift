@@ -34,8 +34,6 @@
 
   /// The value's first byte (meaningful when ``hasValue``).
   @inlinable package var valueStart: Int { nameEnd &+ 1 }
-  /// The value's bytes, `nil` for a bare name.
-  @inlinable package var value: Range<Int>? { hasValue ? nameEnd &+ 1..<end : nil }
 
   /// The name's bytes in `base` (the buffer the scanner read).
   @inlinable @inline(__always)
@@ -59,7 +57,7 @@
 /// ```swift
 /// Array("a=1&&b".utf8).withUnsafeBufferPointer { buf in
 ///   var pairs = FormPairScanner(buf)
-///   pairs.forEach { pair in print(pair.nameStart..<pair.nameEnd, pair.value as Any) }
+///   pairs.forEach { pair in print(pair.nameStart..<pair.nameEnd, pair.hasValue ? pair.valueStart..<pair.end : nil) }
 ///   // 0..<1 Optional(2..<3), then 5..<6 nil
 /// }
 /// ```

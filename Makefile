@@ -4,7 +4,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libicu-dev libpcre2-dev pkg-config
 CONFORMANCE_DIR ?= $(abspath ../shared/conformance)
 
-.PHONY: deps build demo test fuzz-smoke fuzz clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example bench-server bench-routes check-generated
+.PHONY: docs-snippets deps build demo test fuzz-smoke fuzz clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example bench-server bench-routes check-generated
 
 ## Install the Debian packages the build needs, if any is missing (apt-get, as root or through sudo).
 deps:
@@ -74,11 +74,17 @@ clean:
 	rm -rf .build Fuzz/.build Benchmarks/.build
 
 ## The DocC documentation of `import LinkParse` (Sources/LinkParse/LinkParse.docc) into .build/docs/LinkParse.
-# Generated sources must be their generator's output (the callback name table). Needs python3, as the
+# Generated sources must be their generator's output (the callback name table, the documentation's code
+# blocks as compiled tests). Needs python3, as the
 # generator does; skipped with a message where it is missing (a fresh Debian has it).
 check-generated:
-	@if command -v python3 >/dev/null; then python3 Scripts/callback-name-table.py --check && echo "make: generated sources are current"; \
+	@if command -v python3 >/dev/null; then python3 Scripts/callback-name-table.py --check \
+	  && python3 Scripts/doc-snippets.py --check && echo "make: generated sources are current"; \
 	else echo "make: python3 not found: generated sources NOT checked"; fi
+
+## Re-extract the Swift code blocks of README.md and the DocC catalog into Tests/DocumentationTests/Snippets/.
+docs-snippets:
+	python3 Scripts/doc-snippets.py
 
 .PHONY: docs
 docs: deps

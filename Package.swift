@@ -206,6 +206,17 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
       ]),
     .testTarget(name: "LinkParseCLITests", dependencies: ["_LinkParseCLI", "linkparse"]),
+    // Every Swift code block of README.md and the DocC catalog, extracted by Scripts/doc-snippets.py into
+    // Snippets/ (make check-generated keeps them current) and compiled here.
+    .testTarget(
+      name: "DocumentationTests",
+      dependencies: [
+        "LinkParse", "LinkParseCore", "LinkParseProviders", "LinkParseRouter", "LinkParseOAuth", "LinkParseHTTP",
+        "LinkParsePostgres", "LinkParseHummingbird",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Crypto", package: "swift-crypto"),
+      ]),
     // The fuzz targets' properties (Fuzz/Sources/FuzzSupport): one module, which the nested Fuzz package's
     // targets use through the product below and the regression test here directly.
     .target(

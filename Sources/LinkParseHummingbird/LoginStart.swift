@@ -69,33 +69,39 @@ public struct LoginStart: Sendable {
     return (url, pending)
   }
 
-  /// VK ID on the web (`https://id.vk.ru/authorize`, PKCE S256, `state`).
+  /// VK ID on the web (`https://id.vk.ru/authorize`, PKCE S256, `state`), with `prompt` (the guide sends
+  /// `prompt=login`) and checked `extraParameters`.
   ///
   /// ```swift
-  /// LoginStart.vkID(clientID: "7915193", redirectURI: "https://example.com/auth/vk", scope: ["vkid.personal_info"])
+  /// LoginStart.vkID(clientID: "7915193", redirectURI: "https://example.com/auth/vk", scope: ["vkid.personal_info"], prompt: [.login])
   /// ```
   public static func vkID(
-    clientID: String, redirectURI: String, scope: [String] = [], endpoint: String = "https://id.vk.ru/authorize"
+    clientID: String, redirectURI: String, scope: [String] = [], endpoint: String = "https://id.vk.ru/authorize",
+    prompt: [AuthorizationPrompt] = [], extraParameters: AuthorizationParameters = AuthorizationParameters()
   ) -> LoginStart {
     LoginStart(provider: .vk, redirectURI: redirectURI) { (s, expiresAt) throws(URLParseError) in
       let request = VKIDAuthorizationRequest(
-        clientID: clientID, redirectURI: redirectURI, state: s.state, pkce: s.pkce, scope: scope, endpoint: endpoint)
+        clientID: clientID, redirectURI: redirectURI, state: s.state, pkce: s.pkce, scope: scope, endpoint: endpoint,
+        prompt: prompt, extraParameters: extraParameters)
       return (request.url, try request.pendingAuthorization(expiresAt: expiresAt))
     }
   }
 
-  /// Sber ID's web page (`authorize.do`, `response_type=code`, `state`, `nonce`, PKCE S256).
+  /// Sber ID's web page (`authorize.do`, `response_type=code`, `state`, `nonce`, PKCE S256), with
+  /// `login_hint` and checked `extraParameters`.
   ///
   /// ```swift
   /// LoginStart.sberID(clientID: "0A1B2C3D", redirectURI: "https://example.com/auth/sber", scope: ["openid", "name"])
   /// ```
   public static func sberID(
     clientID: String, redirectURI: String, scope: [String] = ["openid"],
-    authorizeURL: String = "https://online.sberbank.ru/CSAFront/oidc/authorize.do"
+    authorizeURL: String = "https://online.sberbank.ru/CSAFront/oidc/authorize.do", loginHint: String? = nil,
+    extraParameters: AuthorizationParameters = AuthorizationParameters()
   ) -> LoginStart {
     LoginStart(provider: .sber, redirectURI: redirectURI) { (s, expiresAt) throws(URLParseError) in
       let request = SberIDAuthorizationRequest(
-        clientID: clientID, redirectURI: redirectURI, state: s.state, nonce: s.nonce, scope: scope, pkce: s.pkce)
+        clientID: clientID, redirectURI: redirectURI, state: s.state, nonce: s.nonce, scope: scope, pkce: s.pkce,
+        loginHint: loginHint, extraParameters: extraParameters)
       return (request.webURL(base: authorizeURL), try request.pendingAuthorization(expiresAt: expiresAt))
     }
   }
@@ -108,12 +114,13 @@ public struct LoginStart: Sendable {
   /// ```
   public static func tid(
     clientID: String, redirectURI: String, scope: [String] = [],
-    authorizeURL: String = "https://id.tbank.ru/auth/authorize"
+    authorizeURL: String = "https://id.tbank.ru/auth/authorize",
+    extraParameters: AuthorizationParameters = AuthorizationParameters()
   ) -> LoginStart {
     LoginStart(provider: .tid, redirectURI: redirectURI) { (s, expiresAt) throws(URLParseError) in
       let request = OAuth2AuthorizationRequest(
         endpoint: authorizeURL, clientID: clientID, redirectURI: redirectURI, scope: scope, state: s.state,
-        pkce: s.pkce)
+        pkce: s.pkce, extraParameters: extraParameters)
       let pending = PendingAuthorization(
         provider: .tid, redirectURI: try ParsedURL(redirectURI), state: s.state, expiresAt: expiresAt,
         clientID: clientID, codeVerifier: s.pkce.verifier, redirectURIAsSent: redirectURI)
@@ -128,11 +135,13 @@ public struct LoginStart: Sendable {
   /// LoginStart.apple(clientID: "com.example.web", redirectURI: "https://example.com/auth/apple")
   /// ```
   public static func apple(
-    clientID: String, redirectURI: String, scope: [String] = ["name", "email"]
+    clientID: String, redirectURI: String, scope: [String] = ["name", "email"],
+    extraParameters: AuthorizationParameters = AuthorizationParameters()
   ) -> LoginStart {
     LoginStart(provider: .apple, redirectURI: redirectURI) { (s, expiresAt) throws(URLParseError) in
       let request = AppleAuthorizationRequest(
-        clientID: clientID, redirectURI: redirectURI, state: s.state, nonce: s.nonce, scope: scope)
+        clientID: clientID, redirectURI: redirectURI, state: s.state, nonce: s.nonce, scope: scope,
+        extraParameters: extraParameters)
       return (request.url, try request.pendingAuthorization(expiresAt: expiresAt))
     }
   }
@@ -147,12 +156,14 @@ public struct LoginStart: Sendable {
   /// ```
   public static func oauth2(
     authorizeURL: String, clientID: String, redirectURI: String, scope: [String] = ["openid"],
-    issuer: String? = nil
+    issuer: String? = nil, prompt: [AuthorizationPrompt] = [], loginHint: String? = nil,
+    extraParameters: AuthorizationParameters = AuthorizationParameters()
   ) -> LoginStart {
     LoginStart(provider: .oauth2, redirectURI: redirectURI) { (s, expiresAt) throws(URLParseError) in
       let request = OAuth2AuthorizationRequest(
         endpoint: authorizeURL, clientID: clientID, redirectURI: redirectURI, scope: scope, state: s.state,
-        nonce: scope.contains("openid") ? s.nonce : nil, pkce: s.pkce, issuer: issuer)
+        nonce: scope.contains("openid") ? s.nonce : nil, pkce: s.pkce, issuer: issuer, prompt: prompt,
+        loginHint: loginHint, extraParameters: extraParameters)
       return (request.url, try request.pendingAuthorization(expiresAt: expiresAt))
     }
   }

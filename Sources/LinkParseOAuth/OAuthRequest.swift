@@ -1,4 +1,5 @@
-// A request to a provider's endpoint as a plain value: method, URL, headers and form body. Nothing here
+// A request to a provider's endpoint as a plain value: method, URL (with query fields), headers and a form or
+// JSON body. Nothing here
 // touches the network; `LinkParseHTTP` sends these, and `import LinkParse` turns one into a `URLRequest`.
 
 internal import LinkParseCore
@@ -6,9 +7,10 @@ public import LinkParseProviders
 
 /// An HTTP request to an identity provider (token exchange, refresh, revoke, user info, …), as a value.
 ///
-/// The body is `application/x-www-form-urlencoded`, every name and value encoded with
-/// ``FormParameters/encode(_:)`` (the T-ID iOS SDK's unencoded body is a known bug this never repeats).
-/// ``kind`` tells a sender which JSON the answer holds.
+/// The body is `application/x-www-form-urlencoded` (RFC 6749 §4.1.3), every name and value encoded with
+/// ``FormParameters/encode(_:)`` (the T-ID iOS SDK's unencoded body is a known bug this never repeats), or,
+/// where a provider documents it (VK ID's guide), a JSON object of string fields (``bodyFormat`` `.json`).
+/// ``query`` fields go in the URL whatever the method. ``kind`` tells a sender which JSON the answer holds.
 ///
 /// ```swift
 /// let request = OAuthRequest(
@@ -39,6 +41,15 @@ public struct OAuthRequest: Sendable, Hashable, Codable {
   public enum Method: String, Sendable, Hashable, Codable {
     case get = "GET"
     case post = "POST"
+  }
+
+  /// How ``form`` is sent as the body of a `POST`.
+  public enum BodyFormat: String, Sendable, Hashable, Codable {
+    /// `application/x-www-form-urlencoded` (RFC 6749 §4.1.3): the default.
+    case form
+    /// `application/json`: one JSON object whose members are the fields, as strings (VK ID's guide sends
+    /// `{"code": …}`, `{"refresh_token": …}`, `{"client_id": …}`, `{"id_token": …}`).
+    case json
   }
 
   /// One header field. Names are compared case-insensitively by HTTP; they are kept as written.
@@ -83,13 +94,19 @@ public struct OAuthRequest: Sendable, Hashable, Codable {
   public var provider: Provider
   /// The HTTP method.
   public var method: Method
-  /// The endpoint (for `GET`, without the form fields: ``fullURL`` adds them as the query).
+  /// The endpoint (without ``query`` and, for `GET`, without the form fields: ``fullURL`` adds them).
   public var url: String
-  /// The header fields, in order. A `POST` with a form always starts with
-  /// `Content-Type: application/x-www-form-urlencoded`, then `Accept: application/json`.
+  /// The header fields, in order. A `POST` with a form always starts with its `Content-Type`
+  /// (`application/x-www-form-urlencoded`, or `application/json` for ``BodyFormat/json``), then
+  /// `Accept: application/json`.
   public var headers: [Header]
-  /// The form fields, in order (the body of a `POST`, the query of a `GET`).
+  /// Fields sent in the URL's query whatever the method (VK ID's guide puts `grant_type`, `client_id`,
+  /// `device_id`, … there), before the form fields of a `GET`.
+  public var query: [Field]
+  /// The body's fields, in order (the body of a `POST`, the query of a `GET`).
   public var form: [Field]
+  /// How ``form`` is encoded as a `POST` body.
+  public var bodyFormat: BodyFormat
 
   /// Creates a request. For a `POST` with form fields, `Content-Type` and `Accept` headers are added in front
   /// of `headers` unless `headers` already names them.
@@ -100,49 +117,63 @@ public struct OAuthRequest: Sendable, Hashable, Codable {
   /// ```
   public init(
     kind: Kind, provider: Provider = .oauth2, method: Method = .post, url: String, headers: [Header] = [],
-    form: [Field] = []
+    query: [Field] = [], form: [Field] = [], bodyFormat: BodyFormat = .form
   ) {
     self.kind = kind
     self.provider = provider
     self.method = method
     self.url = url
+    self.query = query
     self.form = form
+    self.bodyFormat = bodyFormat
     var all: [Header] = []
     func has(_ name: String) -> Bool { headers.contains { $0.name.lowercased() == name.lowercased() } }
     if method == .post && !form.isEmpty && !has("Content-Type") {
-      all.append(Header("Content-Type", "application/x-www-form-urlencoded"))
+      all.append(
+        Header("Content-Type", bodyFormat == .json ? "application/json" : "application/x-www-form-urlencoded"))
     }
     if !has("Accept") { all.append(Header("Accept", "application/json")) }
     self.headers = all + headers
   }
 
-  /// The form-encoded body of a `POST` (`nil` for a `GET` or an empty form).
+  /// The body of a `POST`: the form-encoded fields, or their JSON object (`nil` for a `GET` or an empty form).
   ///
   /// ```swift
-  /// request.body  // "grant_type=authorization_code&code=c%26x"
+  /// request.body  // "grant_type=authorization_code&code=c%26x", or {"code":"c&x"} for .json
   /// ```
   public var body: String? {
     guard method == .post, !form.isEmpty else { return nil }
-    return FormParameters.encode(form.map { ($0.name, $0.value) })
+    switch bodyFormat {
+    case .form: return FormParameters.encode(form.map { ($0.name, $0.value) })
+    case .json:
+      return "{" + form.map { JSONText.quoted($0.name) + ":" + JSONText.quoted($0.value) }.joined(separator: ",") + "}"
+    }
   }
 
-  /// ``url`` with the form fields as its query for a `GET`; ``url`` itself for a `POST`.
+  /// ``url`` with ``query`` and, for a `GET`, the form fields as its query.
   ///
   /// ```swift
   /// request.fullURL  // "https://as.example/userinfo?client_id=c"
   /// ```
   public var fullURL: String {
-    guard method == .get, !form.isEmpty else { return url }
-    let query = FormParameters.encode(form.map { ($0.name, $0.value) })
-    return url + (url.contains("?") ? "&" : "?") + query
+    let fields = method == .get ? query + form : query
+    guard !fields.isEmpty else { return url }
+    return url + (url.contains("?") ? "&" : "?") + FormParameters.encode(fields.map { ($0.name, $0.value) })
   }
 
-  /// The first value of the form field `name`, if any.
+  /// The first value of the field `name` sent in the body or the query, if any.
   ///
   /// ```swift
   /// request.formValue("grant_type")  // "authorization_code"
   /// ```
-  public func formValue(_ name: String) -> String? { form.first { $0.name == name }?.value }
+  public func formValue(_ name: String) -> String? { (form.first { $0.name == name } ?? query.first { $0.name == name })?.value }
+
+  /// Every field sent, in the query and in the body (what a log or an error message must not repeat).
+  ///
+  /// ```swift
+  /// request.fields.map(\.name)  // ["grant_type", "client_id", …, "code"]
+  /// ```
+  public var fields: [Field] { query + form }
 
   /// The first value of header `name` (case-insensitive), if any.
   ///
@@ -152,5 +183,22 @@ public struct OAuthRequest: Sendable, Hashable, Codable {
   public func headerValue(_ name: String) -> String? {
     let lower = name.lowercased()
     return headers.first { $0.name.lowercased() == lower }?.value
+  }
+
+  private enum CodingKeys: String, CodingKey {
+    case kind, provider, method, url, headers, query, form, bodyFormat
+  }
+
+  /// Decodes a request; `query` and `bodyFormat` may be absent (a request encoded before they existed).
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    kind = try c.decode(Kind.self, forKey: .kind)
+    provider = try c.decode(Provider.self, forKey: .provider)
+    method = try c.decode(Method.self, forKey: .method)
+    url = try c.decode(String.self, forKey: .url)
+    headers = try c.decode([Header].self, forKey: .headers)
+    query = try c.decodeIfPresent([Field].self, forKey: .query) ?? []
+    form = try c.decode([Field].self, forKey: .form)
+    bodyFormat = try c.decodeIfPresent(BodyFormat.self, forKey: .bodyFormat) ?? .form
   }
 }

@@ -8,8 +8,8 @@ extension PendingAuthorization {
   /// The provider's token exchange for a validated callback.
   ///
   /// Per provider:
-  /// - VK ID: ``VKIDClient/tokenExchange(code:codeVerifier:deviceID:redirectURI:state:)`` with the callback's
-  ///   `code`, `device_id` and `state`; the verifier is required.
+  /// - VK ID: ``VKIDClient/tokenExchange(code:codeVerifier:deviceID:redirectURI:state:)`` in the guide's shape,
+  ///   with the callback's `code` and `device_id` and a fresh exchange `state`; the verifier is required.
   /// - Sber ID: ``SberIDClient/tokenExchange(code:redirectURI:codeVerifier:rquid:)``; `clientSecret` is
   ///   required (a random `rquid`).
   /// - T-ID: ``TIDClient/tokenExchange(code:redirectURI:codeVerifier:)`` with `redirect_uri` as sent; HTTP
@@ -27,7 +27,8 @@ extension PendingAuthorization {
   /// ).pendingAuthorization()
   /// let callback = try pending.validate(try ParsedURL(incoming))
   /// let request = try pending.tokenRequest(for: callback)
-  /// request.body  // grant_type=authorization_code&code=…&code_verifier=…&client_id=7915193&device_id=…
+  /// request.fullURL  // https://id.vk.ru/oauth2/auth?grant_type=authorization_code&redirect_uri=…&device_id=…
+  /// request.body     // {"code":"vk2.a.…"}
   /// ```
   ///
   /// - Throws: ``TokenRequestError``: `provider-mismatch`, `not-a-success` (cancelled, an error, a
@@ -61,9 +62,11 @@ extension PendingAuthorization {
       let client = VKIDClient(clientID: clientID, tokenEndpoint: endpoint ?? VKIDClient.defaultTokenEndpoint)
       switch vk {
       case .success(let s):
+        // The exchange's state is a fresh value of its own (providers.md §2.7), echoed in the answer:
+        // `request.checkEchoedState(of: tokens)` compares it.
         return client.tokenExchange(
           code: String(s.code), codeVerifier: codeVerifier, deviceID: String(s.deviceID), redirectURI: redirect,
-          state: String(s.state))
+          state: VKIDClient.freshState())
       default:
         // The SDK 1.x payload carries no device_id: its code is not a VK ID 2.x code.
         throw TokenRequestError(.notASuccess, message: "a VK ID SDK 1.x payload has no device_id to exchange its code with")
@@ -100,22 +103,29 @@ extension PendingAuthorization {
   }
 }
 
-extension PendingAuthorization {
-  /// Checks the `state` a token answer echoes (VK ID does; its iOS SDK compares it again) against the state
-  /// sent. An answer without `state` passes: only VK echoes it, and a missing echo proves nothing either way.
+extension OAuthRequest {
+  /// Checks the `state` a token answer echoes (VK ID does; its iOS SDK compares it again) against the `state`
+  /// this request sent (a token exchange's own fresh value, not the authorization request's). When the request
+  /// sent none (VK's refresh), the answer's `"state": ""` passes and any other state does not. An answer
+  /// without `state` passes: only VK echoes it, and a missing echo proves nothing either way.
   ///
   /// ```swift
+  /// let request = try pending.tokenRequest(for: callback)
   /// let tokens = try TokenResponse(json: body, provider: .vk)
-  /// try pending.checkEchoedState(of: tokens)  // invalid-field "state" when it differs
+  /// try request.checkEchoedState(of: tokens)  // invalid-field "state" when it differs
   /// ```
   ///
-  /// - Throws: ``OAuthResponseError`` `invalid-field` (field `state`) when the answer's state differs from
-  ///   ``state`` (or when none was sent).
+  /// - Throws: ``OAuthResponseError`` `invalid-field` (field `state`) when the answer's state differs from the
+  ///   state sent.
   public func checkEchoedState(of tokens: TokenResponse) throws(OAuthResponseError) {
     guard let echoed = tokens.state else { return }
-    guard let sent = state, echoed.utf8.elementsEqual(sent.utf8) else {
+    let sent = formValue("state") ?? ""
+    guard echoed.utf8.elementsEqual(sent.utf8) else {
       throw OAuthResponseError(
-        .invalidField, field: "state", message: "the token answer's state differs from the state sent")
+        .invalidField, field: "state",
+        message: sent.isEmpty
+          ? "the token answer echoes a state, but the request sent none"
+          : "the token answer's state differs from the state the request sent")
     }
   }
 }

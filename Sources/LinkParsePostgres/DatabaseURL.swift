@@ -19,8 +19,9 @@ public struct DatabaseURLError: Error, Sendable, Hashable, CustomStringConvertib
 
 extension PostgresPendingAuthorizationStore {
   /// A client configuration from `postgres://user[:password]@host[:port]/database[?sslmode=…]`: user, password and
-  /// database percent-decoded, port 5432 by default; `sslmode` `disable`, `prefer` (the default, as in libpq) or
-  /// `require` (with certificate verification).
+  /// database percent-decoded, port 5432 by default; `sslmode` `disable`, `prefer` (the default, as in libpq),
+  /// `require` or `verify-full` (both with full certificate and host-name verification: stricter than libpq's
+  /// `require`, which verifies nothing).
   ///
   /// ```swift
   /// let configuration = try PostgresPendingAuthorizationStore.clientConfiguration(

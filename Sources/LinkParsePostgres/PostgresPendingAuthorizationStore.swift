@@ -313,13 +313,19 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStoring {
     }
     if let (id, authorization) = taken {
       if authorization.matchesRedirect(url) {
+        let result: Result<ProviderCallback, CallbackError>
         do throws(CallbackError) {
-          return .success(try authorization.validate(url, parameters: parameters, now: now))
+          result = .success(try authorization.validate(url, parameters: parameters, now: now))
         } catch {
-          // Bound by its state: spent, unless it failed before binding.
-          if error.code == .stateMismatch || error.code == .redirectMismatch { try await putBack(id) }
-          return .failure(error)
+          result = .failure(error)
         }
+        // Bound by its state: spent, unless it failed before binding (the one retire rule).
+        if !PendingAuthorization.retires(
+          result, callbackHasState: true, authorizationHasState: authorization.state != nil)
+        {
+          try await putBack(id)
+        }
+        return result
       }
       try await putBack(id)  // not this callback's redirect URI: as if the state had matched nothing
     }
@@ -396,9 +402,8 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStoring {
         }
         chosen = stated[0]  // validate() decides (the Sber apps' error grammars); else state-mismatch
       }
-      // Bound only when the authorization has no state either; a state-less callback that validate() accepts
-      // for one *with* a state (a Sber app's error grammar) is reported but leaves it pending.
-      let bound = chosen.authorization.state == nil
+      // A state-less callback: spent only as the one retire rule says (a code to an authorization without
+      // state); a forged `?cancelled` or Sber app error is reported but leaves the login pending.
       let id = chosen.id
       let result: Result<ProviderCallback, CallbackError>
       do throws(CallbackError) {
@@ -406,14 +411,10 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStoring {
       } catch {
         result = .failure(error)
       }
-      // Once bound, the authorization is spent unless the callback failed before binding to it.
-      if bound {
-        switch result {
-        case .success: try await retire(id, now, on: c)
-        case .failure(let error) where error.code != .stateMismatch && error.code != .redirectMismatch:
-          try await retire(id, now, on: c)
-        case .failure: break
-        }
+      if PendingAuthorization.retires(
+        result, callbackHasState: false, authorizationHasState: chosen.authorization.state != nil)
+      {
+        try await retire(id, now, on: c)
       }
       return result
     }

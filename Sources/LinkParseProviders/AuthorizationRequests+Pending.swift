@@ -120,6 +120,12 @@ public struct OAuth2AuthorizationRequest: Sendable, Hashable {
   public var issuer: String?
   /// `response_type` (`code`).
   public var responseType: String
+  /// `prompt` (OIDC Core §3.1.2.1), space-separated; none by default.
+  public var prompt: [AuthorizationPrompt]
+  /// `login_hint` (OIDC Core §3.1.2.1).
+  public var loginHint: String?
+  /// Further parameters, after the builder's own (checked: see ``AuthorizationParameters``).
+  public var extraParameters: AuthorizationParameters
 
   /// Creates a request.
   ///
@@ -128,7 +134,9 @@ public struct OAuth2AuthorizationRequest: Sendable, Hashable {
   /// ```
   public init(
     endpoint: String, clientID: String, redirectURI: String, scope: [String] = ["openid"], state: String,
-    nonce: String? = nil, pkce: PKCE? = nil, issuer: String? = nil, responseType: String = "code"
+    nonce: String? = nil, pkce: PKCE? = nil, issuer: String? = nil, responseType: String = "code",
+    prompt: [AuthorizationPrompt] = [], loginHint: String? = nil,
+    extraParameters: AuthorizationParameters = AuthorizationParameters()
   ) {
     self.endpoint = endpoint
     self.clientID = clientID
@@ -139,6 +147,9 @@ public struct OAuth2AuthorizationRequest: Sendable, Hashable {
     self.pkce = pkce
     self.issuer = issuer
     self.responseType = responseType
+    self.prompt = prompt
+    self.loginHint = loginHint
+    self.extraParameters = extraParameters
   }
 
   /// The request URL: `response_type`, `client_id`, `redirect_uri`, `scope`, `state`, `nonce`,
@@ -156,7 +167,9 @@ public struct OAuth2AuthorizationRequest: Sendable, Hashable {
       pairs.append(("code_challenge", pkce.challenge))
       pairs.append(("code_challenge_method", pkce.method))
     }
-    return appendQuery(endpoint, pairs)
+    if !prompt.isEmpty { pairs.append(("prompt", prompt.map(\.rawValue).joined(separator: " "))) }
+    if let loginHint { pairs.append(("login_hint", loginHint)) }
+    return appendQuery(endpoint, pairs + extraParameters.pairs)
   }
 
   /// The pending authorization for this request: provider `.oauth2`, redirect URI, state, expected issuer,

@@ -38,15 +38,19 @@ public struct SberIDAuthorizationRequest: Sendable, Hashable {
   public var scope: [String]
   /// PKCE; strongly recommended (custom schemes can be claimed by other apps).
   public var pkce: PKCE?
+  /// `login_hint`: the phone number or login to prefill (the Sber SDKs' `loginHint`).
+  public var loginHint: String?
+  /// Further parameters, after the builder's own (checked: see ``AuthorizationParameters``).
+  public var extraParameters: AuthorizationParameters
 
   /// Creates a request.
   ///
   /// ```swift
-  /// SberIDAuthorizationRequest(clientID: "id", redirectURI: "myapp://sberidauth", state: "s", nonce: "n")
+  /// SberIDAuthorizationRequest(clientID: "id", redirectURI: "myapp://sberidauth", state: "s", nonce: "n", loginHint: "79990001122")
   /// ```
   public init(
     clientID: String, redirectURI: String, state: String, nonce: String, scope: [String] = ["openid"],
-    pkce: PKCE? = nil
+    pkce: PKCE? = nil, loginHint: String? = nil, extraParameters: AuthorizationParameters = AuthorizationParameters()
   ) {
     self.clientID = clientID
     self.redirectURI = redirectURI
@@ -54,6 +58,8 @@ public struct SberIDAuthorizationRequest: Sendable, Hashable {
     self.nonce = nonce
     self.scope = scope
     self.pkce = pkce
+    self.loginHint = loginHint
+    self.extraParameters = extraParameters
   }
 
   /// The app-to-app deeplink (no `response_type`).
@@ -97,7 +103,8 @@ public struct SberIDAuthorizationRequest: Sendable, Hashable {
       pairs.append(("code_challenge_method", pkce.method))
     }
     if responseType { pairs.append(("response_type", "code")) }
-    return pairs
+    if let loginHint { pairs.append(("login_hint", loginHint)) }
+    return pairs + extraParameters.pairs
   }
 }
 
@@ -124,15 +131,20 @@ public struct VKIDAuthorizationRequest: Sendable, Hashable {
   public var codeChallengeMethod: String
   /// The authorization endpoint.
   public var endpoint: String
+  /// `prompt` (VK ID's guide sends `prompt=login`), space-separated; none by default.
+  public var prompt: [AuthorizationPrompt]
+  /// Further parameters, after the builder's own (checked: see ``AuthorizationParameters``).
+  public var extraParameters: AuthorizationParameters
 
   /// Creates a request.
   ///
   /// ```swift
-  /// VKIDAuthorizationRequest(clientID: "1", redirectURI: "vk1://vk.ru/blank.html", state: "s", pkce: PKCE())
+  /// VKIDAuthorizationRequest(clientID: "1", redirectURI: "vk1://vk.ru/blank.html", state: "s", pkce: PKCE(), prompt: [.login])
   /// ```
   public init(
     clientID: String, redirectURI: String, state: String, pkce: PKCE, scope: [String] = [],
-    codeChallengeMethod: String = "S256", endpoint: String = "https://id.vk.ru/authorize"
+    codeChallengeMethod: String = "S256", endpoint: String = "https://id.vk.ru/authorize",
+    prompt: [AuthorizationPrompt] = [], extraParameters: AuthorizationParameters = AuthorizationParameters()
   ) {
     self.clientID = clientID
     self.redirectURI = redirectURI
@@ -141,6 +153,8 @@ public struct VKIDAuthorizationRequest: Sendable, Hashable {
     self.scope = scope
     self.codeChallengeMethod = codeChallengeMethod
     self.endpoint = endpoint
+    self.prompt = prompt
+    self.extraParameters = extraParameters
   }
 
   /// The request URL.
@@ -154,7 +168,8 @@ public struct VKIDAuthorizationRequest: Sendable, Hashable {
       ("code_challenge", pkce.challenge), ("code_challenge_method", codeChallengeMethod),
     ]
     if !scope.isEmpty { pairs.append(("scope", scope.joined(separator: " "))) }
-    return appendQuery(endpoint, pairs)
+    if !prompt.isEmpty { pairs.append(("prompt", prompt.map(\.rawValue).joined(separator: " "))) }
+    return appendQuery(endpoint, pairs + extraParameters.pairs)
   }
 }
 
@@ -175,6 +190,8 @@ public struct TIDAuthorizationRequest: Sendable, Hashable {
   public var pkce: PKCE
   /// The partner-auth endpoint.
   public var endpoint: String
+  /// Further parameters, after the builder's own (checked: see ``AuthorizationParameters``).
+  public var extraParameters: AuthorizationParameters
 
   /// Creates a request.
   ///
@@ -182,12 +199,14 @@ public struct TIDAuthorizationRequest: Sendable, Hashable {
   /// TIDAuthorizationRequest(clientID: "partner", callbackURL: "myapp://authorized", pkce: PKCE())
   /// ```
   public init(
-    clientID: String, callbackURL: String, pkce: PKCE, endpoint: String = "https://tinkoff.ru/partner_auth"
+    clientID: String, callbackURL: String, pkce: PKCE, endpoint: String = "https://tinkoff.ru/partner_auth",
+    extraParameters: AuthorizationParameters = AuthorizationParameters()
   ) {
     self.clientID = clientID
     self.callbackURL = callbackURL
     self.pkce = pkce
     self.endpoint = endpoint
+    self.extraParameters = extraParameters
   }
 
   /// The app link that opens the T-Bank app.
@@ -201,7 +220,7 @@ public struct TIDAuthorizationRequest: Sendable, Hashable {
       [
         ("clientId", clientID), ("codeChallenge", pkce.challenge), ("codeChallengeMethod", pkce.method),
         ("callbackUrl", callbackURL),
-      ])
+      ] + extraParameters.pairs)
   }
 
   /// The `application/x-www-form-urlencoded` body of `POST https://id.tbank.ru/auth/token` for `code`
@@ -264,6 +283,8 @@ public struct AppleAuthorizationRequest: Sendable, Hashable {
   public var responseType: ResponseType
   /// `response_mode`.
   public var responseMode: ResponseMode
+  /// Further parameters, after the builder's own (checked: see ``AuthorizationParameters``).
+  public var extraParameters: AuthorizationParameters
 
   /// Creates a request; the defaults (`code id_token`, `form_post`, `name email`) are what Apple accepts
   /// for a first sign-in that wants the user's name.
@@ -273,7 +294,8 @@ public struct AppleAuthorizationRequest: Sendable, Hashable {
   /// ```
   public init(
     clientID: String, redirectURI: String, state: String, nonce: String? = nil, scope: [String] = ["name", "email"],
-    responseType: ResponseType = .codeIDToken, responseMode: ResponseMode = .formPost
+    responseType: ResponseType = .codeIDToken, responseMode: ResponseMode = .formPost,
+    extraParameters: AuthorizationParameters = AuthorizationParameters()
   ) {
     self.clientID = clientID
     self.redirectURI = redirectURI
@@ -282,6 +304,7 @@ public struct AppleAuthorizationRequest: Sendable, Hashable {
     self.scope = scope
     self.responseType = responseType
     self.responseMode = responseMode
+    self.extraParameters = extraParameters
   }
 
   /// Whether Apple accepts this combination of `response_type`, `response_mode` and `scope`.
@@ -309,6 +332,6 @@ public struct AppleAuthorizationRequest: Sendable, Hashable {
     if !scope.isEmpty { pairs.append(("scope", scope.joined(separator: " "))) }
     pairs.append(("state", state))
     if let nonce { pairs.append(("nonce", nonce)) }
-    return appendQuery("https://appleid.apple.com/auth/authorize", pairs)
+    return appendQuery("https://appleid.apple.com/auth/authorize", pairs + extraParameters.pairs)
   }
 }

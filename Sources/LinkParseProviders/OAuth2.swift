@@ -51,7 +51,8 @@ public enum OAuth2Callback: Sendable, Hashable {
   }
 
   init(_ fields: inout CallbackFields) throws(CallbackError) {
-    try fields.rejectDuplicates(also: .accessToken, .idToken)
+    try fields.rejectDuplicates(
+      also: CallbackFields.Key.accessToken.bit | CallbackFields.Key.idToken.bit | CallbackFields.Key.tokenType.bit)
     if let error = ProviderError(&fields) {
       self = .failure(error, state: fields.value(.state), issuer: fields.value(.iss))
       return

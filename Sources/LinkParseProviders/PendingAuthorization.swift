@@ -279,14 +279,15 @@ public struct PendingAuthorization: @unchecked Sendable {
 
   /// The checks after the redirect's, then the decoder.
   private func validate(_ fields: inout CallbackFields, now: Int64) throws(CallbackError) -> ProviderCallback {
+    if box.provider == .sber && fields.hasSberIDRedirect {
+      // A seamless-login link is inbound, not a callback to this request: said before any check of a
+      // callback's parameters (its missing state is not a state mismatch).
+      throw CallbackError(.unrecognizedCallback, parameter: "sberIDRedirect")
+    }
     try fields.rejectDuplicates()
     try checkState(&fields)
     try checkIssuer(&fields)
     if let expiresAt = box.expiresAt, now >= expiresAt { throw CallbackError(.expired) }
-    if box.provider == .sber && fields.hasSberIDRedirect {
-      // A seamless-login link is inbound, not a callback to this request.
-      throw CallbackError(.unrecognizedCallback, parameter: "sberIDRedirect")
-    }
     return try ProviderCallback(provider: box.provider, fields: &fields)
   }
 

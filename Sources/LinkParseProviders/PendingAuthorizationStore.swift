@@ -13,7 +13,10 @@ public import LinkParseCore
 /// cannot cancel a real login). Likewise a state-less error (the Sber apps' grammars
 /// `?result=FAILURE&error_code=5`, `?status=fail&error=X`, which carry no state and so can be forged by
 /// anyone) is decoded and returned, but does not consume the authorization it was matched to: the genuine
-/// callback still succeeds afterwards. A VK SDK 1.x `payload` is bound by its `oauth.state`.
+/// callback still succeeds afterwards. A VK SDK 1.x `payload` is bound by its `oauth.state`. The same holds
+/// for the T-ID app flow, which has no state at all: a `?cancelled`, `?unavailable` or debug `?result=…` is
+/// reported but leaves the login pending; only a code spends it
+/// (``PendingAuthorization/retires(_:callbackHasState:authorizationHasState:)``).
 ///
 /// The T-ID app flow carries no `state`: a state-less callback is accepted only while exactly one T-ID
 /// authorization without state is pending for that redirect URI (`ambiguous-authorization` otherwise).
@@ -219,22 +222,21 @@ public final class PendingAuthorizationStore: Sendable {
       }
     }
     guard let authorization = contents.entries[id] else { throw CallbackError(.notPending) }
-    // Bound: by the callback's state, or as a state-less callback to an authorization without one (the T-ID
-    // app flow). A state-less callback that validate() accepts for an authorization *with* a state (the Sber
-    // apps' error grammars) is not bound: anyone can send `?error_code=5`, so it is decoded and reported but
-    // the authorization stays pending, and the genuine callback still succeeds.
-    let bound = state != nil || authorization.state == nil
+    // Spent or not by the one retire rule (``PendingAuthorization/retires(_:callbackHasState:authorizationHasState:)``):
+    // a state-less callback (anyone can send `?cancelled` or `?error_code=5`) is decoded and reported, but leaves
+    // the authorization pending unless it delivers a code to one without state.
+    let result: Result<ProviderCallback, CallbackError>
     do throws(CallbackError) {
-      let callback = try authorization.validate(url, parameters: parameters, now: now)
-      if bound { Self.retire(id, stateKey: stateKey, &contents, limit) }
-      return callback
+      result = .success(try authorization.validate(url, parameters: parameters, now: now))
     } catch {
-      // Once bound, the authorization is spent unless the callback failed before binding to it.
-      if bound && error.code != .stateMismatch && error.code != .redirectMismatch {
-        Self.retire(id, stateKey: stateKey, &contents, limit)
-      }
-      throw error
+      result = .failure(error)
     }
+    if PendingAuthorization.retires(
+      result, callbackHasState: state != nil, authorizationHasState: authorization.state != nil)
+    {
+      Self.retire(id, stateKey: stateKey, &contents, limit)
+    }
+    return try result.get()
   }
 
   /// The callback's state as decoded bytes: its non-empty `state`, else the `oauth.state` of a VK SDK 1.x

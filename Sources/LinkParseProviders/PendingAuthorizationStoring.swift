@@ -122,3 +122,40 @@ public struct CallbackBinding: Sendable {
     redirectMismatch = CallbackError(.redirectMismatch, found: PendingAuthorization.describe(url))
   }
 }
+
+extension PendingAuthorization {
+  /// Whether validating a callback against this authorization spends it (single use), given what the validation
+  /// gave: the one retire rule every ``PendingAuthorizationStoring`` follows. Not API for applications.
+  ///
+  /// - A callback bound by its `state` (or a VK SDK 1.x `payload`'s `oauth.state`) spends the authorization
+  ///   whatever it says — success, error, cancel — unless it failed before binding (`state-mismatch`,
+  ///   `redirect-mismatch`).
+  /// - A callback without a state carries no proof that it answers this authorization: anyone can open
+  ///   `myapp://authorized?cancelled` or send `?result=FAILURE&error_code=5`. It is decoded and reported, but it
+  ///   spends the authorization only when it delivers what the login waits for (a code or a token, outcome
+  ///   ``CallbackOutcome/success`` or ``CallbackOutcome/implicitGrant``) to an authorization that has no state
+  ///   either (the T-ID app flow, which PKCE protects), or when the authorization has expired. A forged T-ID
+  ///   `cancelled`, `unavailable` or debug `result=` therefore leaves the real login pending, as a forged Sber
+  ///   error does.
+  ///
+  /// ```swift
+  /// PendingAuthorization.retires(.success(.tid(.cancelled)), callbackHasState: false, authorizationHasState: false)  // false
+  /// ```
+  @_spi(PendingAuthorizationStores)
+  public static func retires(
+    _ result: Result<ProviderCallback, CallbackError>, callbackHasState: Bool, authorizationHasState: Bool
+  ) -> Bool {
+    switch result {
+    case .failure(let error) where error.code == .stateMismatch || error.code == .redirectMismatch:
+      return false
+    case .failure(let error) where error.code == .expired:
+      return true
+    case .failure:
+      return callbackHasState
+    case .success(let callback):
+      if callbackHasState { return true }
+      guard !authorizationHasState else { return false }
+      return callback.outcome == .success || callback.outcome == .implicitGrant
+    }
+  }
+}

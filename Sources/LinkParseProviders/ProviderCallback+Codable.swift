@@ -42,7 +42,7 @@ extension ProviderCallback: Codable {
   private var kind: Kind {
     switch self {
     case .sber(.success), .vk(.success), .tid(.success), .apple(.success), .oauth2(.success): return .success
-    case .sber(.failure), .vk(.failure), .apple(.failure), .oauth2(.failure): return .failure
+    case .sber(.failure), .vk(.failure), .tid(.failure), .apple(.failure), .oauth2(.failure): return .failure
     case .sberSeamless: return .seamless
     case .vk(.legacy): return .legacy
     case .tid(.cancelled), .apple(.cancelled): return .cancelled
@@ -56,7 +56,8 @@ extension ProviderCallback: Codable {
   private var heldProviderError: ProviderError? {
     switch self {
     case .sber(.failure(let f)): return f.error
-    case .vk(.failure(let e, _)), .apple(.failure(let e, _)), .oauth2(.failure(let e, _, _)): return e
+    case .vk(.failure(let e, _)), .tid(.failure(let e, _)), .apple(.failure(let e, _)), .oauth2(.failure(let e, _, _)):
+      return e
     default: return nil
     }
   }
@@ -147,6 +148,7 @@ extension ProviderCallback: Codable {
     case (.tid, .cancelled): self = .tid(.cancelled)
     case (.tid, .unavailable): self = .tid(.unavailable)
     case (.tid, .debugResult): self = .tid(.debugResult(String(try required("result"))))
+    case (.tid, .failure): self = .tid(.failure(try providerError(), state: value("state")))
     case (.apple, .success):
       self = .apple(
         .success(

@@ -124,7 +124,7 @@ public enum ProviderCallback: Sendable, Hashable {
     case .sber(.success), .vk(.success), .vk(.legacy), .tid(.success), .apple(.success), .oauth2(.success):
       return .success
     case .oauth2(.implicit): return .implicitGrant
-    case .sber(.failure), .vk(.failure), .apple(.failure), .oauth2(.failure): return .error
+    case .sber(.failure), .vk(.failure), .tid(.failure), .apple(.failure), .oauth2(.failure): return .error
     case .sberSeamless: return .seamless
     case .tid(.cancelled), .apple(.cancelled): return .cancelled
     case .tid(.unavailable): return .unavailable
@@ -181,7 +181,7 @@ public enum ProviderCallback: Sendable, Hashable {
     switch self {
     case .sber(.failure(let f)):
       return ProviderErrorSummary(code: f.rawCode, descriptionEN: f.descriptionEN, descriptionRU: f.descriptionRU)
-    case .vk(.failure(let e, _)), .apple(.failure(let e, _)), .oauth2(.failure(let e, _, _)):
+    case .vk(.failure(let e, _)), .tid(.failure(let e, _)), .apple(.failure(let e, _)), .oauth2(.failure(let e, _, _)):
       return ProviderErrorSummary(
         code: e.code.rawValue, descriptionEN: e.code.descriptionEN, descriptionRU: e.code.descriptionRU)
     case .tid(.debugResult(let value)) where value != "success":
@@ -290,7 +290,7 @@ public enum ProviderCallback: Sendable, Hashable {
       visit("first_name", l.user?.firstName?[...])
       visit("last_name", l.user?.lastName?[...])
       visit("email", l.user?.email?[...])
-    case .vk(.failure(let e, let state)), .apple(.failure(let e, let state)):
+    case .vk(.failure(let e, let state)), .tid(.failure(let e, let state)), .apple(.failure(let e, let state)):
       visit("state", state)
       visit("error_description", e.errorDescription?[...])
       visit("error_uri", e.errorURI?[...])

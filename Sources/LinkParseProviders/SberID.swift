@@ -35,7 +35,9 @@ public enum SberIDCallback: Sendable, Hashable {
   }
 
   init(_ fields: inout CallbackFields) throws(CallbackError) {
-    try fields.rejectDuplicates()
+    // Every parameter read to decide the outcome: `status=success&status=fail` is rejected in either order.
+    try fields.rejectDuplicates(
+      also: CallbackFields.Key.status.bit | CallbackFields.Key.result.bit | CallbackFields.Key.errorCode.bit)
     let state = fields.span(.state)
     let status = fields.span(.status)
     let result = fields.span(.result)

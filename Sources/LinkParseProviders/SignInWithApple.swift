@@ -39,7 +39,7 @@ public enum AppleCallback: Sendable, Hashable {
   }
 
   init(_ fields: inout CallbackFields) throws(CallbackError) {
-    try fields.rejectDuplicates(also: .idToken, .user)
+    try fields.rejectDuplicates(also: CallbackFields.Key.idToken.bit | CallbackFields.Key.user.bit)
     if let error = ProviderError(&fields) {
       let state = fields.value(.state)
       self = error.code == .userCancelledAuthorize ? .cancelled(state: state) : .failure(error, state: state)

@@ -6,11 +6,12 @@ public import LinkParseCore
 ///
 /// Grammars: iOS `?code=…`, bare flags `?cancelled` and `?unavailable`; Android
 /// `auth_status_code=success&code=…` or `auth_status_code=cancelled_by_user`; the iOS debug app's
-/// `result=success|failure|cancelled|unavailable`; web `state`, `code`, `session_state`.
+/// `result=success|failure|cancelled|unavailable`; web `state`, `code`, `session_state`, and the web flow's
+/// OAuth 2.0 error response (RFC 6749 §4.1.2.1: `state`, `error`, `error_description`, `error_uri`).
 ///
 /// Each signal names one outcome. Two different outcomes in one callback (`?cancelled&code=x`,
-/// `?cancelled&unavailable`) are a ``CallbackError`` `conflicting-outcome`, never a random pick (the iOS SDK
-/// picks by `Dictionary` order). An empty `code=` is `missing-parameter`.
+/// `?cancelled&unavailable`, `?code=c.1&error=access_denied`) are a ``CallbackError`` `conflicting-outcome`,
+/// never a random pick (the iOS SDK picks by `Dictionary` order). An empty `code=` is `missing-parameter`.
 ///
 /// ```swift
 /// let url = try ParsedURL("myapp://authorized?cancelled")
@@ -26,6 +27,13 @@ public enum TIDCallback: Sendable, Hashable {
   /// The debug app's `result=failure`, or its `result=success` stub that carries no code. The raw value
   /// is kept.
   case debugResult(String)
+  /// The web flow's error response (`?state=ABCxyz&error=access_denied&error_description=User+denied`): the
+  /// provider's `error` with its raw value, plus the echoed `state` if any.
+  ///
+  /// ```swift
+  /// try TIDCallback(FormParameters("state=S&error=access_denied"))  // .failure(access_denied, state: "S")
+  /// ```
+  case failure(ProviderError, state: Substring?)
 
   /// Decodes a callback's parameters.
   ///
@@ -33,7 +41,8 @@ public enum TIDCallback: Sendable, Hashable {
   /// try TIDCallback(FormParameters("auth_status_code=success&code=c.9fQ"))  // .success(code: "c.9fQ")
   /// ```
   ///
-  /// - Throws: ``CallbackError`` `duplicate-parameter`, `conflicting-outcome`, `missing-parameter` (empty
+  /// - Throws: ``CallbackError`` `duplicate-parameter` (a repeated `code`, `state`, `error`, `cancelled`,
+  ///   `unavailable`, `auth_status_code` or `result`), `conflicting-outcome`, `missing-parameter` (empty
   ///   `code=`, or `auth_status_code=success` without a code), `malformed-parameter` (unknown
   ///   `auth_status_code` or `result` value), `unrecognized-callback` (no outcome at all).
   public init(_ parameters: FormParameters) throws(CallbackError) {
@@ -42,13 +51,19 @@ public enum TIDCallback: Sendable, Hashable {
   }
 
   init(_ fields: inout CallbackFields) throws(CallbackError) {
-    try fields.rejectDuplicates(also: .authStatusCode, .result)
+    // Every parameter read to decide the outcome (providers.md §3.3).
+    try fields.rejectDuplicates(
+      also: CallbackFields.Key.authStatusCode.bit | CallbackFields.Key.result.bit | CallbackFields.Key.cancelled.bit
+        | CallbackFields.Key.unavailable.bit)
     // The outcomes signalled, in the order they are checked (at most one each), without allocating.
     var signals = Signals()
     let hasCode = fields.contains(.code)
     if hasCode { signals.add(.success, "code") }
     if fields.contains(.cancelled) { signals.add(.cancelled, "cancelled") }
     if fields.contains(.unavailable) { signals.add(.unavailable, "unavailable") }
+    // The web flow's error response (`error=null` and an empty `error=` count as absent, as everywhere).
+    let providerError = fields.contains(.error) ? ProviderError(&fields) : nil
+    if providerError != nil { signals.add(.error, "error") }
     if fields.contains(.authStatusCode) {
       if fields.value(.authStatusCode, equals: "success") {
         signals.add(.success, "auth_status_code=success")
@@ -85,6 +100,7 @@ public enum TIDCallback: Sendable, Hashable {
     case .cancelled: self = .cancelled
     case .unavailable: self = .unavailable
     case .failure: self = .debugResult(debugValue ?? "failure")
+    case .error: self = .failure(providerError!, state: fields.value(.state))
     case .success:
       if !hasCode, let debugValue {
         self = .debugResult(debugValue)
@@ -99,14 +115,14 @@ public enum TIDCallback: Sendable, Hashable {
     }
   }
 
-  private enum Outcome: UInt8 { case success = 1, cancelled = 2, unavailable = 4, failure = 8 }
+  private enum Outcome: UInt8 { case success = 1, cancelled = 2, unavailable = 4, failure = 8, error = 16 }
 
   /// The distinct outcomes a callback signals, in the order they were found, with the signal of each.
   private struct Signals {
     var seen: UInt8 = 0
     var first: Outcome?
     var count = 0
-    var names: (StaticString, StaticString, StaticString, StaticString) = ("", "", "", "")
+    var names: (StaticString, StaticString, StaticString, StaticString, StaticString) = ("", "", "", "", "")
 
     mutating func add(_ outcome: Outcome, _ signal: StaticString) {
       guard seen & outcome.rawValue == 0 else { return }
@@ -117,14 +133,15 @@ public enum TIDCallback: Sendable, Hashable {
         names.0 = signal
       case 1: names.1 = signal
       case 2: names.2 = signal
-      default: names.3 = signal
+      case 3: names.3 = signal
+      default: names.4 = signal
       }
       count += 1
     }
 
     /// `a + b + …`.
     var description: String {
-      [names.0, names.1, names.2, names.3].prefix(count).map { $0.description }.joined(separator: " + ")
+      [names.0, names.1, names.2, names.3, names.4].prefix(count).map { $0.description }.joined(separator: " + ")
     }
   }
 
@@ -134,8 +151,11 @@ public enum TIDCallback: Sendable, Hashable {
   /// try TIDCallback(FormParameters("state=ABC&code=c")).state  // "ABC"
   /// ```
   public var state: Substring? {
-    if case .success(let s) = self { return s.state }
-    return nil
+    switch self {
+    case .success(let s): return s.state
+    case .failure(_, let state): return state
+    case .cancelled, .unavailable, .debugResult: return nil
+    }
   }
 }
 

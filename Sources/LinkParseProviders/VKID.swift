@@ -43,7 +43,10 @@ public enum VKIDCallback: Sendable, Hashable {
   }
 
   init(_ fields: inout CallbackFields) throws(CallbackError) {
-    try fields.rejectDuplicates(also: .payload)
+    // Every parameter read to decide the outcome: `type=code_v2&type=token` is rejected in either order.
+    try fields.rejectDuplicates(
+      also: CallbackFields.Key.payload.bit | CallbackFields.Key.type.bit | CallbackFields.Key.vkMethod.bit
+        | CallbackFields.Key.expiresIn.bit)
     if fields.contains(.payload) {
       let payload = try VKIDLegacyPayload(json: fields.string(.payload) ?? "")
       try Self.rejectConflicts(payload, &fields)

@@ -133,7 +133,7 @@ package struct ParseCommand: StreamCommand {
         {"line":1,"ok":true,"href":"https://example.com/a/b?x=1#f",
          "scheme":"https","username":"","password":"","host":"example.com",
          "port":null,"path":"/a/b","query":"x=1","fragment":"f",
-         "params":[["x","1"]]}
+         "params":[["x","1"]],"callback":null}
         $ linkparse --stats --base https://example.com/app/ urls.txt > out.jsonl
         $ linkparse --input-format json records.jsonl
       """

@@ -8,9 +8,9 @@ import LinkParse
 /// $ linkparse token-request --provider vk --client-id 7915193 \
 ///     --redirect-uri vk7915193://vk.ru/blank.html --state S --code-verifier V \
 ///     --callback 'vk7915193://vk.ru/blank.html?code=C&state=S&device_id=D'
-/// {"kind":"token-exchange","provider":"vk","method":"POST","url":"https://id.vk.ru/oauth2/auth",
-///  "headers":[["Content-Type","application/x-www-form-urlencoded"],["Accept","application/json"]],
-///  "form":[["grant_type","authorization_code"],["code","C"],…],"body":"grant_type=authorization_code&…"}
+/// {"kind":"token-exchange","provider":"vk","method":"POST","url":"https://id.vk.ru/oauth2/auth?grant_type=…",
+///  "headers":[["Content-Type","application/json"],["Accept","application/json"]],
+///  "query":[["grant_type","authorization_code"],…],"form":[["code","C"]],"body":"{\"code\":\"C\"}"}
 /// ```
 package struct TokenRequestCommand: StreamCommand {
 
@@ -40,16 +40,20 @@ package struct TokenRequestCommand: StreamCommand {
       Writes one JSON object to standard output:
         {"kind":"token-exchange"|"refresh"|"revoke"|"logout"|"user-info"|
                 "introspection","provider":"…","method":"POST"|"GET","url":"…",
-         "headers":[["name","value"],…],"form":[["name","value"],…],
-         "body":"…"|null}
-      "url" is the endpoint with, for a GET, the form as its query; "body" is
-      the form-encoded body of a POST.
+         "headers":[["name","value"],…],"query":[["name","value"],…],
+         "form":[["name","value"],…],"body":"…"|null}
+      "url" is the endpoint with "query" (and, for a GET, the form) as its
+      query; "form" lists the body's fields and "body" is the body of a POST:
+      form-encoded, or a JSON object where the provider documents one (VK ID's
+      guide shape, the default; --vk-shape form-body puts every VK parameter
+      in a form body).
 
       --grant code (the default) with --callback checks the callback against
       --redirect-uri and --state (as the library's PendingAuthorization does:
       redirect, duplicates, state, outcome) and builds the exchange from it;
       with --code instead, the values are taken as given (VK also needs
-      --device-id and --state). --redact replaces every secret value (code,
+      --device-id). A VK exchange built from --callback carries a fresh state
+      of its own (the guide's), echoed by VK's answer. --redact replaces every secret value (code,
       code_verifier, client_secret, refresh_token, access_token, id_token,
       token, device_id, state, auth_token) and the Authorization header with
       "<redacted>", in "form", "headers", "url" and "body".
@@ -62,8 +66,9 @@ package struct TokenRequestCommand: StreamCommand {
         $ linkparse token-request --provider tid --client-id partner \\
             --redirect-uri myapp://authorized --code-verifier V \\
             --callback 'myapp://authorized?code=c.9fQ2mZtR1x'
-        $ linkparse token-request --provider vk --grant refresh --client-id 1 \\
-            --refresh-token R --device-id D --state S --redact
+        $ linkparse token-request --provider vk --grant refresh \\
+            --client-id 7915193 --refresh-token 'vk2.a.pkzh...' \\
+            --device-id generatedencrypteddeviceid123 --redact
       """
   )
 
@@ -92,8 +97,15 @@ package struct TokenRequestCommand: StreamCommand {
   package var redirectURI: String?
 
   /// `--state`.
-  @Option(help: ArgumentHelp("The state sent (checked against the callback; VK also sends it).", valueName: "state"))
+  @Option(
+    help: ArgumentHelp(
+      "The state sent in the authorization request (checked against --callback); with --code or --grant refresh, VK's optional state of the token request.",
+      valueName: "state"))
   package var state: String?
+
+  /// `--vk-shape`.
+  @Option(help: ArgumentHelp("VK ID's request shape: guide (the default: as VK's guide shows) or form-body.", valueName: "shape"))
+  package var vkShape: VKIDClient.RequestShape = .guide
 
   /// `--code-verifier`.
   @Option(help: ArgumentHelp("The PKCE code_verifier.", valueName: "verifier"))
@@ -186,22 +198,22 @@ package struct TokenRequestCommand: StreamCommand {
     if grant == .code, let callback { return try exchange(callback, provider: provider) }
     switch (provider, grant) {
     case (.vk, _):
-      var client = VKIDClient(clientID: clientID)
+      var client = VKIDClient(clientID: clientID, shape: vkShape)
       if let endpoint {
         client = VKIDClient(
           clientID: clientID, tokenEndpoint: endpoint, revokeEndpoint: endpoint, logoutEndpoint: endpoint,
-          userInfoEndpoint: endpoint, publicInfoEndpoint: endpoint)
+          userInfoEndpoint: endpoint, publicInfoEndpoint: endpoint, shape: vkShape)
       }
       switch grant {
       case .code:
         return client.tokenExchange(
           code: try need(code, "--code"), codeVerifier: try need(codeVerifier, "--code-verifier"),
           deviceID: try need(deviceID, "--device-id"), redirectURI: try need(redirectURI, "--redirect-uri"),
-          state: try need(state, "--state"))
+          state: state)
       case .refresh:
         return client.refresh(
           refreshToken: try need(refreshToken, "--refresh-token"), deviceID: try need(deviceID, "--device-id"),
-          state: try need(state, "--state"))
+          state: state)
       case .revoke: return client.revoke(accessToken: try need(accessToken ?? token, "--access-token"))
       case .logout: return client.logout(accessToken: try need(accessToken, "--access-token"))
       case .userInfo: return client.userInfo(accessToken: try need(accessToken, "--access-token"))
@@ -290,6 +302,12 @@ package struct TokenRequestCommand: StreamCommand {
     } catch {
       throw Failure(code: error.code.rawValue, message: "\(error.message) (at byte \(error.offset.map(String.init) ?? "?"))")
     }
+    if state == nil, let sent = ProviderDetector.callbackParameters(of: url).first(named: "state")?.value(), !sent.isEmpty {
+      // Said as what it is: the option is missing (a state-mismatch would blame the callback).
+      throw Failure(
+        code: "missing-option",
+        message: "the callback carries a state: --callback needs --state (the state sent in the authorization request)")
+    }
     let pending = PendingAuthorization(
       provider: provider, redirectURI: redirect, state: state, clientID: clientID, codeVerifier: codeVerifier,
       redirectURIAsSent: redirectURI)
@@ -312,9 +330,11 @@ package struct TokenRequestCommand: StreamCommand {
   /// `request` with secret form values and the `Authorization` header replaced by `<redacted>`.
   static func redacted(_ request: OAuthRequest) -> OAuthRequest {
     var copy = request
-    copy.form = request.form.map {
-      secretNames.contains($0.name) ? OAuthRequest.Field($0.name, CallbackOptions.redacted) : $0
+    func redact(_ field: OAuthRequest.Field) -> OAuthRequest.Field {
+      secretNames.contains(field.name) ? OAuthRequest.Field(field.name, CallbackOptions.redacted) : field
     }
+    copy.query = request.query.map(redact)
+    copy.form = request.form.map(redact)
     copy.headers = request.headers.map {
       let name = $0.name.lowercased()
       return name == "authorization" || name == "rquid" || name == "x-introspect-rquid"
@@ -332,7 +352,11 @@ package struct TokenRequestCommand: StreamCommand {
     return "{\"kind\":\(quoted(request.kind.rawValue)),\"provider\":\(quoted(request.provider.rawValue)),"
       + "\"method\":\(quoted(request.method.rawValue)),\"url\":\(quoted(request.fullURL)),"
       + "\"headers\":\(pairs(request.headers.map { ($0.name, $0.value) })),"
+      + "\"query\":\(pairs(request.query.map { ($0.name, $0.value) })),"
       + "\"form\":\(pairs(request.form.map { ($0.name, $0.value) })),"
       + "\"body\":\(request.body.map(quoted) ?? "null")}"
   }
 }
+
+/// `--vk-shape guide|form-body`.
+extension VKIDClient.RequestShape: ExpressibleByArgument {}

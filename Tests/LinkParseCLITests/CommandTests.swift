@@ -40,6 +40,17 @@ import LinkParse
     #expect(!result.stdout.contains("max-line-length"), "the test-only option stays hidden")
   }
 
+  /// The help's first example shows exactly what the command prints for its input.
+  @Test func helpExampleIsWhatTheCommandPrints() throws {
+    let help = runInProcess(["--help"]).stdout
+    let lines = help.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+    let command = try #require(lines.firstIndex { $0.hasPrefix("$ echo '") && $0.hasSuffix("' | linkparse") })
+    let input = lines[command].dropFirst("$ echo '".count).dropLast("' | linkparse".count)
+    let shown = lines[(command + 1)...].prefix { !$0.hasPrefix("$") }.joined()
+    let printed = runInProcess([], input: input + "\n").stdout
+    #expect(shown + "\n" == printed)
+  }
+
   @Test(arguments: [["--bogus"], ["--input-format", "xml"], ["--base"], ["--max-line-length", "-1"]])
   func usageErrorsExitTwo(arguments: [String]) {
     let result = runInProcess(arguments, input: "https://example.com/\n")

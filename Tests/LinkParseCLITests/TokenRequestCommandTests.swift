@@ -19,11 +19,15 @@ import Testing
     let object = try #require(JSONSerialization.jsonObject(with: Data(run.stdoutBytes)) as? [String: Any])
     #expect(object["kind"] as? String == "token-exchange")
     #expect(object["method"] as? String == "POST")
-    #expect(object["url"] as? String == "https://id.vk.ru/oauth2/auth")
+    let url = try #require(object["url"] as? String)
     #expect(
-      object["body"] as? String
-        == "grant_type=authorization_code&code=vk2.a.MzQ4Nz_g5-Xy&code_verifier=\(Self.verifier)&client_id=7915193"
-        + "&device_id=Bz1Xk3Yq_0mR-a7TfL9sPw&redirect_uri=vk7915193%3A%2F%2Fvk.ru%2Fblank.html&state=Qk7x2LmN9pRtVw3aZ8yB")
+      url.hasPrefix(
+        "https://id.vk.ru/oauth2/auth?grant_type=authorization_code&redirect_uri=vk7915193%3A%2F%2Fvk.ru%2Fblank.html"
+          + "&client_id=7915193&device_id=Bz1Xk3Yq_0mR-a7TfL9sPw&state="))
+    #expect(url.hasSuffix("&code_verifier=\(Self.verifier)"))
+    #expect(!url.contains("Qk7x2LmN9pRtVw3aZ8yB"))  // the exchange's state is a fresh one
+    #expect(object["body"] as? String == #"{"code":"vk2.a.MzQ4Nz_g5-Xy"}"#)
+    #expect((object["form"] as? [[String]]) == [["code", "vk2.a.MzQ4Nz_g5-Xy"]])
     // The keys in the documented order, one line.
     #expect(run.stdout.hasPrefix(#"{"kind":"token-exchange","provider":"vk","method":"POST","url":"#))
     #expect(run.stdout.filter { $0 == "\n" }.count == 1)
@@ -72,6 +76,40 @@ import Testing
     let run = runInProcess(arguments)
     #expect(run.status == 2)
     #expect(!run.stderr.isEmpty)
+  }
+
+  /// providers.md §2.7: the guide's refresh, as its example gives it (no state).
+  @Test func vkRefreshAsTheGuideShowsIt() throws {
+    let run = runInProcess([
+      "token-request", "--provider", "vk", "--grant", "refresh", "--client-id", "7915193", "--refresh-token",
+      "vk2.a.pkzh...", "--device-id", "generatedencrypteddeviceid123",
+    ])
+    #expect(run.status == 0, "\(run.stderr)")
+    #expect(
+      run.stdout
+        == #"{"kind":"refresh","provider":"vk","method":"POST","url":"https://id.vk.ru/oauth2/auth?grant_type=refresh_token&client_id=7915193&device_id=generatedencrypteddeviceid123","headers":[["Content-Type","application/json"],["Accept","application/json"]],"query":[["grant_type","refresh_token"],["client_id","7915193"],["device_id","generatedencrypteddeviceid123"]],"form":[["refresh_token","vk2.a.pkzh..."]],"body":"{\"refresh_token\":\"vk2.a.pkzh...\"}"}"#
+        + "\n")
+    let form = runInProcess([
+      "token-request", "--provider", "vk", "--grant", "logout", "--client-id", "7915193", "--access-token", "AT",
+      "--vk-shape", "form-body",
+    ])
+    #expect(form.status == 0, "\(form.stderr)")
+    #expect(form.stdout.contains(#""body":"client_id=7915193&access_token=AT""#))
+  }
+
+  /// A callback that carries a state, without --state: the missing option is named (not a state mismatch).
+  @Test(arguments: [
+    ("vk", "vk7915193://vk.ru/blank.html", "vk7915193://vk.ru/blank.html?code=c&state=S&device_id=d"),
+    ("sber", "https://partner.ru/login", "https://partner.ru/login?state=S&code=c"),
+  ])
+  func callbackWithoutStateOption(provider: String, redirect: String, callback: String) {
+    let run = runInProcess([
+      "token-request", "--provider", provider, "--client-id", "1", "--client-secret", "x", "--code-verifier",
+      Self.verifier, "--redirect-uri", redirect, "--callback", callback,
+    ])
+    #expect(run.status == 1)
+    #expect(run.stderr.contains("missing-option") && run.stderr.contains("--state"), "\(run.stderr)")
+    #expect(!run.stderr.contains("state-mismatch"))
   }
 
   @Test func otherGrantsAndMissingOptions() throws {

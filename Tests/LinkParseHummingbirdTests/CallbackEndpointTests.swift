@@ -276,3 +276,26 @@ func expectProblem(
     }
   }
 }
+
+/// providers.md §3.6: a T-ID web login the user refused reaches the app as T-ID's error, not a 400 problem.
+@Suite struct TIDWebErrorEndpointTests {
+  @Test func refusedTIDLoginReachesTheApp() async throws {
+    let store = PendingAuthorizationStore()
+    let router = Router()
+    let endpoint = LinkParseCallbackEndpoint(store: store, publicBaseURL: "https://example.com/", now: { 1_700_000_000 })
+    endpoint.register(on: router, path: "/auth/tid/callback") { callback, _, _ in
+      Response(
+        status: .seeOther,
+        headers: [.location: "/done?outcome=\(callback.outcome.rawValue)&error=\(callback.providerError?.code ?? "-")"])
+    }
+    store.insert(
+      PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("https://example.com/auth/tid/callback"), state: "S1"))
+    try await Application(router: router).test(.router) { client in
+      let response = try await client.execute(
+        uri: "/auth/tid/callback?state=S1&error=access_denied&error_description=User+denied", method: .get)
+      #expect(response.status == .seeOther)
+      #expect(response.headers[.location] == "/done?outcome=error&error=access_denied")
+    }
+    #expect(store.count == 0)  // bound by its state: the login is over
+  }
+}

@@ -42,30 +42,30 @@ func requestError(_ body: () throws -> Void) -> TokenRequestError? {
     let token = try pending.tokenRequest(for: callback)
     #expect(token.kind == .tokenExchange && token.provider == .vk && token.method == .post)
     #expect(token.url == "https://id.vk.ru/oauth2/auth")
+    #expect(token.headers == [.init("Content-Type", "application/json"), .init("Accept", "application/json")])
+    #expect(token.body == #"{"code":"vk2.a.MzQ4Nz_g5-Xy"}"#)
+    // The exchange carries a fresh state of its own, not the authorization request's (providers.md §2.7).
+    let exchangeState = try #require(token.formValue("state"))
+    #expect(exchangeState != pending.state && exchangeState.count == 43)
     #expect(
-      token.headers == [
-        .init("Content-Type", "application/x-www-form-urlencoded"), .init("Accept", "application/json"),
-      ])
-    #expect(
-      token.body
-        == "grant_type=authorization_code&code=vk2.a.MzQ4Nz_g5-Xy&code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk&client_id=7915193&device_id=Bz1Xk3Yq_0mR-a7TfL9sPw&redirect_uri=vk7915193%3A%2F%2Fvk.ru%2Fblank.html&state=Qk7x2LmN9pRtVw3aZ8yB"
+      token.fullURL
+        == "https://id.vk.ru/oauth2/auth?grant_type=authorization_code&redirect_uri=vk7915193%3A%2F%2Fvk.ru%2Fblank.html&client_id=7915193&device_id=Bz1Xk3Yq_0mR-a7TfL9sPw&state=\(exchangeState)&code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
     )
-    // The answer echoes the state; the tokens decode.
+    // The answer echoes the exchange's state; the tokens decode.
     let tokens = try TokenResponse(
-      json: Array(#"{"access_token":"vk2.a.T","refresh_token":"vk2.r.R","id_token":"h.p.s","expires_in":3600,"user_id":1234567890,"state":"Qk7x2LmN9pRtVw3aZ8yB","scope":"vkid.personal_info"}"#.utf8),
+      json: Array(#"{"access_token":"vk2.a.T","refresh_token":"vk2.r.R","id_token":"h.p.s","expires_in":3600,"user_id":1234567890,"state":"\#(exchangeState)","scope":"vkid.personal_info"}"#.utf8),
       provider: .vk)
-    #expect(tokens.state == pending.state)
-    try pending.checkEchoedState(of: tokens)
+    try token.checkEchoedState(of: tokens)
     var forged = tokens
-    forged.state = "other"
+    forged.state = pending.state
     do {
-      try pending.checkEchoedState(of: forged)
+      try token.checkEchoedState(of: forged)
       Issue.record("a different echoed state passed")
     } catch {
       #expect(error.code == .invalidField && error.field == "state")
     }
     forged.state = nil
-    try pending.checkEchoedState(of: forged)
+    try token.checkEchoedState(of: forged)
     // The endpoint can be overridden.
     #expect(try pending.tokenRequest(for: callback, endpoint: "https://vk.test/oauth2/auth").url == "https://vk.test/oauth2/auth")
   }

@@ -6,50 +6,107 @@ let formHeaders: [OAuthRequest.Header] = [
   .init("Content-Type", "application/x-www-form-urlencoded"), .init("Accept", "application/json"),
 ]
 
+let jsonHeaders: [OAuthRequest.Header] = [.init("Content-Type", "application/json"), .init("Accept", "application/json")]
+
+/// VK ID's requests as its "without SDK" guide shows them (providers.md §2.7), the default shape, and the form
+/// shape (RFC 6749 §4.1.3) on request.
 @Suite struct VKIDClientTests {
   let vk = VKIDClient(clientID: "7915193")
+  let form = VKIDClient(clientID: "7915193", shape: .formBody)
+  /// The guide's PKCE pair.
+  static let guideVerifier = "TMqwHtKeYrAz42vNmy5KsxePTYt--KS-yZsma6q4vrE"
 
-  @Test func tokenExchange() {
+  @Test func guidePKCEPair() {
+    #expect(PKCE(verifier: Self.guideVerifier)?.challenge == "VT6yRsqMDL8EgEfcGmtWVaaLzTw5KcuKBoGEmfDBJaw")
+  }
+
+  @Test func tokenExchangeAsTheGuideShowsIt() {
     let r = vk.tokenExchange(
-      code: "vk2.a.c&d", codeVerifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk", deviceID: "dev+1",
-      redirectURI: "vk7915193://vk.ru/blank.html", state: "s t")
+      code: "vk2.a.02-Bsy", codeVerifier: Self.guideVerifier, deviceID: "dev+1",
+      redirectURI: "vk7915193://vk.ru/blank.html", state: "abracadabracodeexchange")
     #expect(r.kind == .tokenExchange && r.provider == .vk && r.method == .post)
     #expect(r.url == "https://id.vk.ru/oauth2/auth")
+    #expect(
+      r.fullURL
+        == "https://id.vk.ru/oauth2/auth?grant_type=authorization_code&redirect_uri=vk7915193%3A%2F%2Fvk.ru%2Fblank.html&client_id=7915193&device_id=dev%2B1&state=abracadabracodeexchange&code_verifier=\(Self.guideVerifier)"
+    )
+    #expect(r.headers == jsonHeaders)
+    #expect(r.body == #"{"code":"vk2.a.02-Bsy"}"#)
+    // The state is optional.
+    #expect(vk.tokenExchange(code: "c", codeVerifier: "v", deviceID: "d", redirectURI: "r").formValue("state") == nil)
+  }
+
+  @Test func tokenExchangeAsAForm() {
+    let r = form.tokenExchange(
+      code: "vk2.a.c&d", codeVerifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk", deviceID: "dev+1",
+      redirectURI: "vk7915193://vk.ru/blank.html", state: "s t")
+    #expect(r.url == "https://id.vk.ru/oauth2/auth" && r.fullURL == r.url)
     #expect(r.headers == formHeaders)
     #expect(
       r.body
-        == "grant_type=authorization_code&code=vk2.a.c%26d&code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk&client_id=7915193&device_id=dev%2B1&redirect_uri=vk7915193%3A%2F%2Fvk.ru%2Fblank.html&state=s+t")
+        == "grant_type=authorization_code&redirect_uri=vk7915193%3A%2F%2Fvk.ru%2Fblank.html&client_id=7915193&device_id=dev%2B1&state=s+t&code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk&code=vk2.a.c%26d")
   }
 
+  /// The guide's refresh sends no state.
   @Test func refresh() {
-    let r = vk.refresh(refreshToken: "vk2.r.x", deviceID: "d", state: "s2")
-    #expect(r.kind == .refresh && r.url == "https://id.vk.ru/oauth2/auth" && r.headers == formHeaders)
-    #expect(r.body == "grant_type=refresh_token&refresh_token=vk2.r.x&client_id=7915193&device_id=d&state=s2")
-    let scoped = vk.refresh(refreshToken: "r", deviceID: "d", state: "s", scope: ["vkid.personal_info", "email"])
-    #expect(scoped.body == "grant_type=refresh_token&refresh_token=r&client_id=7915193&device_id=d&state=s&scope=vkid.personal_info+email")
+    let r = vk.refresh(refreshToken: "vk2.a.pkzh", deviceID: "generatedencrypteddeviceid123")
+    #expect(r.kind == .refresh && r.url == "https://id.vk.ru/oauth2/auth" && r.headers == jsonHeaders)
+    #expect(r.fullURL == "https://id.vk.ru/oauth2/auth?grant_type=refresh_token&client_id=7915193&device_id=generatedencrypteddeviceid123")
+    #expect(r.body == #"{"refresh_token":"vk2.a.pkzh"}"#)
+    let scoped = form.refresh(refreshToken: "r", deviceID: "d", state: "s", scope: ["vkid.personal_info", "email"])
+    #expect(scoped.body == "grant_type=refresh_token&client_id=7915193&device_id=d&state=s&scope=vkid.personal_info+email&refresh_token=r")
   }
 
+  /// RFC 6750 §2.1: the access token as a bearer credential, never in a URL.
   @Test func revokeLogoutUserInfoPublicInfo() {
     let revoke = vk.revoke(accessToken: "at")
     #expect(revoke.kind == .revoke && revoke.method == .post && revoke.url == "https://id.vk.ru/oauth2/revoke")
     #expect(revoke.body == "client_id=7915193&access_token=at" && revoke.headers == formHeaders)
     let logout = vk.logout(accessToken: "at")
-    #expect(logout.kind == .logout && logout.url == "https://id.vk.ru/oauth2/logout")
-    #expect(logout.body == "client_id=7915193&access_token=at")
+    #expect(logout.kind == .logout && logout.fullURL == "https://id.vk.ru/oauth2/logout?client_id=7915193")
+    #expect(logout.body == nil && logout.headerValue("Authorization") == "Bearer at")
     let info = vk.userInfo(accessToken: "at")
-    #expect(info.kind == .userInfo && info.url == "https://id.vk.ru/oauth2/user_info")
-    #expect(info.body == "client_id=7915193&access_token=at")
+    #expect(info.kind == .userInfo && info.fullURL == "https://id.vk.ru/oauth2/user_info")
+    #expect(info.body == #"{"client_id":"7915193"}"# && info.headerValue("Authorization") == "Bearer at")
+    #expect(info.headerValue("Content-Type") == "application/json")
     let pub = vk.publicInfo(idToken: "eyJ.x.y")
-    #expect(pub.kind == .userInfo && pub.url == "https://id.vk.ru/oauth2/public_info")
-    #expect(pub.body == "client_id=7915193&id_token=eyJ.x.y")
+    #expect(pub.kind == .userInfo && pub.fullURL == "https://id.vk.ru/oauth2/public_info?client_id=7915193")
+    #expect(pub.body == #"{"id_token":"eyJ.x.y"}"#)
     #expect([revoke, logout, info, pub].allSatisfy { $0.provider == .vk })
+    for request in [logout, info, pub] { #expect(!request.fullURL.contains("at&") && !request.fullURL.contains("eyJ")) }
+    // The form shape, as before.
+    #expect(form.logout(accessToken: "at").body == "client_id=7915193&access_token=at")
+    #expect(form.userInfo(accessToken: "at").body == "client_id=7915193&access_token=at")
+    #expect(form.publicInfo(idToken: "eyJ.x.y").body == "client_id=7915193&id_token=eyJ.x.y")
+  }
+
+  /// The exchange's state is its own (providers.md §2.7): the answer's echo is compared with what the request
+  /// sent, and the refresh's `"state": ""` passes.
+  @Test func echoedState() throws {
+    let exchange = vk.tokenExchange(
+      code: "vk2.a.02-Bsy", codeVerifier: Self.guideVerifier, deviceID: "d", redirectURI: "vk7915193://vk.ru/blank.html",
+      state: "abracadabracodeexchange")
+    let answer = try TokenResponse(
+      json: Array(#"{"refresh_token":"vk2.a.r","access_token":"vk2.a.a","id_token":"h.p.s","token_type":"Bearer","expires_in":3600,"user_id":1234567890,"state":"abracadabracodeexchange","scope":"phone email"}"#.utf8),
+      provider: .vk)
+    try exchange.checkEchoedState(of: answer)
+    var forged = answer
+    forged.state = "abracadabra"
+    #expect(throws: OAuthResponseError.self) { try exchange.checkEchoedState(of: forged) }
+    let refresh = vk.refresh(refreshToken: "vk2.a.pkzh", deviceID: "d")
+    var refreshed = answer
+    refreshed.state = ""
+    try refresh.checkEchoedState(of: refreshed)
+    #expect(throws: OAuthResponseError.self) { try refresh.checkEchoedState(of: answer) }
+    refreshed.state = nil
+    try refresh.checkEchoedState(of: refreshed)
   }
 
   @Test func endpointsAreOverridable() {
     let custom = VKIDClient(
       clientID: "1", tokenEndpoint: "https://t.test/a", revokeEndpoint: "https://t.test/r",
       logoutEndpoint: "https://t.test/l", userInfoEndpoint: "https://t.test/u", publicInfoEndpoint: "https://t.test/p")
-    #expect(custom.refresh(refreshToken: "r", deviceID: "d", state: "s").url == "https://t.test/a")
+    #expect(custom.refresh(refreshToken: "r", deviceID: "d").url == "https://t.test/a")
     #expect(custom.revoke(accessToken: "a").url == "https://t.test/r")
     #expect(custom.logout(accessToken: "a").url == "https://t.test/l")
     #expect(custom.userInfo(accessToken: "a").url == "https://t.test/u")

@@ -158,6 +158,19 @@ struct PostgresPendingAuthorizationStoreTests {
     }
   }
 
+  /// providers.md §3.6: a forged state-less T-ID cancel, unavailable or debug result is reported but leaves the
+  /// app-to-app login pending; the genuine code then succeeds once.
+  @Test(arguments: ["cancelled", "unavailable", "result=failure", "result=garbage"])
+  func forgedTIDOutcomeKeepsTheLogin(forged: String) async throws {
+    try await TestDatabase.withStore { store, _ in
+      try await store.insert(PendingAuthorization(provider: .tid, redirectURI: ParsedURL("myapp://authorized"), state: nil))
+      _ = try? await store.consume(ParsedURL("myapp://authorized?\(forged)"))
+      #expect(try await store.count == 1)
+      #expect(try await store.consume(ParsedURL("myapp://authorized?code=c.9fQ2mZtR1x")).code == "c.9fQ2mZtR1x")
+      #expect(await code { try await store.consume(ParsedURL("myapp://authorized?code=c.9fQ2mZtR1x")) } == .replayed)
+    }
+  }
+
   @Test func tidSinglePendingRule() async throws {
     let url = try ParsedURL("myapp://authorized?code=c.1")
     try await TestDatabase.withStore { store, _ in

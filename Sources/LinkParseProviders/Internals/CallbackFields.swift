@@ -26,6 +26,10 @@ struct CallbackFields {
     case vkMethod, payload, status, result, errorCode, cancelled, unavailable, authStatusCode, idToken, user
     case accessToken, tokenType, scope
 
+    /// This key's bit in a mask of keys (``Scan/repeated``, ``rejectDuplicates(also:)``).
+    @inline(__always)
+    var bit: UInt32 { 1 << UInt32(rawValue) }
+
     /// The parameter name.
     var name: String {
       switch self {
@@ -262,42 +266,38 @@ struct CallbackFields {
 
   /// Throws `duplicate-parameter` naming the first repeated parameter among the critical ones — `code`,
   /// `state`, `error`, `iss`, `device_id` (RFC 6749 §3.1, the same list as `criticalParameters`) — and
-  /// `extra` (a decoder's own, such as Apple's `id_token`), by where the repetition occurs in the source.
+  /// `extra` (a decoder's own: every other parameter it reads to decide the outcome, such as VK's `type` or
+  /// Sber's `status`; ``Key/bit``s or'ed together), by where the repetition occurs in the source. A repeat is
+  /// rejected whatever the order of the values: which one a decoder would read must never decide the outcome.
   ///
   /// Inlined: the test that finds no repetition is one `and`; the search for the first one is out of line.
   /// `mutating` though it changes nothing: a non-inlined borrow of these fields (~400 bytes) from a caller's
   /// `inout` copies them whole, even where only the rare path uses them, while `inout` passes their address.
   @inline(__always)
-  mutating func rejectDuplicates(also extra: Key? = nil, _ extra2: Key? = nil) throws(CallbackError) {
-    let critical: UInt32 =
-      1 << Key.code.rawValue | 1 << Key.state.rawValue | 1 << Key.error.rawValue | 1 << Key.iss.rawValue
-      | 1 << Key.deviceID.rawValue
-    let extras = (extra.map { UInt32(1) << $0.rawValue } ?? 0) | (extra2.map { UInt32(1) << $0.rawValue } ?? 0)
-    guard scan.repeated & (critical | extras) != 0 else { return }
-    try throwFirstDuplicate(also: extra, extra2)
+  mutating func rejectDuplicates(also extra: UInt32 = 0) throws(CallbackError) {
+    let critical = Key.code.bit | Key.state.bit | Key.error.bit | Key.iss.bit | Key.deviceID.bit
+    let repeated = scan.repeated & (critical | extra)
+    guard repeated != 0 else { return }
+    try throwFirstDuplicate(repeated)
   }
 
-  /// ``rejectDuplicates(also:_:)`` once some key is known to repeat: throws for the first critical or extra
-  /// one, if any.
+  /// ``rejectDuplicates(also:)`` once some of the keys in `repeated` (a mask of ``Key/bit``s) are known to
+  /// repeat: throws for the one whose second occurrence comes first in the source.
   @inline(never)
-  private func throwFirstDuplicate(also extra: Key?, _ extra2: Key?) throws(CallbackError) {
-    // Unrolled over the fixed list (a variadic array would be allocated on every call).
+  private func throwFirstDuplicate(_ repeated: UInt32) throws(CallbackError) {
     var found: Key?
     var foundOrdinal = UInt32.max
-    @inline(__always) func consider(_ key: Key) {
+    var bits = repeated
+    while bits != 0 {
+      let raw = bits.trailingZeroBitCount
+      bits &= bits &- 1
+      guard let key = Key(rawValue: raw) else { continue }
       let slot = self[key]
       if slot.count > 1 && slot.secondOrdinal < foundOrdinal {
         found = key
         foundOrdinal = slot.secondOrdinal
       }
     }
-    consider(.code)
-    consider(.state)
-    consider(.error)
-    consider(.iss)
-    consider(.deviceID)
-    if let extra { consider(extra) }
-    if let extra2 { consider(extra2) }
     if let found { throw CallbackError(.duplicateParameter, parameter: found.name) }
   }
 

@@ -123,7 +123,10 @@ enum StatusErrors {
     // Masked first, then cut: the masker reads a value to its end even past the cut, so no secret is half
     // quoted. Twice the limit leaves room for the whitespace that collapses.
     let (masked, complete) = ExcerptMasking.mask(bytes, secrets: secrets, outputLimit: 2 * limit + 8)
-    let text = oneLine(String(decoding: masked, as: UTF8.self))
+    var decoded = String(decoding: masked, as: UTF8.self)
+    // A stop mid-text may have split a character: its last one is dropped (the cut shows `…` anyway).
+    if !complete && !decoded.isEmpty { decoded.removeLast() }
+    let text = oneLine(decoded)
     var kept = ""
     var count = 0
     for character in text {

@@ -82,7 +82,7 @@ import Testing
       let whole = ExcerptMasking.mask(body, secrets: ["some-request-secret"], outputLimit: .max)
       #expect(whole.complete)
       _ = StatusErrors.quote(body, secrets: ["some-request-secret"])
-      #expect(clock.now - started < .seconds(5), "\(body.prefix(20)) took \(clock.now - started)")
+      #expect(clock.now - started < .seconds(20), "\(body.prefix(20)) took \(clock.now - started)")
     }
     let first = ExcerptMasking.mask(bodies[0], secrets: [], outputLimit: .max)
     #expect(String(decoding: first.bytes, as: UTF8.self) == "access_token=[redacted] tail")

@@ -205,8 +205,11 @@ public final class OAuthHTTPClient: Sendable {
   /// A non-2xx answer whose body is the provider's error JSON (`{"error":"invalid_grant",…}`) throws
   /// ``OAuthResponseError/Code/providerError`` with ``OAuthResponseError/providerError`` and
   /// ``OAuthResponseError/status`` set; any other non-2xx throws ``OAuthResponseError/Code/httpStatus`` with
-  /// the status and a message quoting at most 200 bytes of the body (values of the request's secret form
-  /// fields and its `Authorization` header are masked in the quote). A decoder's error gets the status too.
+  /// the status and a message quoting at most 200 bytes of the body. Quotes (of the body, of the provider's
+  /// `error_description`) mask the values of the request's secret form fields and its `Authorization`
+  /// header, and the value after every token-shaped name whatever the provider wrote (`access_token=…`,
+  /// `"refresh_token": "…"`, `\"id_token\":\"…\"`, `code`, `client_secret`, `code_verifier`). A decoder's
+  /// error gets the status too.
   ///
   /// ```swift
   /// do {

@@ -1,5 +1,6 @@
 // Every failure as an OAuthResponseError: AsyncHTTPClient/NIO errors to .timeout or .transport, a non-2xx
-// answer to .providerError (the provider's error JSON) or .httpStatus (anything else, quoted briefly).
+// answer to .providerError (the provider's error JSON) or .httpStatus (anything else, quoted briefly). Every
+// piece of a response a message quotes goes through StatusErrors.quote, which masks secrets (ExcerptMasking).
 
 internal import AsyncHTTPClient
 internal import LinkParseOAuth
@@ -75,7 +76,8 @@ enum StatusErrors {
   /// The most bytes of a body a message quotes.
   static let quoteLimit = 200
 
-  /// Form fields whose values are secrets, masked wherever a quoted body repeats them.
+  /// The request's form fields whose values are secrets, masked wherever a quoted body repeats them (values
+  /// after token-shaped names are masked whatever the request sent: ``ExcerptMasking``).
   static let secretFields: Set<String> = [
     "code", "code_verifier", "client_secret", "client_assertion", "assertion", "refresh_token", "access_token",
     "token", "id_token", "password", "device_code",
@@ -87,7 +89,7 @@ enum StatusErrors {
     if let providerError = ProviderErrorBody.read(response.body, provider: request.provider) {
       var message = "the provider answered HTTP \(status) with error \(providerError.error.rawValue)"
       if let description = providerError.errorDescription, !description.isEmpty {
-        message += ": " + sanitized(description, secrets: secrets(of: request))
+        message += ": " + quote(description.utf8, secrets: secrets(of: request))
       }
       return OAuthResponseError(.providerError, message: message, providerError: providerError, status: status)
     }
@@ -95,7 +97,7 @@ enum StatusErrors {
     if response.body.isEmpty {
       message += " with an empty body"
     } else {
-      let type = response.headerValue("Content-Type").map { "\(sanitized($0, secrets: [])), " } ?? ""
+      let type = response.headerValue("Content-Type").map { "\(quote($0.utf8, secrets: [], limit: 100)), " } ?? ""
       message += " (\(type)\(response.body.count) bytes): \"\(quote(response.body, secrets: secrets(of: request)))\""
     }
     return OAuthResponseError(.httpStatus, message: message, status: status)
@@ -110,32 +112,34 @@ enum StatusErrors {
         values.append(String(authorization[authorization.index(after: space)...]))
       }
     }
-    // Longest first, so a secret that contains another is masked whole.
-    return values.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
+    return values
   }
 
-  /// At most ``quoteLimit`` bytes of `body` as one line of text, secrets masked, `…` when cut.
-  static func quote(_ body: [UInt8], secrets: [String]) -> String {
-    // Mask before cutting, so a secret straddling the cut is not half-quoted.
-    let longest = secrets.first?.utf8.count ?? 0
-    let window = body.prefix(quoteLimit + longest + 4)
-    let text = sanitized(String(decoding: window, as: UTF8.self), secrets: secrets)
+  /// At most `limit` bytes of `bytes` (a body, a provider's error description) as one line of text, for an
+  /// error message: secrets masked (``ExcerptMasking``: token-shaped values and `secrets`), control characters
+  /// and runs of whitespace as one space, cut on a character boundary with `…`. The only way a response's
+  /// content reaches a message.
+  static func quote(_ bytes: some Collection<UInt8>, secrets: [String], limit: Int = quoteLimit) -> String {
+    // Masked first, then cut: the masker reads a value to its end even past the cut, so no secret is half
+    // quoted. Twice the limit leaves room for the whitespace that collapses.
+    let (masked, complete) = ExcerptMasking.mask(bytes, secrets: secrets, outputLimit: 2 * limit + 8)
+    var decoded = String(decoding: masked, as: UTF8.self)
+    // A stop mid-text may have split a character: its last one is dropped (the cut shows `…` anyway).
+    if !complete && !decoded.isEmpty { decoded.removeLast() }
+    let text = oneLine(decoded)
     var kept = ""
-    var bytes = 0
+    var count = 0
     for character in text {
       let size = character.utf8.count
-      if bytes + size > quoteLimit { break }
+      if count + size > limit { break }
       kept.append(character)
-      bytes += size
+      count += size
     }
-    let cut = kept.utf8.count < text.utf8.count || window.count < body.count
-    return cut ? kept + "…" : kept
+    return kept.utf8.count < text.utf8.count || !complete ? kept + "…" : kept
   }
 
-  /// `text` with secrets replaced by `[redacted]`, control characters by spaces, runs of spaces collapsed.
-  static func sanitized(_ text: String, secrets: [String]) -> String {
-    var text = text
-    for secret in secrets { text = text.replacing(secret, with: "[redacted]") }
+  /// `text` with control characters and whitespace as spaces, runs of them as one, none at the ends.
+  private static func oneLine(_ text: String) -> String {
     var out = ""
     var lastWasSpace = false
     for scalar in text.unicodeScalars {
@@ -151,3 +155,4 @@ enum StatusErrors {
     return out
   }
 }
+

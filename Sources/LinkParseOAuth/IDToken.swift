@@ -35,9 +35,11 @@ public struct IDTokenHeader: Sendable, Hashable {
 /// The claims of an id_token, typed where OpenID Connect and the providers name them, and all of them as
 /// ``JSONValue`` in ``all``.
 ///
-/// Numbers are tolerant (`"exp": 1700000000` and `"exp": "1700000000"` both give `1700000000`), as are
-/// Booleans (`true` and `"true"`). A claim of the wrong type reads as `nil` here; the verifier refuses a token
-/// whose `exp`, `iat`, `nbf`, `iss`, `aud` or `nonce` has the wrong type.
+/// Times (`exp`, `iat`, `nbf`, `auth_time`) are NumericDates, JSON numbers (RFC 7519 §2): `"exp": 1700000000`
+/// reads as `1700000000`, `"exp": "1700000000"` as `nil`, the same rule the verifier applies. Other numbers are
+/// tolerant (Apple's `real_user_status` as `2` or `"2"`), as are Booleans (`true` and `"true"`). A claim of the
+/// wrong type reads as `nil` here; the verifier refuses a token whose `exp`, `iat`, `nbf`, `auth_time`,
+/// `iss`, `aud`, `azp` or `nonce` has the wrong type.
 ///
 /// ```swift
 /// let claims = token.claims
@@ -130,11 +132,13 @@ public struct IDTokenClaims: Sendable, Hashable {
   /// ```
   public func profile(for provider: Provider) -> ProviderProfileClaims { ProviderProfileClaims(self, provider: provider) }
 
-  /// A NumericDate: a JSON number or a string of digits; a fraction is truncated (`1700000000.5` → 1700000000);
-  /// exponents, signs on strings and overflow give `nil`.
+  /// A NumericDate (RFC 7519 §2): a JSON number, never a string; a fraction is truncated
+  /// (`1700000000.5` → 1700000000); exponents and overflow give `nil`. The verifier's `exp`, `iat`, `nbf` and
+  /// `auth_time` checks and the accessors above all read times through this.
   static func numericDate(_ value: JSONValue) -> Int64? {
+    guard case .number(let text) = value else { return nil }
     if let whole = value.integer { return whole }
-    guard case .number(let text) = value, let dot = text.firstIndex(of: ".") else { return nil }
+    guard let dot = text.firstIndex(of: ".") else { return nil }
     let fraction = text[text.index(after: dot)...]
     guard fraction.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
     return JSONValue.number(String(text[..<dot])).integer
@@ -290,8 +294,8 @@ public struct UnverifiedIDToken: Sendable, Hashable {
   }
 }
 
-/// An id_token whose signature verified with a key from the JWKS and whose `iss`, `aud`, `exp`, `iat`, `nbf`
-/// and `nonce` matched what was expected. Made by ``IDTokenVerifier``.
+/// An id_token whose signature verified with a key from the JWKS and whose `iss`, `aud`, `azp`, `exp`, `iat`,
+/// `nbf` and `nonce` matched what was expected. Made by ``IDTokenVerifier``.
 ///
 /// ```swift
 /// let token = try verifier.verify(idToken, expecting: .apple(clientID: "com.example.web", nonce: nonce))

@@ -31,26 +31,33 @@ public struct IDTokenError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String { rawValue }
 
     /// Not three base64url parts, invalid base64url, JSON that is not valid or not an object, a claim of the
-    /// wrong type. ``IDTokenError/part`` and ``IDTokenError/offset`` say where.
+    /// wrong type (`exp`, `iat`, `nbf` or `auth_time` that is not a JSON number, `azp` not a string, …). ``IDTokenError/part`` and ``IDTokenError/offset`` say where.
     public static let malformed = Code("malformed")
     /// The header's `alg` is not one this verifier accepts (`RS256`, `ES256`): `none`, `HS256`, … are refused;
     /// so is a header with `crit` (critical extensions, none of which is implemented).
     public static let unsupportedAlgorithm = Code("unsupported-algorithm")
     /// No key in the JWKS has the token's `kid` (or none fits its `alg`).
     public static let unknownKey = Code("unknown-key")
+    /// The token's `kid` names two different keys of its `alg` in the JWKS (RFC 7517 §4.5 wants distinct
+    /// `kid`s), so which key should verify it is not known; the token is refused whichever key signed it.
+    public static let ambiguousKey = Code("ambiguous-key")
     /// The signature does not verify with the key.
     public static let invalidSignature = Code("invalid-signature")
     /// `iss` is not the expected issuer (exact string comparison).
     public static let issuerMismatch = Code("issuer-mismatch")
-    /// `aud` does not contain the expected client id (or `azp` names another client).
+    /// `aud` does not contain the expected client id, or `azp` names another client.
     public static let audienceMismatch = Code("audience-mismatch")
+    /// `aud` contains the client id and another audience that is not in
+    /// ``IDTokenVerifier/Expectations/trustedAudiences``, and no `azp` names the client.
+    public static let untrustedAudience = Code("untrusted-audience")
     /// `exp` is in the past, beyond the leeway.
     public static let expired = Code("expired")
     /// `iat` is in the future, beyond the leeway.
     public static let issuedInFuture = Code("issued-in-future")
     /// `nbf` is in the future, beyond the leeway.
     public static let notYetValid = Code("not-yet-valid")
-    /// `nonce` is not the nonce sent with the authorization request.
+    /// `nonce` is not the nonce sent with the authorization request, or the token carries one and none was
+    /// expected.
     public static let nonceMismatch = Code("nonce-mismatch")
     /// A claim the check needs is absent (`iss`, `sub`, `aud`, `exp`, `iat`, or `nonce` when one is expected).
     public static let missingClaim = Code("missing-claim")

@@ -74,6 +74,11 @@ public struct IDTokenVerifier: Sendable {
   /// Throws ``IDTokenError/Code/invalidJWKS`` when the text is not a JSON object with a `keys` array, when a
   /// key holds private parts (`d`), or when no key is usable.
   ///
+  /// `kid`s should be distinct (RFC 7517 §4.5). The same key listed twice counts once; keys of different
+  /// algorithms may share a `kid` (the RFC's own example), the token's `alg` picks one. Two *different* keys
+  /// of one algorithm under one `kid` do not make the set unreadable: the other keys stay usable, and a
+  /// token naming that `kid` is refused with ``IDTokenError/Code/ambiguousKey``, whichever key signed it.
+  ///
   /// ```swift
   /// let verifier = try await IDTokenVerifier(jwksJSON: Array(body))
   /// ```
@@ -124,21 +129,32 @@ public struct IDTokenVerifier: Sendable {
   public struct Expectations: Sendable, Hashable {
     /// `iss` must equal this exactly.
     public var issuer: String
-    /// `aud` must contain this (your client id).
+    /// `aud` must contain this (your client id); an `azp`, when present, must equal it.
     public var audience: String
-    /// When set, `nonce` must be present and equal to it.
+    /// When set, `nonce` must be present and equal to it; when `nil`, the token must carry no `nonce` (one in
+    /// the token means one was sent: the caller has lost it, or the token answers another login).
     public var nonce: String?
     /// Seconds of clock skew tolerated for `exp`, `iat` and `nbf` (default 60).
     public var leeway: Int64
     /// Whether `sub` must be present (OpenID Connect requires it; default true).
     public var requiresSubject: Bool
+    /// Audiences besides ``audience`` that a token may also name: other clients of yours, or an API the
+    /// provider adds (default none). OpenID Connect Core §3.1.3.7 step 3 refuses a token with "additional
+    /// audiences not trusted by the Client"; a token whose `aud` names anything else is refused with
+    /// ``IDTokenError/Code/untrustedAudience``, unless its `azp` is ``audience``.
+    public var trustedAudiences: Set<String>
 
     /// Creates expectations.
     ///
     /// ```swift
     /// IDTokenVerifier.Expectations(issuer: "https://accounts.example.com", audience: "client-1", nonce: "n-0S6")
+    /// IDTokenVerifier.Expectations(issuer: iss, audience: "web-client", nonce: n, trustedAudiences: ["ios-client"])
     /// ```
-    public init(issuer: String, audience: String, nonce: String?, leeway: Int64 = 60, requiresSubject: Bool = true) {
+    public init(
+      issuer: String, audience: String, nonce: String?, leeway: Int64 = 60, requiresSubject: Bool = true,
+      trustedAudiences: Set<String> = []
+    ) {
+      self.trustedAudiences = trustedAudiences
       self.issuer = issuer
       self.audience = audience
       self.nonce = nonce
@@ -211,9 +227,21 @@ public struct IDTokenVerifier: Sendable {
   ///
   /// In order: size (64 KiB), the three base64url parts, the header (`alg` RS256/ES256 and no `crit`, else
   /// ``IDTokenError/Code/unsupportedAlgorithm``), the key (by `kid`; without a `kid`, the only key for that
-  /// `alg`), the signature, then the claims: `iss` exactly, `aud` (a string or an array) contains the
-  /// audience and, with several audiences, `azp` (if present) is the audience; `exp` > now − leeway,
-  /// `iat` ≤ now + leeway, `nbf` ≤ now + leeway; `nonce` equal when one is expected; `sub` present.
+  /// `alg`; a `kid` shared by two different keys of that `alg` is ``IDTokenError/Code/ambiguousKey``), the
+  /// signature, then the claims:
+  /// - `iss` exactly;
+  /// - `aud` and `azp`, as OpenID Connect Core §3.1.3.7 steps 3–5 say: `aud` (a string or an array of
+  ///   strings) must contain the audience (else ``IDTokenError/Code/audienceMismatch``); an `azp`, when
+  ///   present, must be the audience (else `audience-mismatch` for claim `azp`); every other audience must be
+  ///   in ``Expectations/trustedAudiences`` (else ``IDTokenError/Code/untrustedAudience``) **unless `azp` is
+  ///   present and equals the audience**: the provider then names the client as the party the token was
+  ///   issued to, and the other audiences are the ones it is meant to be shown to. Without `azp`, nothing
+  ///   says who the token was issued to, so an unknown extra audience is refused;
+  /// - `exp` > now − leeway, `iat` ≤ now + leeway, `nbf` ≤ now + leeway, each a JSON number (RFC 7519 §2's
+  ///   NumericDate: `"exp":"1700000000"`, a string, is ``IDTokenError/Code/malformed``, as is a string
+  ///   `auth_time`);
+  /// - `nonce` equal when one is expected, absent when none is (``IDTokenError/Code/nonceMismatch``);
+  /// - `sub` present.
   ///
   /// ```swift
   /// let token = try verifier.verify(idToken, expecting: .apple(clientID: "com.example.web", nonce: nonce))
@@ -292,6 +320,13 @@ public struct IDTokenVerifier: Sendable {
           .unknownKey, part: .header, claim: "kid",
           message: "the key \"\(keyID.prefix(64))\" is for \(named[0].key.algorithm.rawValue), the token says \(algorithm.rawValue)")
       }
+      // Identical keys were merged when the JWKS was read, so two entries are two different keys.
+      guard fitting.count == 1 else {
+        throw IDTokenError(
+          .ambiguousKey, part: .header, claim: "kid",
+          message: "the JWKS has \(fitting.count) different \(algorithm.rawValue) keys with kid \"\(keyID.prefix(64))\" "
+            + "(RFC 7517 §4.5); tokens naming it are refused until the provider's JWKS names its keys apart")
+      }
       return fitting
     }
     let fitting = entries.filter { $0.key.algorithm == algorithm }
@@ -336,11 +371,27 @@ public struct IDTokenVerifier: Sendable {
         .audienceMismatch, part: .payload, claim: "aud",
         message: "aud (\(audiences.count) value\(audiences.count == 1 ? "" : "s")) does not contain \"\(expected.audience)\"")
     }
-    if audiences.count > 1, let azp = claims["azp"] {
-      guard azp.string == expected.audience else {
+    // azp: when present, the client (step 5); when it is, the other audiences are accepted (steps 3–4 as
+    // verify's documentation reads them), else each must be trusted.
+    var issuedToClient = false
+    switch claims["azp"] {
+    case nil: break
+    case .string(let azp):
+      guard azp == expected.audience else {
         throw IDTokenError(
-          .audienceMismatch, part: .payload, claim: "azp", message: "azp names another client than \"\(expected.audience)\"")
+          .audienceMismatch, part: .payload, claim: "azp",
+          message: "azp is \"\(azp.prefix(100))\": the token was issued to another client than \"\(expected.audience)\"")
       }
+      issuedToClient = true
+    default: throw IDTokenError(.malformed, part: .payload, claim: "azp", message: "azp is not a string")
+    }
+    if !issuedToClient,
+      let untrusted = audiences.first(where: { $0 != expected.audience && !expected.trustedAudiences.contains($0) })
+    {
+      throw IDTokenError(
+        .untrustedAudience, part: .payload, claim: "aud",
+        message: "aud also names \"\(untrusted.prefix(100))\", which is not a trusted audience, and the token has no "
+          + "azp naming \"\(expected.audience)\" (add it to trustedAudiences if it is yours)")
     }
     // exp, iat, nbf
     let exp = try time("exp", claims, required: true)!
@@ -363,17 +414,22 @@ public struct IDTokenVerifier: Sendable {
           message: "nbf is \(nbf), \(nbf.subtractingSaturating(now)) s after now (leeway \(leeway) s)")
       }
     }
-    // nonce
-    if let nonce = expected.nonce {
-      switch claims["nonce"] {
-      case nil:
-        throw IDTokenError(.missingClaim, part: .payload, claim: "nonce", message: "a nonce was expected but the token has none")
-      case .string(let actual):
-        guard constantTimeEqual(actual, nonce) else {
-          throw IDTokenError(.nonceMismatch, part: .payload, claim: "nonce", message: "nonce is not the one sent")
-        }
-      default: throw IDTokenError(.malformed, part: .payload, claim: "nonce", message: "nonce is not a string")
+    // auth_time: its type only (no max_age is asked for), so that no reader takes a string for a time.
+    _ = try time("auth_time", claims, required: false)
+    // nonce: equal to the one sent, and absent when none was.
+    switch (expected.nonce, claims["nonce"]) {
+    case (nil, nil): break
+    case (nil, _?):
+      throw IDTokenError(
+        .nonceMismatch, part: .payload, claim: "nonce",
+        message: "the token carries a nonce but no nonce was sent (pass the authorization request's nonce)")
+    case (_?, nil):
+      throw IDTokenError(.missingClaim, part: .payload, claim: "nonce", message: "a nonce was expected but the token has none")
+    case (let nonce?, .string(let actual)?):
+      guard constantTimeEqual(actual, nonce) else {
+        throw IDTokenError(.nonceMismatch, part: .payload, claim: "nonce", message: "nonce is not the one sent")
       }
+    case (_?, _?): throw IDTokenError(.malformed, part: .payload, claim: "nonce", message: "nonce is not a string")
     }
     // sub
     if expected.requiresSubject {
@@ -391,8 +447,10 @@ public struct IDTokenVerifier: Sendable {
       return nil
     }
     guard let seconds = IDTokenClaims.numericDate(value) else {
+      let found = if case .string = value { "a string" } else { "not a whole number of seconds" }
       throw IDTokenError(
-        .malformed, part: .payload, claim: name, message: "\(name) is not a NumericDate (a whole number of seconds)")
+        .malformed, part: .payload, claim: name,
+        message: "\(name) is \(found); a NumericDate is a JSON number of seconds (RFC 7519 §2)")
     }
     return seconds
   }
@@ -411,6 +469,14 @@ public struct IDTokenVerifier: Sendable {
   private struct Candidate {
     var key: Key
     var jwk: JWK
+    /// The public key's members (`n`, `e` or `x`, `y`): equal for the same key listed twice.
+    var material: [String]
+
+    struct Identity: Hashable {
+      var key: Key
+      var material: [String]
+    }
+    var identity: Identity { Identity(key: key, material: material) }
   }
 
   private static func usableKeys(_ bytes: [UInt8]) throws(IDTokenError) -> [Candidate] {
@@ -424,6 +490,7 @@ public struct IDTokenVerifier: Sendable {
       throw IDTokenError(.invalidJWKS, message: "the JWKS is not an object with a \"keys\" array")
     }
     var candidates: [Candidate] = []
+    var seen: Set<Candidate.Identity> = []
     for item in items {
       guard case .object = item else { continue }
       for secret in ["d", "p", "q", "k"] where item[secret] != nil {
@@ -433,21 +500,25 @@ public struct IDTokenVerifier: Sendable {
       if let use = item["use"], use.string != "sig" { continue }
       let keyID = item["kid"]?.string
       let declared = item["alg"]?.string
+      let candidate: Candidate
       switch item["kty"]?.string {
       case "RSA":
         guard declared == nil || declared == "RS256", let n = item["n"]?.string, let e = item["e"]?.string else { continue }
-        candidates.append(Candidate(
+        candidate = Candidate(
           key: Key(keyID: keyID, algorithm: .rs256),
-          jwk: .rsa(.rs256, identifier: nil, modulus: n, exponent: e)))
+          jwk: .rsa(.rs256, identifier: nil, modulus: n, exponent: e), material: [n, e])
       case "EC":
         guard declared == nil || declared == "ES256", item["crv"]?.string == "P-256",
           let x = item["x"]?.string, let y = item["y"]?.string
         else { continue }
-        candidates.append(Candidate(
+        candidate = Candidate(
           key: Key(keyID: keyID, algorithm: .es256),
-          jwk: .ecdsa(.es256, identifier: nil, x: x, y: y, curve: .p256)))
+          jwk: .ecdsa(.es256, identifier: nil, x: x, y: y, curve: .p256), material: [x, y])
       default: continue
       }
+      // The same key listed twice under one kid is one key; two different ones are both kept, and make their
+      // kid ambiguous (see keys(for:algorithm:)).
+      if seen.insert(candidate.identity).inserted { candidates.append(candidate) }
     }
     return candidates
   }

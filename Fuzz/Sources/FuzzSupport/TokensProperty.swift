@@ -16,8 +16,9 @@ import LinkParseProviders
 /// - every `IDTokenError` has a known code and a description that starts with it;
 /// - when `UnverifiedIDToken(parsing:)` fails, `IDTokenVerifier.verify` fails too;
 /// - when `verify` succeeds (the seeds signed by the fixed JWKS below), the header's `alg` is RS256 or ES256,
-///   its `kid` is one of the JWKS's, the claims are the ones the unverified decode sees, and `iss`, `aud`,
-///   `exp` and `nonce` are what was expected;
+///   its `kid` is one of the JWKS's, the claims are the ones the unverified decode sees, and `iss`, `aud`
+///   (no other audience, no trusted audiences being configured, unless `azp` is the client), `azp`, `exp` and
+///   `nonce` are what was expected;
 /// - a JWKS that reads has at least one key, each RS256 or ES256.
 enum TokensProperty {
   /// A fixed JWKS (one P-256 and one RSA-2048 public key; the private halves only made corpus/tokens seeds).
@@ -35,7 +36,7 @@ enum TokensProperty {
   static let knownCodes: Set<String> = [
     "malformed", "unsupported-algorithm", "unknown-key", "invalid-signature", "issuer-mismatch",
     "audience-mismatch", "expired", "issued-in-future", "not-yet-valid", "nonce-mismatch", "missing-claim",
-    "too-large", "invalid-jwks", "invalid-client-secret",
+    "too-large", "invalid-jwks", "invalid-client-secret", "ambiguous-key", "untrusted-audience",
   ]
 
   static func check(_ data: UnsafeBufferPointer<UInt8>) -> [String] {
@@ -117,6 +118,10 @@ enum TokensProperty {
       let claims = verified.claims
       problems.check(claims.issuer == expected.issuer, "verified with iss \(claims.issuer ?? "nil")")
       problems.check(claims.audience.contains(expected.audience), "verified without the audience")
+      problems.check(
+        claims.authorizedParty == expected.audience
+          || (claims.authorizedParty == nil && claims.audience.allSatisfy { $0 == expected.audience }),
+        "verified with an untrusted audience or another azp")
       problems.check((claims.expiresAt ?? .min) > now - expected.leeway, "verified an expired token")
       problems.check(claims.nonce == expected.nonce, "verified with another nonce")
       _ = (claims.apple, claims.profile(for: .vk), claims.profile(for: .sber))

@@ -76,11 +76,12 @@ enum StatusErrors {
   /// The most bytes of a body a message quotes.
   static let quoteLimit = 200
 
-  /// The request's form fields whose values are secrets, masked wherever a quoted body repeats them (values
-  /// after token-shaped names are masked whatever the request sent: ``ExcerptMasking``).
+  /// The request's fields (query or body) whose values are secrets (VK's `device_id` included: it is the
+  /// session id), masked wherever a quoted body repeats them (values after token-shaped names are masked
+  /// whatever the request sent: ``ExcerptMasking``).
   static let secretFields: Set<String> = [
     "code", "code_verifier", "client_secret", "client_assertion", "assertion", "refresh_token", "access_token",
-    "token", "id_token", "password", "device_code",
+    "token", "id_token", "password", "device_code", "device_id",
   ]
 
   static func error(for response: OAuthHTTPResponse, request: OAuthRequest) -> OAuthResponseError {
@@ -105,7 +106,7 @@ enum StatusErrors {
 
   /// The values a quote must not repeat: secret form fields and the `Authorization` credentials.
   static func secrets(of request: OAuthRequest) -> [String] {
-    var values = request.form.filter { secretFields.contains($0.name) }.map(\.value)
+    var values = request.fields.filter { secretFields.contains($0.name) }.map(\.value)
     if let authorization = request.headerValue("Authorization") {
       values.append(authorization)
       if let space = authorization.firstIndex(of: " ") {

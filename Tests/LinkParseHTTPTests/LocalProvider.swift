@@ -162,6 +162,26 @@ final class ProviderHandler: ChannelInboundHandler {
         context, .ok,
         #"{"access_token":"at-1","token_type":"Bearer","expires_in":3600,"refresh_token":"rt-1","#
           + #""scope":"openid email","code_length":\#(code.count)}"#)
+    case "/vk/oauth2/auth":
+      // VK ID's token endpoint as its guide shows it (providers.md §2.7): the parameters in the query, the code
+      // or refresh token in a JSON body; the answer echoes the query's `state` ("" when none was sent).
+      let query = decodeForm(request.query ?? "")
+      let isJSON = request.header("Content-Type") == "application/json"
+      let object = (try? JSONSerialization.jsonObject(with: Data(request.body.utf8))) as? [String: String]
+      let state = query["state"] ?? ""
+      switch (query["grant_type"], isJSON, object?["code"], object?["refresh_token"]) {
+      case ("authorization_code", true, let code?, nil)
+      where query["code_verifier"] != nil && query["device_id"] != nil && query["fail"] == nil:
+        json(
+          context, .ok,
+          #"{"refresh_token":"vk2.a.r","access_token":"vk2.a.a","id_token":"h.p.s","token_type":"Bearer","#
+            + #""expires_in":3600,"user_id":1234567890,"state":"\#(state)","scope":"phone email","code_length":\#(code.count)}"#)
+      case ("refresh_token", true, nil, "vk2.a.r"):
+        json(context, .ok, #"{"refresh_token":"vk2.a.r2","access_token":"vk2.a.a2","token_type":"Bearer","expires_in":3600,"user_id":1234567890,"state":"\#(state)","scope":"phone email"}"#)
+      default:
+        // A debug page that echoes the whole request (query included) back.
+        send(context, .internalServerError, contentType: "text/html", body: "<pre>\(request.uri)\n\(request.body)</pre>")
+      }
     case "/refresh":
       guard request.method == "POST", form["grant_type"] == "refresh_token", form["refresh_token"] == "rt-1" else {
         return json(context, .badRequest, #"{"error":"invalid_grant"}"#)

@@ -70,7 +70,8 @@ def main():
     routes = os.path.join(HERE, "routes.txt")
 
     spark = (SparkSession.builder.master(args.master).appName("linkparse-demo")
-             .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "8").getOrCreate())
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+             .config("spark.sql.shuffle.partitions", "8").getOrCreate())
     spark.sparkContext.setLogLevel("ERROR")
     lines = spark.read.text(log).count()  # warms the JVM and the page cache
     print(f"== input: {lines} lines, {size / 1e6:.0f} MB, {spark.read.text(log).rdd.getNumPartitions()} partitions")

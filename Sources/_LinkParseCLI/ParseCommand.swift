@@ -275,6 +275,8 @@ package struct ParseCommand: StreamCommand {
       callbackOptions: callbackOptions, router: router, fields: fields.flatMap { try? FieldSelection(parsing: $0) })
     var ioFailed = false
     var bytes = 0
+    // Read once: an ArgumentParser property's getter is not free (about 150 instructions a call).
+    let pipeline = self.pipeline
 
     func report(_ message: String) {
       ioFailed = true
@@ -299,16 +301,20 @@ package struct ParseCommand: StreamCommand {
       let splitter = LineSplitter(source: source, maxLineLength: maxLineLength)
       do throws(IOError) {
         switch inputFormat {
-        case .lines:
-          while let event = try pipeline ? Self.next(splitter, flushing: &records.json) : splitter.next(),
-            records.json.error == nil
-          {
+        case .lines where pipeline:
+          while let event = try Self.next(splitter, flushing: &records.json), records.json.error == nil {
             records.line(event, number: splitter.lineNumber)
           }
+        case .lines:
+          while let event = try splitter.next(), records.json.error == nil {
+            records.line(event, number: splitter.lineNumber)
+          }
+        case .json where pipeline:
+          while let event = try Self.next(splitter, flushing: &records.json), records.json.error == nil {
+            records.jsonLine(event, number: splitter.lineNumber)
+          }
         case .json:
-          while let event = try pipeline ? Self.next(splitter, flushing: &records.json) : splitter.next(),
-            records.json.error == nil
-          {
+          while let event = try splitter.next(), records.json.error == nil {
             records.jsonLine(event, number: splitter.lineNumber)
           }
         }

@@ -179,13 +179,14 @@ struct RecordWriter: ~Copyable {
     // The query's pairs, read from the href's bytes (no `FormParameters`, no Substring).
     // The callback's decoder reads what this loop sees (`--provider auto`, no checks, no body, no route table
     // to pick a provider): the pairs are recorded for it as they are listed, so that it does not scan the
-    // query again. (Without `params`, the decoder scans the query itself.)
+    // query again.
     let listsParams = key(",\"params\":[", .params)
-    let feedsScan = listsParams && router == nil && callbackOptions.usesScannedQuery(body: body)
+    let feedsScan =
+      router == nil && (!projecting || keys.contains(.callback)) && callbackOptions.usesScannedQuery(body: body)
     var scannedQuery = CallbackQueryScan(query: r.query)
+    let href = bytes.baseAddress!
     if listsParams {
       var first = true
-      let href = bytes.baseAddress!
       if let query = r.query {
         var pairs = FormPairScanner(href, from: query.lowerBound, to: query.upperBound)
         pairs.forEach { pair in
@@ -209,6 +210,10 @@ struct RecordWriter: ~Copyable {
         }
       }
       json.byte(UInt8(ascii: "]"))
+    } else if feedsScan, let query = r.query {
+      // `--fields` without `params`: the pairs are only recorded.
+      var pairs = FormPairScanner(href, from: query.lowerBound, to: query.upperBound)
+      pairs.forEach { scannedQuery.add($0, href: href) }
     }
     if let router {
       routedCallback(router, url, body: body, redact: redact, clean: clean)
@@ -379,6 +384,7 @@ struct ObjectMembers {
   func includes(_ name: String) -> Bool { names.map { $0.contains(name) } ?? true }
 
   /// Writes `key` (`"name":`, quoted, with its colon) when its name is selected, and says whether it was.
+  @inline(__always)
   mutating func next(_ key: StaticString, _ json: inout JSONWriter) -> Bool {
     let bytes = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
     if let names {
@@ -400,6 +406,7 @@ struct ObjectMembers {
     return true
   }
 
+  @inline(__always)
   private mutating func separate(_ json: inout JSONWriter) {
     if first { first = false } else { json.byte(UInt8(ascii: ",")) }
   }

@@ -4,7 +4,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libicu-dev libpcre2-dev pkg-config
 CONFORMANCE_DIR ?= $(abspath ../shared/conformance)
 
-.PHONY: deps build demo test fuzz-smoke fuzz clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example bench-server bench-routes check-generated spark-demo spark-test
+.PHONY: deps build demo test fuzz-smoke fuzz clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example bench-server bench-routes check-generated spark-demo spark-test build-static
 
 ## Install the Debian packages the build needs, if any is missing (apt-get, as root or through sudo).
 deps:
@@ -74,6 +74,14 @@ test: deps check-generated fuzz-smoke
 
 clean:
 	rm -rf .build .build-static Fuzz/.build Benchmarks/.build
+
+## linkparse with the Swift runtime linked in (-static-stdlib), into .build-static/release/linkparse: what a Spark
+## worker without a Swift toolchain runs. Linking Foundation statically needs libcurl's development files.
+build-static: deps
+	@dpkg-query -W -f='$${Status}' libcurl4-openssl-dev 2>/dev/null | grep -q "install ok installed" || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libcurl4-openssl-dev; }
+	$(SWIFT) build -c release --product linkparse --scratch-path .build-static -Xswiftc -static-stdlib
 
 ## Apache Spark (Examples/spark/; README "Apache Spark"). Both install what is missing first (.ci/spark.sh: Java 17
 ## from Debian's packages, pyspark from PyPI in .build/spark-venv).

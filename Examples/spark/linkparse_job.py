@@ -17,10 +17,12 @@ that is not a URL; `outcome` likewise. With `--routes`, a callback whose URL mat
 callback endpoints is counted as an open-redirect attempt. `--pipeline` is what lets Spark run it: without
 it, `linkparse` exits 1 when any line of a partition fails to parse, and Spark fails the task.
 
-The binary: in local mode give its absolute path (the default is .build/release/linkparse beside this
-repository). On a cluster, ship it with `spark-submit --files linkparse,routes.txt` and pass
-`--linkparse ./linkparse --routes ./routes.txt` (each executor runs the command in the directory its files
-are fetched to), or install it on every worker's PATH. See the README's "Apache Spark" section.
+The binary: by default .build/release/linkparse beside this repository, by its absolute path (local mode).
+On a cluster, ship it with `spark-submit --files linkparse,routes.txt,linkparse-compact-v1.ddl` and pass
+`--linkparse ./linkparse --routes ./routes.txt`: Spark runs a TRANSFORM script in the directory the
+`--files` are fetched to (SparkFiles.getRootDirectory(), on every master, local included). Or install it on
+every worker at the same absolute path. `--via pipe` runs it from the Python worker's directory: give it an
+absolute path. See the README's "Apache Spark" section.
 """
 
 import argparse
@@ -44,7 +46,12 @@ STATE_CODES = ["state-mismatch"]
 
 
 def read_schema(path):
-    """A schema file's DDL (Spark's parser skips its `--` comments)."""
+    """A schema file's DDL (Spark's parser skips its `--` comments): from the repository, or, for a driver
+    without it (spark-submit --deploy-mode cluster), from the files shipped with `--files`."""
+    if not os.path.exists(path):
+        from pyspark import SparkFiles
+        shipped = SparkFiles.get(os.path.basename(path))
+        path = shipped if os.path.exists(shipped) else os.path.basename(path)
     with open(path, encoding="utf-8") as f:
         return f.read()
 
@@ -121,6 +128,9 @@ def run(spark, input_path, output, binary=DEFAULT_BINARY, routes=None, input_for
         redact=True, via="transform", extra_args=()):
     """Runs the job; returns (input rows, output rows, summary rows, rejection rows) and writes DIR/…."""
     command = linkparse_command(binary, routes=routes, redact=redact, extra=extra_args)
+    if spark.conf.get("spark.sql.maxConcurrentOutputFileWriters", "0") == "0":
+        # Writes the provider/outcome partitions with a writer each instead of sorting every row by them.
+        spark.conf.set("spark.sql.maxConcurrentOutputFileWriters", "64")
     urls = read_urls(spark, input_path, input_format, url_column)
     records = with_partitions(pipe_records(spark, urls, command, read_schema(COMPACT_SCHEMA), via))
     records.write.mode("overwrite").partitionBy("provider", "outcome").parquet(os.path.join(output, "records"))

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Bytes per record and lines per second of `linkparse`, the full record against selections, written to /dev/null
-# and through a pipe into a reading process (`cat`, which reads 128 KiB at a time, as Spark's reader does).
+# Bytes per record and lines per second of `linkparse`, the full record against selections, written to /dev/null,
+# through a pipe into `cat` (which only copies), and into a Python process that reads it line by line, as
+# PySpark's RDD.pipe does.
 #
 #   Examples/spark/measure_pipe.sh [INPUT] [ROUNDS]
 #
@@ -31,13 +32,16 @@ best() {  # best wall time in seconds of ROUNDS runs of "$@" (a shell command)
   echo "$best"
 }
 
-printf '%-48s %12s %10s %14s %14s\n' "options" "output MB" "B/record" "lines/s null" "lines/s pipe"
+READER="python3 -c 'import sys
+for line in sys.stdin.buffer: pass'"
+printf '%-48s %10s %9s %13s %13s %13s\n' "options" "output MB" "B/record" "lines/s null" "lines/s cat" "lines/s py"
 for options in "" "--redact" "--pipeline --fields compact" "--pipeline --fields compact --redact" \
   "--pipeline --fields callback.provider,callback.outcome,callback.code,callback.state,callback.error.code"; do
   bytes=$("$BIN" $options "$INPUT" | wc -c || true)
   null=$(best "'$BIN' $options '$INPUT' > /dev/null")
   pipe=$(best "'$BIN' $options '$INPUT' | cat > /dev/null")
+  python=$(best "'$BIN' $options '$INPUT' | $READER")
   python3 -c "
 b=$bytes; n=$lines
-print('%-48s %12.1f %10.0f %14.0f %14.0f' % ('${options:-(default)}'[:48], b/1e6, b/n, n/$null, n/$pipe))"
+print('%-48s %10.1f %9.0f %13.0f %13.0f %13.0f' % ('${options:-(default)}'[:48], b/1e6, b/n, n/$null, n/$pipe, n/$python))"
 done

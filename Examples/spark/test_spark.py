@@ -307,6 +307,25 @@ def job_checks(checks, spark, binary, work, log, lines):
     checks.check("without --pipeline, the partition of invalid lines fails the task (exit status 1)",
                  failed is not None and "status 1" in failed, (failed or "the job succeeded")[:300])
 
+    # As on a cluster: spark-submit ships the binary, the routes and the schema with --files, and the job
+    # names them ./linkparse and ./routes.txt (a TRANSFORM script runs in the directory of those files).
+    small = os.path.join(work, "small.log")
+    with open(small, "wb") as f:
+        generate_log.generate(f, 1000, seed=3)
+    import pyspark
+    submit = os.path.join(os.path.dirname(sys.executable), "spark-submit")
+    files = ",".join([binary, ROUTES, linkparse_job.COMPACT_SCHEMA])
+    environment = dict(os.environ, SPARK_HOME=os.path.dirname(pyspark.__file__), PYSPARK_PYTHON=sys.executable,
+                       PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+    result = subprocess.run(
+        [submit, "--master", "local[2]", "--conf", "spark.ui.enabled=false", "--conf",
+         "spark.ui.showConsoleProgress=false", "--files", files, os.path.join(HERE, "linkparse_job.py"),
+         "--input", small, "--output", os.path.join(work, "out-submit"), "--linkparse", "./linkparse",
+         "--routes", "./routes.txt"], capture_output=True, text=True, timeout=600, cwd=work, env=environment)
+    checks.check("spark-submit --files linkparse,routes.txt,…: the job with ./linkparse prints 1000 records",
+                 result.returncode == 0 and "== linkparse job: 1000 records" in result.stdout,
+                 f"exit {result.returncode}: {result.stdout[-300:]} {result.stderr[-600:]}")
+
     # Parquet input with a URL column (nulls and a CR-LF included).
     parquet = os.path.join(work, "urls.parquet")
     spark.createDataFrame([("https://a.ru/cb?code=SECRETx1&state=s",), (None,), ("https://a.ru/cb?error=x\r\n",),

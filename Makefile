@@ -4,7 +4,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libicu-dev libpcre2-dev pkg-config
 CONFORMANCE_DIR ?= $(abspath ../shared/conformance)
 
-.PHONY: docs-snippets deps build demo test fuzz-smoke fuzz clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example bench-server bench-routes check-generated
+.PHONY: docs-snippets deps build demo test fuzz-smoke fuzz clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example bench-server bench-routes check-generated spark-demo spark-test build-static
 
 ## Install the Debian packages the build needs, if any is missing (apt-get, as root or through sudo).
 deps:
@@ -66,12 +66,42 @@ test: deps check-generated fuzz-smoke
 	else echo "make: PostgreSQL could not be installed or started: the LinkParsePostgres tests will be SKIPPED"; fi; \
 	if [ ! -d "$(CONFORMANCE_DIR)" ]; then export LINKPARSE_SKIP_CONFORMANCE=1; fi; \
 	LINKPARSE_CONFORMANCE_DIR="$(CONFORMANCE_DIR)" $(SWIFT) test --skip-build 2>&1 | tee .build/test-output.txt
+	@# The Spark job on a small log, with the debug binary just built (a release build would add minutes).
+	@$(MAKE) --no-print-directory spark-test SPARK_LINKPARSE=.build/debug/linkparse
 	@$(MAKE) --no-print-directory bench-check
 	@# The last line repeats the test runner's count (every step above stops make on a failure).
 	@echo "$$(grep -oE 'Test run with [0-9]+ tests' .build/test-output.txt | grep -oE '[0-9]+' | tail -1) passed, 0 failed"
 
 clean:
-	rm -rf .build Fuzz/.build Benchmarks/.build
+	rm -rf .build .build-static Fuzz/.build Benchmarks/.build
+
+## linkparse with the Swift runtime linked in (-static-stdlib), into .build-static/release/linkparse: what a Spark
+## worker without a Swift toolchain runs. Linking Foundation statically needs libcurl's development files.
+build-static: deps
+	@dpkg-query -W -f='$${Status}' libcurl4-openssl-dev 2>/dev/null | grep -q "install ok installed" || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libcurl4-openssl-dev; }
+	$(SWIFT) build -c release --product linkparse --scratch-path .build-static -Xswiftc -static-stdlib
+
+## Apache Spark (Examples/spark/; README "Apache Spark"). Both install what is missing first (.ci/spark.sh: Java 17
+## from Debian's packages, pyspark from PyPI in .build/spark-venv).
+## spark-demo: the job on a generated log of SPARK_DEMO_LINES lines in local[2], with the summary, timed beside
+## Spark SQL's parse_url and a Python UDF on the same data.
+SPARK_DEMO_LINES ?= 1000000
+spark-demo: build
+	@py=$$(.ci/spark.sh | tail -1) && $$py Examples/spark/demo.py --lines $(SPARK_DEMO_LINES) --linkparse "$(CURDIR)/.build/release/linkparse"
+
+## spark-test: --pipeline, --fields, the schemas against real output, and the job on a small log (about a minute
+## once installed). SPARK_LINKPARSE names the binary (default: a release build). Where Spark cannot be installed
+## the tests are skipped with a message, unless CI is set: then that fails.
+SPARK_LINKPARSE ?=
+spark-test: deps
+	@bin="$(SPARK_LINKPARSE)"; \
+	if [ -z "$$bin" ]; then $(SWIFT) build -c release --product linkparse >&2 || exit 1; bin=.build/release/linkparse; fi; \
+	if py=$$(.ci/spark.sh | tail -1) && [ -x "$$py" ]; then \
+	  $$py Examples/spark/test_spark.py --linkparse "$$bin"; \
+	elif [ -n "$$CI" ]; then echo "make: Spark (Java 17, pyspark) could not be installed and CI is set: failing"; exit 1; \
+	else echo "make: Spark (Java 17, pyspark) could not be installed: the Spark tests are SKIPPED"; fi
 
 ## The DocC documentation of `import LinkParse` (Sources/LinkParse/LinkParse.docc) into .build/docs/LinkParse.
 # Generated sources must be their generator's output (the callback name table, the documentation's code

@@ -216,44 +216,77 @@ extension RecordWriter {
     }
   }
 
-  /// Writes the object of a decoded callback.
+  /// Writes the object of a decoded callback (its keys selected by `--fields`, when they are).
   mutating func decoded(_ callback: ProviderCallback, redact: Bool, clean: CleanBytes) {
+    if projecting, let names = fields!.callbackKeys { return selectedDecoded(callback, names, redact: redact, clean: clean) }
     json.raw("{\"provider\":")
     json.raw(Self.quoted(callback.provider))
     json.raw(",\"outcome\":")
     let outcome = callback.outcome
     json.raw(Self.quoted(outcome))
-    // VK ID's `expires_in` is written as a JSON number: its decoder accepts only 1 to 10 ASCII digits. (The
-    // name is compared only for a VK success, and its length first: no other VK value name has 10 bytes.)
     let vkSuccess = callback.isVKSuccess
     callback.forEachValueBytes { name, value in
       json.byte(UInt8(ascii: ","))
       json.string(name)
       json.byte(UInt8(ascii: ":"))
-      if redact && CallbackOptions.secretNames.contains(name) {
-        json.string(CallbackOptions.redacted)
-      } else if vkSuccess && name.utf8.count == 10 && name == "expires_in", let seconds = VKIDCallback.lifetime(value.raw) {
-        json.integer(seconds)  // (not the bytes as they are: `0600` is not a JSON number)
-      } else {
-        formDecoded(value, clean)
-      }
+      callbackValue(name, value, vkSuccess: vkSuccess, redact: redact, clean: clean)
     }
     // Only an error has a provider error (and asking costs a walk through the result).
     if outcome == .error, let error = callback.providerError {
+      json.raw(",\"error\":")
       errorObject(code: error.code, raw: error.code, parameter: nil, en: error.descriptionEN, ru: error.descriptionRU)
     }
     json.byte(UInt8(ascii: "}"))
   }
 
+  /// ``decoded(_:redact:clean:)`` with the callback's keys `names` (`--fields callback.KEY`).
+  @inline(never)
+  private mutating func selectedDecoded(_ callback: ProviderCallback, _ names: [String], redact: Bool, clean: CleanBytes) {
+    var members = ObjectMembers(names)
+    json.byte(UInt8(ascii: "{"))
+    if members.next("\"provider\":", &json) { json.raw(Self.quoted(callback.provider)) }
+    let outcome = callback.outcome
+    if members.next("\"outcome\":", &json) { json.raw(Self.quoted(outcome)) }
+    let vkSuccess = callback.isVKSuccess
+    callback.forEachValueBytes { name, value in
+      if members.next(name: name, &json) {
+        callbackValue(name, value, vkSuccess: vkSuccess, redact: redact, clean: clean)
+      }
+    }
+    if outcome == .error, members.includes("error"), let error = callback.providerError, members.next("\"error\":", &json) {
+      errorObject(code: error.code, raw: error.code, parameter: nil, en: error.descriptionEN, ru: error.descriptionRU)
+    }
+    json.byte(UInt8(ascii: "}"))
+  }
+
+  /// Writes one value of a decoded callback: `<redacted>` for a secret with `--redact`, VK ID's `expires_in`
+  /// as a JSON number (its decoder accepts only 1 to 10 ASCII digits; the name is compared only for a VK
+  /// success, and its length first: no other VK value name has 10 bytes), else the decoded text.
+  @inline(__always)
+  private mutating func callbackValue(
+    _ name: String, _ value: FormParameters.UnsafeDecodedBytes, vkSuccess: Bool, redact: Bool, clean: CleanBytes
+  ) {
+    if redact && CallbackOptions.secretNames.contains(name) {
+      json.string(CallbackOptions.redacted)
+    } else if vkSuccess && name.utf8.count == 10 && name == "expires_in", let seconds = VKIDCallback.lifetime(value.raw) {
+      json.integer(seconds)  // (not the bytes as they are: `0600` is not a JSON number)
+    } else {
+      formDecoded(value, clean)
+    }
+  }
+
   /// Writes the object of a callback rejected by its decoder or by the checks.
   mutating func rejected(_ provider: Provider, _ error: CallbackError, redact: Bool) {
     let error = redact ? CallbackOptions.redactError(error) : error
-    json.raw("{\"provider\":")
-    json.raw(Self.quoted(provider))
-    json.raw(",\"outcome\":\"rejected\"")
-    errorObject(
-      code: error.code.rawValue, raw: error.found, parameter: error.parameter, en: error.descriptionEN,
-      ru: error.descriptionRU, providerError: error.providerError)
+    var members = ObjectMembers(projecting ? fields!.callbackKeys : nil)
+    json.byte(UInt8(ascii: "{"))
+    if members.next("\"provider\":", &json) { json.raw(Self.quoted(provider)) }
+    if members.next("\"outcome\":", &json) { json.raw("\"rejected\"") }
+    if members.next("\"error\":", &json) {
+      errorObject(
+        code: error.code.rawValue, raw: error.found, parameter: error.parameter, en: error.descriptionEN,
+        ru: error.descriptionRU, providerError: error.providerError)
+    }
     json.byte(UInt8(ascii: "}"))
   }
 
@@ -281,25 +314,23 @@ extension RecordWriter {
     }
   }
 
-  /// `,"error":{…}`; a rejected callback that carried the provider's own error (a state mismatch on an error
-  /// callback) reports it too, under `provider_error`: one never hides the other.
+  /// The value of a callback's `"error"`, `{…}` (its keys selected by `--fields callback.error.KEY`, when they
+  /// are); a rejected callback that carried the provider's own error (a state mismatch on an error callback)
+  /// reports it too, under `provider_error`: one never hides the other.
   private mutating func errorObject(
     code: String, raw: String?, parameter: String?, en: String, ru: String, providerError: ProviderError? = nil
   ) {
-    json.raw(",\"error\":{\"code\":")
-    json.string(code)
-    json.raw(",\"raw\":")
-    if let raw { json.string(raw) } else { json.null() }
-    if let parameter {
-      json.raw(",\"parameter\":")
-      json.string(parameter)
+    var members = ObjectMembers(projecting ? fields!.callbackErrorKeys : nil)
+    json.byte(UInt8(ascii: "{"))
+    if members.next("\"code\":", &json) { json.string(code) }
+    if members.next("\"raw\":", &json) {
+      if let raw { json.string(raw) } else { json.null() }
     }
-    json.raw(",\"description_en\":")
-    json.string(en)
-    json.raw(",\"description_ru\":")
-    json.string(ru)
-    if let providerError {
-      json.raw(",\"provider_error\":{\"code\":")
+    if let parameter, members.next("\"parameter\":", &json) { json.string(parameter) }
+    if members.next("\"description_en\":", &json) { json.string(en) }
+    if members.next("\"description_ru\":", &json) { json.string(ru) }
+    if let providerError, members.next("\"provider_error\":", &json) {
+      json.raw("{\"code\":")
       json.string(providerError.code.rawValue)
       if let description = providerError.errorDescription {
         json.raw(",\"error_description\":")

@@ -72,19 +72,8 @@ package final class LineSplitter {
   /// - Throws: ``IOError`` when the source fails.
   package func next() throws(IOError) -> LineEvent? {
     while true {
-      if scanFrom < end, let newline = storage.firstIndex(of: 0x0A, from: scanFrom, to: end) {
-        let event = takeLine(upTo: newline)
-        start = newline + 1
-        scanFrom = start
-        return event
-      }
-      scanFrom = end
-      if atEndOfInput {
-        guard start < end else { return nil }
-        let event = takeLine(upTo: end)
-        start = end
-        return event
-      }
+      if let event = nextBuffered() { return event }
+      if atEndOfInput { return nil }
       // No newline yet. Once the pending bytes cannot be a line within the limit even if the next byte is
       // the LF of a CRLF, stop buffering them.
       if end - start - 1 > maxLineLength {  // not `maxLineLength + 1`, which overflows for `.max`
@@ -92,6 +81,27 @@ package final class LineSplitter {
       }
       try fill()
     }
+  }
+
+  /// Returns the next line when the bytes already read hold it (or, at the end of the input, the last line),
+  /// without reading; `nil` when ``next()`` would have to read first, or at the end of the input. A caller
+  /// that must not hold output while it waits for input (`linkparse --pipeline`) flushes on `nil`, then calls
+  /// ``next()``.
+  @inline(__always)
+  package func nextBuffered() -> LineEvent? {
+    if scanFrom < end, let newline = storage.firstIndex(of: 0x0A, from: scanFrom, to: end) {
+      let event = takeLine(upTo: newline)
+      start = newline + 1
+      scanFrom = start
+      return event
+    }
+    scanFrom = end
+    if atEndOfInput && start < end {
+      let event = takeLine(upTo: end)
+      start = end
+      return event
+    }
+    return nil
   }
 
   /// Makes `storage[start..<lineEnd]` (minus a final CR) the current line.

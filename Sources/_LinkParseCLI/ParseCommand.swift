@@ -105,6 +105,29 @@ package struct ParseCommand: StreamCommand {
       a usage error (such as an invalid --base) or an I/O error (an unreadable
       file is reported on standard error and skipped).
 
+      --pipeline runs linkparse as a stage of another program's pipeline
+      (Apache Spark's RDD.pipe or SQL TRANSFORM, xargs, a coprocess): a failed
+      record is only a record, and the exit status is 0 whenever the input was
+      read and every line answered, 2 for usage and I/O errors. Still exactly
+      one output line per input line, in order; the output is flushed before
+      every read that could wait, so a caller that writes a line and waits for
+      its answer gets it, and a slow reader only slows linkparse down.
+
+      --fields LIST writes only the listed keys of each record, in the record's
+      own order, their values unchanged (a projection of the full record): any
+      of line, ok, href, scheme, username, password, host, port, path, query,
+      fragment, params, callback, route, error; callback.KEY for a key of the
+      callback (provider, outcome, code, state, device_id, error, …);
+      callback.error.KEY (code, raw, parameter, description_en,
+      description_ru, provider_error); error.KEY (code, offset, message). A
+      whole object wins over keys inside it; a null object stays null; a key
+      the record lacks is left out. "compact" stands for
+        line,ok,host,callback.provider,callback.outcome,callback.code,
+        callback.state,callback.error.code,callback.error.parameter,route,
+        error.code
+      Schemas/linkparse-record-v1.ddl is the record's schema for Spark; every
+      selection reads with it.
+
       With --routes FILE (one route per line: name, pattern, optional provider,
       which must be sber, vk, tid, apple or oauth2; '#' comments; see
       'linkparse routes --help'), every successful record gains a last key,
@@ -136,6 +159,9 @@ package struct ParseCommand: StreamCommand {
          "params":[["x","1"]],"callback":null}
         $ linkparse --stats --base https://example.com/app/ urls.txt > out.jsonl
         $ linkparse --input-format json records.jsonl
+        $ echo 'https://a.ru/cb?error=access_denied' | linkparse --pipeline --fields compact
+        {"line":1,"ok":true,"host":"a.ru","callback":{"provider":"oauth2",
+         "outcome":"error","error":{"code":"access_denied"}}}
       """
 
   /// `--input-format`.
@@ -170,6 +196,15 @@ package struct ParseCommand: StreamCommand {
   @Flag(help: "Print record count, failures, bytes, time and throughput to standard error at the end.")
   package var stats = false
 
+  /// `--pipeline`: failed records do not change the exit status; output flushed before every read that could
+  /// wait.
+  @Flag(help: "Run as a pipeline stage (Spark's RDD.pipe or TRANSFORM): exit 0 unless a usage or I/O error; flush before every read that could wait.")
+  package var pipeline = false
+
+  /// `--fields`: the record's keys to write (``FieldSelection``).
+  @Option(help: ArgumentHelp("Write only these keys of each record: comma-separated names or paths (callback.KEY, callback.error.KEY, error.KEY), or 'compact'.", valueName: "list"))
+  package var fields: String?
+
   /// `--routes`: a routes file; each successful record then says which route its URL belongs to.
   @Option(help: ArgumentHelp("Routes file: add the matching route to every record (see 'linkparse routes').", valueName: "file"))
   package var routes: String?
@@ -202,6 +237,13 @@ package struct ParseCommand: StreamCommand {
       }
     }
     guard maxLineLength >= 0 else { throw ValidationError("--max-line-length must not be negative") }
+    if let fields {
+      do throws(FieldSelectionError) {
+        _ = try FieldSelection(parsing: fields)
+      } catch {
+        throw ValidationError("--fields: \(error.description)")
+      }
+    }
   }
 
   /// Processes every input and returns the exit status.
@@ -230,9 +272,11 @@ package struct ParseCommand: StreamCommand {
       redact: redact)
     var records = RecordWriter(
       json: JSONWriter(sink: standardOutput), defaultBase: defaultBase, maxLineLength: maxLineLength,
-      callbackOptions: callbackOptions, router: router)
+      callbackOptions: callbackOptions, router: router, fields: fields.flatMap { try? FieldSelection(parsing: $0) })
     var ioFailed = false
     var bytes = 0
+    // Read once: an ArgumentParser property's getter is not free (about 150 instructions a call).
+    let pipeline = self.pipeline
 
     func report(_ message: String) {
       ioFailed = true
@@ -257,9 +301,17 @@ package struct ParseCommand: StreamCommand {
       let splitter = LineSplitter(source: source, maxLineLength: maxLineLength)
       do throws(IOError) {
         switch inputFormat {
+        case .lines where pipeline:
+          while let event = try Self.next(splitter, flushing: &records.json), records.json.error == nil {
+            records.line(event, number: splitter.lineNumber)
+          }
         case .lines:
           while let event = try splitter.next(), records.json.error == nil {
             records.line(event, number: splitter.lineNumber)
+          }
+        case .json where pipeline:
+          while let event = try Self.next(splitter, flushing: &records.json), records.json.error == nil {
+            records.jsonLine(event, number: splitter.lineNumber)
           }
         case .json:
           while let event = try splitter.next(), records.json.error == nil {
@@ -280,15 +332,23 @@ package struct ParseCommand: StreamCommand {
       let summary = Statistics(records: records.records, failures: records.failures, bytes: bytes, seconds: seconds)
       try? standardError.write(text: summary.line + "\n")
     }
-    return ExitStatus.of(failures: records.failures, ioFailed: ioFailed)
+    return ExitStatus.of(failures: pipeline ? 0 : records.failures, ioFailed: ioFailed)
+  }
+
+  /// `--pipeline`'s read: the next line already read, else the output written so far is handed on before
+  /// reading (which may wait), so that no answer is held back while the caller waits for it.
+  private static func next(_ splitter: LineSplitter, flushing json: inout JSONWriter) throws(IOError) -> LineEvent? {
+    if let event = splitter.nextBuffered() { return event }
+    json.flush()
+    return try splitter.next()
   }
 }
 
 /// The command's exit statuses.
 package enum ExitStatus {
-  /// Every record parsed.
+  /// Every record parsed (or, with `--pipeline`, every line was answered).
   package static let success: Int32 = 0
-  /// At least one record failed (and there was no usage or I/O error).
+  /// At least one record failed (and there was no usage or I/O error); never with `--pipeline`.
   package static let recordsFailed: Int32 = 1
   /// A usage error or an I/O error; wins over ``recordsFailed``.
   package static let usageOrIOError: Int32 = 2

@@ -31,7 +31,7 @@ import LinkParse
     let result = runInProcess(["--help"])
     #expect(result.status == 0)
     #expect(result.stderr.isEmpty)
-    #expect(result.stdout.contains("USAGE: linkparse [--input-format <input-format>] [--base <url>] [--provider <provider>] [--state <state>] [--redirect-uri <uri>] [--issuer <issuer>] [--redact] [--stats] [--routes <file>] [<file> ...]"))
+    #expect(result.stdout.contains("USAGE: linkparse [--input-format <input-format>] [--base <url>] [--provider <provider>] [--state <state>] [--redirect-uri <uri>] [--issuer <issuer>] [--redact] [--stats] [--pipeline] [--fields <list>] [--routes <file>] [<file> ...]"))
     for text in ["OVERVIEW:", "--input-format", "--base <url>", "--stats", "Exit status", "Examples:", "line-too-long",
       "\"params\"", "bare key"]
     {

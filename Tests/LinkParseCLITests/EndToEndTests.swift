@@ -157,7 +157,7 @@ enum Golden {
   @Test func helpShowsUsage() throws {
     let result = try runBinary(["--help"])
     #expect(result.status == 0)
-    #expect(result.stdout.contains("USAGE: linkparse [--input-format <input-format>] [--base <url>] [--provider <provider>] [--state <state>] [--redirect-uri <uri>] [--issuer <issuer>] [--redact] [--stats] [--routes <file>] [<file> ...]"))
+    #expect(result.stdout.contains("USAGE: linkparse [--input-format <input-format>] [--base <url>] [--provider <provider>] [--state <state>] [--redirect-uri <uri>] [--issuer <issuer>] [--redact] [--stats] [--pipeline] [--fields <list>] [--routes <file>] [<file> ...]"))
     #expect(result.stdout.contains("Examples:"))
   }
 

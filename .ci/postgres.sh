@@ -56,7 +56,7 @@ start() {
     start >/dev/null || { cat "$DIR/server.log" >&2; exit 1; }
   as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres "$DB"
   # One database per test suite that empties its table, so suites running at once do not meet.
-  for extra in linkparse_server_test linkparse_example_test; do
+  for extra in linkparse_server_test linkparse_example_test linkparse_store_contract; do
     as_owner "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres "$extra"
   done
   echo "postgres.sh: started: LINKPARSE_TEST_DATABASE_URL=$(url)"

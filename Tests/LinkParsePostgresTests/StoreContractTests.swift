@@ -1,0 +1,130 @@
+// One suite for every PendingAuthorizationStoring: the consume policy (redirect → duplicates → state → iss →
+// expiry, single use, the T-ID single-pending rule, state-less callbacks that must not retire a login, put-back
+// on mismatch) run against the in-memory store and PostgreSQL (its own database, so that it never empties
+// another suite's table). Without LINKPARSE_TEST_DATABASE_URL only the in-memory store runs.
+
+import Crypto
+import LinkParseCore
+import LinkParsePostgres
+import LinkParseProviders
+import LinkParseServerTestSupport
+import PostgresNIO
+import Testing
+
+/// The stores under test, each fresh: the in-memory one, then PostgreSQL's when a server is configured.
+func withEveryStore(_ body: @Sendable (_ name: String, _ store: any PendingAuthorizationStoring) async throws -> Void)
+  async throws
+{
+  try await body("memory", PendingAuthorizationStore())
+  guard TestDatabase.url != nil else { return }
+  let database = "linkparse_store_contract"
+  try await TestDatabase.ensureDatabase(database)
+  try await TestDatabase.withClient(try TestDatabase.configuration(database: database)) { client in
+    let store = PostgresPendingAuthorizationStore(client: client, secret: TestDatabase.secret)
+    try await store.migrate()
+    try await client.query("TRUNCATE linkparse_pending_authorizations")
+    try await body("postgres", store)
+  }
+}
+
+/// The code `consume` throws (`nil` on success).
+func consumeCode(_ store: any PendingAuthorizationStoring, _ url: String, now: Int64 = 1_000) async -> CallbackError.Code? {
+  do {
+    _ = try await store.consume(try ParsedURL(url), parameters: nil, now: now)
+    return nil
+  } catch let error as CallbackError {
+    return error.code
+  } catch {
+    Issue.record("not a CallbackError: \(error)")
+    return nil
+  }
+}
+
+@Suite(.serialized) struct StoreContractTests {
+  @Test func singleUseThenReplayed() async throws {
+    try await withEveryStore { name, store in
+      try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: ParsedURL("https://a.example/cb"), state: "s1"))
+      #expect(try await store.consume(ParsedURL("https://a.example/cb?code=x&state=s1"), parameters: nil, now: 1).code == "x", "\(name)")
+      #expect(await consumeCode(store, "https://a.example/cb?code=x&state=s1") == .replayed, "\(name)")
+      #expect(try await store.count == 0, "\(name)")
+    }
+  }
+
+  @Test func nothingPendingAndMismatchesLeaveTheLogin() async throws {
+    try await withEveryStore { name, store in
+      #expect(await consumeCode(store, "https://a.example/cb?code=x&state=s1") == .notPending, "\(name)")
+      try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: ParsedURL("https://a.example/cb"), state: "real"))
+      #expect(await consumeCode(store, "https://a.example/cb?code=x&state=forged") == .stateMismatch, "\(name)")
+      #expect(await consumeCode(store, "https://a.example/cb?code=x") == .stateMismatch, "\(name)")
+      #expect(await consumeCode(store, "https://b.example/cb?code=x&state=real") == .redirectMismatch, "\(name)")
+      #expect(await consumeCode(store, "https://a.example/cb?code=x&code=y&state=real") == .duplicateParameter, "\(name)")
+      #expect(try await store.count == 1, "\(name)")
+      #expect(try await store.consume(ParsedURL("https://a.example/cb?code=x&state=real"), parameters: nil, now: 1).code == "x", "\(name)")
+    }
+  }
+
+  /// Bound by its state, a callback spends the login whatever it says: an error, or a decoder's rejection.
+  @Test func boundCallbacksSpendTheLogin() async throws {
+    try await withEveryStore { name, store in
+      try await store.insert(PendingAuthorization(provider: .tid, redirectURI: ParsedURL("https://e.example/cb"), state: "S"))
+      let refused = try await store.consume(ParsedURL("https://e.example/cb?state=S&error=access_denied"), parameters: nil, now: 1)
+      #expect(refused.outcome == .error && refused.providerError?.code == "access_denied", "\(name)")
+      #expect(try await store.count == 0, "\(name)")
+      try await store.insert(PendingAuthorization(provider: .vk, redirectURI: ParsedURL("vk1://vk.ru/blank.html"), state: "V"))
+      #expect(await consumeCode(store, "vk1://vk.ru/blank.html?code=c&state=V&device_id=d&type=code_v2&type=token") == .duplicateParameter, "\(name)")
+      #expect(await consumeCode(store, "vk1://vk.ru/blank.html?code=c&state=V&device_id=d") == .replayed, "\(name)")
+    }
+  }
+
+  @Test func issuerAndExpiry() async throws {
+    try await withEveryStore { name, store in
+      try await store.insert(
+        PendingAuthorization(provider: .oauth2, redirectURI: ParsedURL("https://a.example/cb"), state: "i", issuer: "https://as.example"))
+      #expect(await consumeCode(store, "https://a.example/cb?code=x&state=i&iss=https%3A%2F%2Fevil.example") == .issuerMismatch, "\(name)")
+      #expect(await consumeCode(store, "https://a.example/cb?code=x&state=i&iss=https%3A%2F%2Fas.example") == .replayed, "\(name)")
+      try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: ParsedURL("https://a.example/cb"), state: "e", expiresAt: 10))
+      #expect(await consumeCode(store, "https://a.example/cb?code=x&state=e", now: 20) == .expired, "\(name)")
+      #expect(await consumeCode(store, "https://a.example/cb?code=x&state=e", now: 5) == .replayed, "\(name)")
+      try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: ParsedURL("https://a.example/cb"), state: "f", expiresAt: 10))
+      #expect(try await store.removeExpired(now: 10) == 1, "\(name)")
+      #expect(try await store.count == 0, "\(name)")
+    }
+  }
+
+  /// providers.md §1.6 and §3.6: state-less callbacks anyone can send are reported, but only a code spends a
+  /// login, and only one without state.
+  @Test func statelessCallbacks() async throws {
+    try await withEveryStore { name, store in
+      try await store.insert(PendingAuthorization(provider: .sber, redirectURI: ParsedURL("myapp://sberidauth"), state: "Qk7x"))
+      for forged in ["myapp://sberidauth?error_code=5", "myapp://sberidauth?status=fail&error=access_denied"] {
+        #expect(try await store.consume(ParsedURL(forged), parameters: nil, now: 1).outcome == .error, "\(name)")
+      }
+      #expect(try await store.count == 1, "\(name)")
+      #expect(try await store.consume(ParsedURL("myapp://sberidauth?state=Qk7x&code=FA21"), parameters: nil, now: 1).code == "FA21", "\(name)")
+
+      try await store.insert(PendingAuthorization(provider: .tid, redirectURI: ParsedURL("myapp://authorized"), state: nil))
+      for forged in ["cancelled", "unavailable", "result=failure", "result=garbage", "code=&cancelled"] {
+        _ = await consumeCode(store, "myapp://authorized?\(forged)")
+      }
+      #expect(try await store.count == 1, "\(name)")
+      #expect(try await store.consume(ParsedURL("myapp://authorized?code=c.9"), parameters: nil, now: 1).code == "c.9", "\(name)")
+      #expect(await consumeCode(store, "myapp://authorized?code=c.9") == .replayed, "\(name)")
+
+      // Two T-ID logins without state: no callback can tell them apart.
+      try await store.insert(PendingAuthorization(provider: .tid, redirectURI: ParsedURL("myapp://authorized"), state: nil))
+      try await store.insert(PendingAuthorization(provider: .tid, redirectURI: ParsedURL("otherapp://authorized"), state: nil))
+      #expect(await consumeCode(store, "myapp://authorized?code=c.1") == .ambiguousAuthorization, "\(name)")
+      #expect(try await store.count == 2, "\(name)")
+    }
+  }
+
+  /// A VK SDK 1.x payload is bound by its own `oauth.state`.
+  @Test func legacyPayloadBindsByItsState() async throws {
+    try await withEveryStore { name, store in
+      try await store.insert(PendingAuthorization(provider: .vk, redirectURI: ParsedURL("vk1://vk.com/blank.html"), state: "s1"))
+      let payload = "payload=%7B%22oauth%22%3A%7B%22code%22%3A%22c1%22%2C%22state%22%3A%22s1%22%7D%7D"
+      #expect(try await store.consume(ParsedURL("vk1://vk.com/blank.html?\(payload)"), parameters: nil, now: 1).code == "c1", "\(name)")
+      #expect(await consumeCode(store, "vk1://vk.com/blank.html?\(payload)") == .replayed, "\(name)")
+    }
+  }
+}

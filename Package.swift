@@ -1,6 +1,10 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// The settings every library target of LinkParse builds with: a module's imports are internal unless they say
+/// `public import` (SE-0409), so no dependency leaks into a module's API by accident.
+let librarySettings: [SwiftSetting] = [.enableUpcomingFeature("InternalImportsByDefault")]
+
 let package = Package(
   name: "LinkParse",
   // jwt-kit (id_token verification) needs macOS 13 / iOS 15; the rest of the package runs wherever Swift 6 does.
@@ -45,7 +49,7 @@ let package = Package(
     .target(
       name: "LinkParseCore",
       dependencies: ["CICUShims", "CByteScan"],
-      swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
+      swiftSettings: librarySettings
     ),
     // PCRE2 (libpcre2-8) for route constraints. The shim defines PCRE2_CODE_UNIT_WIDTH before including it.
     .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
@@ -53,13 +57,13 @@ let package = Package(
     .target(
       name: "LinkParseRouter",
       dependencies: ["LinkParseCore", "LinkParseProviders", "CPCRE2"],
-      swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
+      swiftSettings: librarySettings
     ),
     // Provider callback decoders, pending-authorization checks, PKCE and request builders.
     .target(
       name: "LinkParseProviders",
       dependencies: ["LinkParseCore", "CByteScan", .product(name: "Crypto", package: "swift-crypto")],
-      swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
+      swiftSettings: librarySettings
     ),
     // After the callback: token, refresh, revoke and user-info requests as values, their JSON responses,
     // id_token verification (jwt-kit) and Apple's client_secret. No networking.
@@ -70,7 +74,7 @@ let package = Package(
         .product(name: "JWTKit", package: "jwt-kit"),
         .product(name: "Crypto", package: "swift-crypto"),
       ],
-      swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
+      swiftSettings: librarySettings
     ),
     // Sends LinkParseOAuth's requests with AsyncHTTPClient and decodes the answers.
     .target(
@@ -83,7 +87,7 @@ let package = Package(
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "Logging", package: "swift-log"),
       ],
-      swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
+      swiftSettings: librarySettings
     ),
     // PendingAuthorizationStoring on PostgreSQL (PostgresNIO): state looked up by HMAC, the rest sealed
     // with AES-GCM, single-use consume atomic across connections and server instances.
@@ -97,7 +101,7 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
       ],
-      swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
+      swiftSettings: librarySettings
     ),
     // A Hummingbird 2 callback endpoint: rebuilds the callback URL, consumes the pending authorization,
     // hands the typed ProviderCallback to the app and answers failures as problem JSON.
@@ -108,7 +112,7 @@ let package = Package(
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
       ],
-      swiftSettings: [.enableUpcomingFeature("InternalImportsByDefault")]
+      swiftSettings: librarySettings
     ),
     // Umbrella module: `import LinkParse`.
     .target(

@@ -163,6 +163,8 @@ let package = Package(
       dependencies: [
         "LinkParseHTTP", "LinkParseOAuth", "LinkParseProviders",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        // P-256 keys and ES256 signatures for the JWKS cache's test tokens.
+        .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),

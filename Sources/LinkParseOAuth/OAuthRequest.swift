@@ -35,6 +35,9 @@ public struct OAuthRequest: Sendable, Hashable, Codable {
     case userInfo = "user-info"
     /// Token introspection (RFC 7662; T-ID).
     case introspection
+    /// The provider's JSON Web Key Set (a `GET` of its `jwks_uri`), for id_token signatures: answered by a
+    /// JWKS that ``IDTokenVerifier`` reads (LinkParseHTTP's `JWKSCache` sends it).
+    case jwks
   }
 
   /// The HTTP method.

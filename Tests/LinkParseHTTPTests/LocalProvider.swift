@@ -53,31 +53,35 @@ final class LocalProvider: Sendable {
   let group: MultiThreadedEventLoopGroup
   let channel: any Channel
   let recorder: Recorder
+  /// What `/jwks` answers, and how often it was asked.
+  let jwks: JWKSEndpoint
   let port: Int
 
   var baseURL: String { "http://127.0.0.1:\(port)" }
 
-  private init(group: MultiThreadedEventLoopGroup, channel: any Channel, recorder: Recorder) {
+  private init(group: MultiThreadedEventLoopGroup, channel: any Channel, recorder: Recorder, jwks: JWKSEndpoint) {
     self.group = group
     self.channel = channel
     self.recorder = recorder
+    self.jwks = jwks
     self.port = channel.localAddress?.port ?? 0
   }
 
   static func start() async throws -> LocalProvider {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let recorder = Recorder()
+    let jwks = JWKSEndpoint()
     do {
       let channel = try await ServerBootstrap(group: group)
         .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
         .childChannelInitializer { channel in
           channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-            try channel.pipeline.syncOperations.addHandler(ProviderHandler(recorder: recorder))
+            try channel.pipeline.syncOperations.addHandler(ProviderHandler(recorder: recorder, jwks: jwks))
           }
         }
         .bind(host: "127.0.0.1", port: 0).get()
-      return LocalProvider(group: group, channel: channel, recorder: recorder)
+      return LocalProvider(group: group, channel: channel, recorder: recorder, jwks: jwks)
     } catch {
       try? await group.shutdownGracefully()
       throw error
@@ -127,10 +131,14 @@ final class ProviderHandler: ChannelInboundHandler {
   typealias OutboundOut = HTTPServerResponsePart
 
   let recorder: Recorder
+  let jwks: JWKSEndpoint
   private var head: HTTPRequestHead?
   private var body = ByteBuffer()
 
-  init(recorder: Recorder) { self.recorder = recorder }
+  init(recorder: Recorder, jwks: JWKSEndpoint = JWKSEndpoint()) {
+    self.recorder = recorder
+    self.jwks = jwks
+  }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     switch unwrapInboundIn(data) {
@@ -236,6 +244,27 @@ final class ProviderHandler: ChannelInboundHandler {
       send(context, .ok, contentType: "application/json", bytes: LocalProvider.twoMiB, chunked: false)
     case "/big-chunked":
       send(context, .ok, contentType: "application/json", bytes: LocalProvider.twoMiB, chunked: true)
+    case "/jwks":
+      let (mode, document, cacheControl) = jwks.answer()
+      switch mode {
+      case .keys:
+        var headers = HTTPHeaders([("Content-Type", "application/jwk-set+json")])
+        if let cacheControl { headers.add(name: "Cache-Control", value: cacheControl) }
+        headers.add(name: "Content-Length", value: String(document.utf8.count))
+        writeHead(context, .ok, headers)
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: document)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+      case .serverError:
+        send(context, .internalServerError, contentType: "text/html", body: "<h1>500 Internal Server Error</h1>")
+      case .garbage:
+        send(context, .ok, contentType: "application/json", body: #"{"keys":"certainly not a key set"}"#)
+      case .tenMegabytes:
+        send(context, .ok, contentType: "application/json", bytes: 10 * 1024 * 1024, chunked: true)
+      case .slow:
+        context.eventLoop.assumeIsolated().scheduleTask(in: LocalProvider.slowDelay) {
+          self.send(context, .ok, contentType: "application/json", body: document)
+        }
+      }
     case "/exactly-1MiB":
       send(context, .ok, contentType: "application/octet-stream", bytes: 1 << 20, chunked: true)
     default:
@@ -299,5 +328,51 @@ extension NSLock {
     lock()
     defer { unlock() }
     return try body()
+  }
+}
+
+/// The `/jwks` route's state: the document it serves (or how it fails), its `Cache-Control`, and a count of
+/// the requests it received. Set by the tests, read on the server's event loop.
+final class JWKSEndpoint: @unchecked Sendable {
+  enum Mode: String, Sendable, CaseIterable {
+    /// The document, 200, with the configured Cache-Control.
+    case keys
+    /// HTTP 500 with an HTML page.
+    case serverError
+    /// 200 with JSON that is not a JWKS.
+    case garbage
+    /// 200 with 10 MiB of filler, chunked (no Content-Length to refuse up front).
+    case tenMegabytes
+    /// The document, after ``LocalProvider/slowDelay``.
+    case slow
+  }
+
+  private let lock = NSLock()
+  private var _mode = Mode.keys
+  private var _document = #"{"keys":[]}"#
+  private var _cacheControl: String?
+  private var _fetches = 0
+
+  /// Serve `document` (a JWKS) with `cacheControl`, and answer normally.
+  func serve(_ document: String, cacheControl: String? = nil) {
+    lock.locked {
+      _document = document
+      _cacheControl = cacheControl
+      _mode = .keys
+    }
+  }
+  var mode: Mode {
+    get { lock.locked { _mode } }
+    set { lock.locked { _mode = newValue } }
+  }
+  /// How many requests `/jwks` received.
+  var fetches: Int { lock.locked { _fetches } }
+
+  /// Counts one request and says how to answer it.
+  func answer() -> (Mode, String, String?) {
+    lock.locked {
+      _fetches += 1
+      return (_mode, _document, _cacheControl)
+    }
   }
 }

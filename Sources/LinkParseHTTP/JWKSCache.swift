@@ -1,0 +1,311 @@
+// A provider's JWKS, fetched with OAuthHTTPClient and kept: refetched when its TTL (Cache-Control max-age,
+// bounded) runs out, and once more when a token names a kid the keys do not have (the provider rotated them).
+//
+// Three rules bound what an attacker (or a broken provider) can make this do:
+// - single flight: callers that need a fetch while one is running wait for that one;
+// - a cooldown: at most one fetch starts per `refetchCooldown`, whatever triggered it (TTL, unknown kid, a
+//   failed fetch), so a flood of tokens with made-up kids costs one request per cooldown, not one per token;
+// - on a failed refresh the previous keys stay in service until `maximumStaleness` past their TTL.
+// The fetch runs in an unstructured task, so one caller's cancellation does not fail the others.
+
+public import LinkParseOAuth
+
+/// The keys of one provider's JWKS endpoint, fetched on first use and kept fresh, for verifying id_tokens.
+///
+/// **When it fetches.** On first use; when the keys' TTL has run out (the answer's `Cache-Control: max-age`,
+/// bounded by ``Configuration/minimumTTL`` and ``Configuration/maximumTTL``, else
+/// ``Configuration/defaultTTL``); and once when ``verify(_:expecting:now:)`` meets a token whose key the
+/// current keys lack (an ``IDTokenError/Code/unknownKey``: the provider rotated its keys), after which the token
+/// is verified once more against the new keys. Concurrent callers share one request, and at most one request
+/// starts per ``Configuration/refetchCooldown``: a token with an unknown `kid` that arrives during the cooldown
+/// fails with `unknown-key` without a fetch.
+///
+/// **When a fetch fails** (non-2xx, timeout, a body over the client's limit, not a JWKS), the previous keys stay
+/// in service until ``Configuration/maximumStaleness`` past their TTL, and the failure counts for the cooldown:
+/// the endpoint is asked again at most once per cooldown. With no usable keys, the failure is thrown as an
+/// ``OAuthResponseError`` (the last one again, without a request, during the cooldown).
+///
+/// The cache borrows `client` (its timeout, body limit and plain-`http` rule apply); shutting the client down
+/// stays your job. Keep one cache per JWKS URL for the life of the process and share it.
+///
+/// ```swift
+/// let client = OAuthHTTPClient()
+/// let appleKeys = JWKSCache(url: "https://appleid.apple.com/auth/keys", client: client)
+/// let token = try await appleKeys.verify(idToken, expecting: .apple(clientID: "com.example.web", nonce: nonce))
+/// token.claims.subject  // the Apple user id
+/// ```
+public actor JWKSCache {
+
+  /// How long keys are kept, and how often the endpoint may be asked.
+  ///
+  /// ```swift
+  /// var configuration = JWKSCache.Configuration()
+  /// configuration.refetchCooldown = .seconds(30)
+  /// configuration.maximumStaleness = .seconds(6 * 3600)
+  /// ```
+  public struct Configuration: Sendable, Hashable {
+    /// How long keys are used when the answer has no `Cache-Control: max-age` (1 hour by default).
+    ///
+    /// ```swift
+    /// configuration.defaultTTL = .seconds(15 * 60)
+    /// ```
+    public var defaultTTL: Duration
+    /// The shortest TTL a `max-age` may set (1 minute by default); `max-age=0`, `no-cache` and `no-store`
+    /// give this.
+    ///
+    /// ```swift
+    /// configuration.minimumTTL = .seconds(5 * 60)
+    /// ```
+    public var minimumTTL: Duration
+    /// The longest TTL a `max-age` may set (24 hours by default). When it is below ``minimumTTL``, it wins.
+    ///
+    /// ```swift
+    /// configuration.maximumTTL = .seconds(6 * 3600)
+    /// ```
+    public var maximumTTL: Duration
+    /// The least time between the starts of two fetches (60 seconds by default), whatever triggers them: an
+    /// expired TTL, an unknown `kid`, a failed fetch.
+    ///
+    /// ```swift
+    /// configuration.refetchCooldown = .seconds(10)
+    /// ```
+    public var refetchCooldown: Duration
+    /// How long past their TTL keys stay in service while refreshes fail (24 hours by default). Past it,
+    /// verifying throws the refresh's failure until a fetch succeeds.
+    ///
+    /// ```swift
+    /// configuration.maximumStaleness = .zero  // never verify with expired keys
+    /// ```
+    public var maximumStaleness: Duration
+
+    /// Creates a configuration.
+    ///
+    /// ```swift
+    /// JWKSCache.Configuration(defaultTTL: .seconds(600), refetchCooldown: .seconds(30))
+    /// ```
+    public init(
+      defaultTTL: Duration = .seconds(3600), minimumTTL: Duration = .seconds(60),
+      maximumTTL: Duration = .seconds(24 * 3600), refetchCooldown: Duration = .seconds(60),
+      maximumStaleness: Duration = .seconds(24 * 3600)
+    ) {
+      self.defaultTTL = defaultTTL
+      self.minimumTTL = minimumTTL
+      self.maximumTTL = maximumTTL
+      self.refetchCooldown = refetchCooldown
+      self.maximumStaleness = maximumStaleness
+    }
+  }
+
+  /// The JWKS endpoint (e.g. `https://appleid.apple.com/auth/keys`, a discovery document's `jwks_uri`).
+  ///
+  /// ```swift
+  /// appleKeys.url  // "https://appleid.apple.com/auth/keys"
+  /// ```
+  public nonisolated let url: String
+  /// The client the fetches go through (borrowed).
+  ///
+  /// ```swift
+  /// appleKeys.client.configuration.timeout  // .seconds(10)
+  /// ```
+  public nonisolated let client: OAuthHTTPClient
+  /// The TTL bounds, cooldown and staleness limit in force.
+  ///
+  /// ```swift
+  /// appleKeys.configuration.refetchCooldown  // .seconds(60)
+  /// ```
+  public nonisolated let configuration: Configuration
+  private nonisolated let clock: @Sendable () -> ContinuousClock.Instant
+
+  /// One fetched key set: `generation` counts successful fetches.
+  private struct Keys: Sendable {
+    var verifier: IDTokenVerifier
+    var generation: Int
+    var expiresAt: ContinuousClock.Instant
+  }
+
+  private var keys: Keys?
+  private var generations = 0
+  private var inFlight: Task<Result<Keys, OAuthResponseError>, Never>?
+  private var lastFetchStart: ContinuousClock.Instant?
+  private var lastFailure: OAuthResponseError?
+
+  /// Creates a cache for the JWKS at `url`; nothing is fetched until first use.
+  ///
+  /// `clock` tells the time for TTLs, the cooldown and staleness (tests pass one they can move).
+  ///
+  /// ```swift
+  /// let keys = JWKSCache(url: "https://id.example/jwks", client: client,
+  ///                      configuration: .init(refetchCooldown: .seconds(30)))
+  /// ```
+  public init(
+    url: String, client: OAuthHTTPClient, configuration: Configuration = Configuration(),
+    clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+  ) {
+    self.url = url
+    self.client = client
+    self.configuration = configuration
+    self.clock = clock
+  }
+
+  // MARK: - Verifying
+
+  /// A verifier for the current keys: the cached one while its TTL lasts, else the result of a fetch (or of
+  /// the one in flight). When a refresh fails, the previous keys are returned while they are within
+  /// ``Configuration/maximumStaleness``; otherwise the fetch's ``OAuthResponseError`` is thrown
+  /// (``OAuthResponseError/Code/httpStatus``, ``OAuthResponseError/Code/timeout``,
+  /// ``OAuthResponseError/Code/bodyTooLarge``, ``OAuthResponseError/Code/transport``, or
+  /// ``OAuthResponseError/Code/unexpectedShape`` for an answer that is not a JWKS with a usable RS256/ES256 key).
+  ///
+  /// This does not refetch for an unknown `kid`; ``verify(_:expecting:now:)`` does.
+  ///
+  /// ```swift
+  /// let verifier = try await appleKeys.verifier()
+  /// verifier.keys.map(\.keyID)  // ["W6WcOKB", "fh6Bs8C"]
+  /// ```
+  public func verifier() async throws(OAuthResponseError) -> IDTokenVerifier {
+    try await currentKeys().verifier
+  }
+
+  /// Verifies `token` with the current keys (see ``verifier()``); when its key is unknown to them, refetches
+  /// the JWKS once (unless a fetch started less than ``Configuration/refetchCooldown`` ago) and verifies again.
+  ///
+  /// Throws ``IDTokenError`` when the token is refused (``IDTokenError/Code/unknownKey`` when even the refetched
+  /// keys — or, during the cooldown, the current ones — lack its key), or ``OAuthResponseError`` when no usable
+  /// keys could be had.
+  ///
+  /// ```swift
+  /// do {
+  ///   let token = try await appleKeys.verify(idToken, expecting: .apple(clientID: "com.example.web", nonce: nonce))
+  /// } catch let error as IDTokenError {
+  ///   print(error.code)  // expired, unknown-key, …
+  /// } catch let error as OAuthResponseError {
+  ///   print(error.code)  // timeout, http-status, …: Apple's keys could not be read
+  /// }
+  /// ```
+  public nonisolated func verify(
+    _ token: some StringProtocol, expecting expected: IDTokenVerifier.Expectations,
+    now: Int64 = IDTokenVerifier.currentUnixTime
+  ) async throws -> VerifiedIDToken {
+    let keys = try await currentKeys()
+    do {
+      return try keys.verifier.verify(token, expecting: expected, now: now)
+    } catch where error.code == .unknownKey {
+      let fresh = try await refresh(replacing: keys.generation)
+      guard fresh.generation != keys.generation else { throw error }
+      return try fresh.verifier.verify(token, expecting: expected, now: now)
+    }
+  }
+
+  // MARK: - Fetching
+
+  private func currentKeys() async throws(OAuthResponseError) -> Keys {
+    if let keys, clock() < keys.expiresAt { return keys }
+    return try await refresh(replacing: nil)
+  }
+
+  /// Newer keys than generation `stale` (or than expired ones, for `nil`): those another caller fetched, the
+  /// fetch in flight, or a new fetch when the cooldown allows one; during the cooldown, the current keys.
+  private func refresh(replacing stale: Int?) async throws(OAuthResponseError) -> Keys {
+    if let stale, let keys, keys.generation != stale { return keys }
+    if let inFlight { return try await settle(inFlight) }
+    let now = clock()
+    if let lastFetchStart, now < lastFetchStart + configuration.refetchCooldown {
+      if let keys, isServable(keys, at: now) { return keys }
+      throw lastFailure
+        ?? OAuthResponseError(.transport, message: "the JWKS keys at \(RequestTarget(url).host) are too old to use")
+    }
+    lastFetchStart = now
+    // Isolated to this actor: `inFlight` is set below before the task can run, and cleared by `load`.
+    let task = Task { await self.load() }
+    inFlight = task
+    return try await settle(task)
+  }
+
+  /// Fetches, then records the result (on the actor, before any waiting caller resumes).
+  private func load() async -> Result<Keys, OAuthResponseError> {
+    let result = await Self.fetch(url: url, client: client, configuration: configuration)
+    inFlight = nil
+    switch result {
+    case .success(let (verifier, ttl)):
+      generations += 1
+      let fetched = Keys(verifier: verifier, generation: generations, expiresAt: clock() + ttl)
+      keys = fetched
+      lastFailure = nil
+      return .success(fetched)
+    case .failure(let error):
+      lastFailure = error
+      return .failure(error)
+    }
+  }
+
+  /// The fetch's keys; on failure, the previous keys while they are servable, else the failure.
+  private func settle(_ task: Task<Result<Keys, OAuthResponseError>, Never>) async throws(OAuthResponseError) -> Keys {
+    switch await task.value {
+    case .success(let fetched): return fetched
+    case .failure(let error):
+      if let keys, isServable(keys, at: clock()) { return keys }
+      throw error
+    }
+  }
+
+  private func isServable(_ keys: Keys, at now: ContinuousClock.Instant) -> Bool {
+    now < keys.expiresAt + configuration.maximumStaleness
+  }
+
+  /// One GET of the JWKS: the verifier and the TTL its `Cache-Control` gives.
+  private nonisolated static func fetch(
+    url: String, client: OAuthHTTPClient, configuration: Configuration
+  ) async -> Result<(IDTokenVerifier, Duration), OAuthResponseError> {
+    let request = OAuthRequest(
+      kind: .jwks, method: .get, url: url, headers: [.init("Accept", "application/jwk-set+json, application/json")])
+    let response: OAuthHTTPResponse
+    do {
+      response = try await client.send(request)
+    } catch {
+      return .failure(error)
+    }
+    guard response.isSuccess else { return .failure(StatusErrors.error(for: response, request: request)) }
+    do {
+      let verifier = try await IDTokenVerifier(jwksJSON: response.body)
+      let ttl = timeToLive(cacheControl: response.headerValue("Cache-Control"), configuration: configuration)
+      return .success((verifier, ttl))
+    } catch {
+      let target = RequestTarget(url)
+      return .failure(
+        OAuthResponseError(
+          .unexpectedShape, field: "keys",
+          message: "the answer of \(target.host)\(target.path) is not a usable JWKS: \(error.message)",
+          status: response.status))
+    }
+  }
+
+  /// The TTL for keys answered with `cacheControl`: its `max-age` (`no-cache`, `no-store`: zero) within
+  /// ``Configuration/minimumTTL``…``Configuration/maximumTTL``, else ``Configuration/defaultTTL``.
+  static func timeToLive(cacheControl: String?, configuration: Configuration) -> Duration {
+    var requested: Duration?
+    for directive in (cacheControl ?? "").split(separator: ",") {
+      let parts = directive.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      let name = parts[0].trimmingSpaces.lowercased()
+      if name == "no-cache" || name == "no-store" {
+        requested = .zero
+        break
+      }
+      guard name == "max-age", parts.count == 2 else { continue }
+      var value = parts[1].trimmingSpaces
+      if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = value.dropFirst().dropLast() }
+      guard !value.isEmpty, value.allSatisfy({ $0.isASCII && $0.isNumber }) else { continue }
+      // RFC 9111 §1.2.2: a delta-seconds too large to hold means "a very long time".
+      requested = Int64(value).map { Duration.seconds($0) } ?? configuration.maximumTTL
+    }
+    guard let requested else { return configuration.defaultTTL }
+    return min(max(requested, configuration.minimumTTL), configuration.maximumTTL)
+  }
+}
+
+extension Substring {
+  fileprivate var trimmingSpaces: Substring {
+    let start = firstIndex { $0 != " " && $0 != "\t" } ?? endIndex
+    let end = lastIndex { $0 != " " && $0 != "\t" }.map(index(after:)) ?? start
+    return self[start..<max(start, end)]
+  }
+}

@@ -189,7 +189,7 @@ public actor JWKSCache {
     let keys = try await currentKeys()
     do {
       return try keys.verifier.verify(token, expecting: expected, now: now)
-    } catch where error.code == .unknownKey {
+    } catch let error where error.code == .unknownKey {
       let fresh = try await refresh(replacing: keys.generation)
       guard fresh.generation != keys.generation else { throw error }
       return try fresh.verifier.verify(token, expecting: expected, now: now)

@@ -80,7 +80,7 @@ func withJWKSCache<T>(
 
 extension JWKSCache {
   /// Verifies at the test tokens' time.
-  func verifyTest(_ token: String) async throws -> VerifiedIDToken {
+  nonisolated func verifyTest(_ token: String) async throws -> VerifiedIDToken {
     try await verify(token, expecting: TestSigningKey.expected, now: TestSigningKey.now)
   }
 }

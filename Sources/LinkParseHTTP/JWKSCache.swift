@@ -304,8 +304,10 @@ public actor JWKSCache {
 
 extension Substring {
   fileprivate var trimmingSpaces: Substring {
-    let start = firstIndex { $0 != " " && $0 != "\t" } ?? endIndex
-    let end = lastIndex { $0 != " " && $0 != "\t" }.map(index(after:)) ?? start
-    return self[start..<max(start, end)]
+    let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+    guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
+      return self[endIndex...]
+    }
+    return self[first...last]
   }
 }

@@ -143,18 +143,64 @@ public struct IDTokenVerifier: Sendable {
     /// audiences not trusted by the Client"; a token whose `aud` names anything else is refused with
     /// ``IDTokenError/Code/untrustedAudience``, unless its `azp` is ``audience``.
     public var trustedAudiences: Set<String>
+    /// The authorization code that came with the token (the callback's `code`), to check `c_hash` against
+    /// (OpenID Connect Core §3.3.2.11; default `nil`). When set and the token carries `c_hash`, the hash must
+    /// match, else ``IDTokenError/Code/codeHashMismatch``. Whether a missing `c_hash` is refused is
+    /// ``requiresCodeHash``.
+    public var authorizationCode: String?
+    /// Whether the token must carry a `c_hash` (default false). Set it for an id_token that came in the
+    /// authorization response of the hybrid flow (`response_type=code id_token`, Sign in with Apple's
+    /// `form_post` callback): OpenID Connect Core §3.3.2.11 makes `c_hash` REQUIRED there. A token without one
+    /// is refused with ``IDTokenError/Code/missingClaim`` (claim `c_hash`); setting this without
+    /// ``authorizationCode`` refuses every token with ``IDTokenError/Code/codeHashMismatch``.
+    public var requiresCodeHash: Bool
+    /// The access token that came with the id_token, to check `at_hash` against (OpenID Connect Core
+    /// §3.1.3.8, §3.2.2.9, §3.3.2.11; default `nil`). When set and the token carries `at_hash`, the hash must
+    /// match, else ``IDTokenError/Code/accessTokenHashMismatch``. In the code flow (the id_token from the token
+    /// endpoint) `at_hash` is OPTIONAL, so leave ``requiresAccessTokenHash`` false there.
+    public var accessToken: String?
+    /// Whether the token must carry an `at_hash` (default false): set it for an id_token issued beside an
+    /// access token in an authorization response (implicit `id_token token`, hybrid `code id_token token`). A
+    /// token without one is refused with ``IDTokenError/Code/missingClaim`` (claim `at_hash`); setting this
+    /// without ``accessToken`` refuses every token with ``IDTokenError/Code/accessTokenHashMismatch``.
+    public var requiresAccessTokenHash: Bool
+    /// The `max_age` sent with the authorization request, in seconds (default `nil`: none was sent). When set,
+    /// `auth_time` is required (a JSON number, else ``IDTokenError/Code/missingClaim`` or
+    /// ``IDTokenError/Code/malformed``) and `now − auth_time` must be at most `maxAge + leeway`, else
+    /// ``IDTokenError/Code/authenticationTooOld`` (OpenID Connect Core §3.1.2.1, §3.1.3.7 step 11). An
+    /// `auth_time` after now + leeway is refused whether or not `maxAge` is set
+    /// (``IDTokenError/Code/authenticationInFuture``).
+    public var maxAge: Int64?
+    /// The oldest `iat` accepted, in seconds before now (plus the leeway); `nil` turns the check off. The
+    /// default, 600 seconds, suits tokens verified as they arrive (from the token endpoint or in the
+    /// callback), which is what every preset and ``PendingAuthorization/idTokenExpectations(issuer:leeway:)``
+    /// are for; set `nil` (or more) to verify a stored token later, for as long as its `exp` allows. An older
+    /// token is refused with ``IDTokenError/Code/issuedTooLongAgo`` (OpenID Connect Core §3.1.3.7 step 10).
+    public var maxIssuedAtAge: Int64?
+
+    /// The default of ``maxIssuedAtAge``: 600 seconds.
+    public static let defaultMaxIssuedAtAge: Int64 = 600
 
     /// Creates expectations.
     ///
     /// ```swift
     /// IDTokenVerifier.Expectations(issuer: "https://accounts.example.com", audience: "client-1", nonce: "n-0S6")
     /// IDTokenVerifier.Expectations(issuer: iss, audience: "web-client", nonce: n, trustedAudiences: ["ios-client"])
+    /// IDTokenVerifier.Expectations(issuer: iss, audience: "web-client", nonce: n, authorizationCode: code, requiresCodeHash: true)
     /// ```
     public init(
       issuer: String, audience: String, nonce: String?, leeway: Int64 = 60, requiresSubject: Bool = true,
-      trustedAudiences: Set<String> = []
+      trustedAudiences: Set<String> = [], authorizationCode: String? = nil, requiresCodeHash: Bool = false,
+      accessToken: String? = nil, requiresAccessTokenHash: Bool = false, maxAge: Int64? = nil,
+      maxIssuedAtAge: Int64? = Expectations.defaultMaxIssuedAtAge
     ) {
       self.trustedAudiences = trustedAudiences
+      self.authorizationCode = authorizationCode
+      self.requiresCodeHash = requiresCodeHash
+      self.accessToken = accessToken
+      self.requiresAccessTokenHash = requiresAccessTokenHash
+      self.maxAge = maxAge
+      self.maxIssuedAtAge = maxIssuedAtAge
       self.issuer = issuer
       self.audience = audience
       self.nonce = nonce

@@ -134,7 +134,8 @@ public struct IDTokenVerifier: Sendable {
     /// When set, `nonce` must be present and equal to it; when `nil`, the token must carry no `nonce` (one in
     /// the token means one was sent: the caller has lost it, or the token answers another login).
     public var nonce: String?
-    /// Seconds of clock skew tolerated for `exp`, `iat` and `nbf` (default 60).
+    /// Seconds of clock skew tolerated for `exp`, `iat` (and its age), `nbf` and `auth_time` (and `max_age`)
+    /// (default 60).
     public var leeway: Int64
     /// Whether `sub` must be present (OpenID Connect requires it; default true).
     public var requiresSubject: Bool

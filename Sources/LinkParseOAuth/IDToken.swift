@@ -39,7 +39,7 @@ public struct IDTokenHeader: Sendable, Hashable {
 /// reads as `1700000000`, `"exp": "1700000000"` as `nil`, the same rule the verifier applies. Other numbers are
 /// tolerant (Apple's `real_user_status` as `2` or `"2"`), as are Booleans (`true` and `"true"`). A claim of the
 /// wrong type reads as `nil` here; the verifier refuses a token whose `exp`, `iat`, `nbf`, `auth_time`,
-/// `iss`, `aud`, `azp` or `nonce` has the wrong type.
+/// `iss`, `aud`, `azp`, `nonce`, `c_hash` or `at_hash` has the wrong type.
 ///
 /// ```swift
 /// let claims = token.claims
@@ -295,7 +295,8 @@ public struct UnverifiedIDToken: Sendable, Hashable {
 }
 
 /// An id_token whose signature verified with a key from the JWKS and whose `iss`, `aud`, `azp`, `exp`, `iat`,
-/// `nbf` and `nonce` matched what was expected. Made by ``IDTokenVerifier``.
+/// `nbf`, `auth_time`, `nonce`, `c_hash` and `at_hash` matched what was expected (as far as
+/// ``IDTokenVerifier/Expectations`` asks). Made by ``IDTokenVerifier``.
 ///
 /// ```swift
 /// let token = try verifier.verify(idToken, expecting: .apple(clientID: "com.example.web", nonce: nonce))

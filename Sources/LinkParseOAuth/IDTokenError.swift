@@ -31,7 +31,8 @@ public struct IDTokenError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String { rawValue }
 
     /// Not three base64url parts, invalid base64url, JSON that is not valid or not an object, a claim of the
-    /// wrong type (`exp`, `iat`, `nbf` or `auth_time` that is not a JSON number, `azp` not a string, …). ``IDTokenError/part`` and ``IDTokenError/offset`` say where.
+    /// wrong type (`exp`, `iat`, `nbf` or `auth_time` that is not a JSON number, `azp`, `c_hash` or `at_hash`
+    /// not a string, …). ``IDTokenError/part`` and ``IDTokenError/offset`` say where.
     public static let malformed = Code("malformed")
     /// The header's `alg` is not one this verifier accepts (`RS256`, `ES256`): `none`, `HS256`, … are refused;
     /// so is a header with `crit` (critical extensions, none of which is implemented).
@@ -56,10 +57,27 @@ public struct IDTokenError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let issuedInFuture = Code("issued-in-future")
     /// `nbf` is in the future, beyond the leeway.
     public static let notYetValid = Code("not-yet-valid")
+    /// `iat` is older than ``IDTokenVerifier/Expectations/maxIssuedAtAge`` (600 s by default) plus the
+    /// leeway: a token issued long ago, replayed or verified too late.
+    public static let issuedTooLongAgo = Code("issued-too-long-ago")
+    /// `auth_time` is older than the `max_age` sent (``IDTokenVerifier/Expectations/maxAge``) plus the leeway:
+    /// the provider did not make the user authenticate again as asked.
+    public static let authenticationTooOld = Code("authentication-too-old")
+    /// `auth_time` is in the future, beyond the leeway.
+    public static let authenticationInFuture = Code("authentication-in-future")
+    /// `c_hash` is not the hash of the authorization code given in
+    /// ``IDTokenVerifier/Expectations/authorizationCode`` (the token was issued with another code), or a
+    /// `c_hash` is required and no code was given to check it against.
+    public static let codeHashMismatch = Code("code-hash-mismatch")
+    /// `at_hash` is not the hash of the access token given in ``IDTokenVerifier/Expectations/accessToken``
+    /// (the token was issued with another access token), or an `at_hash` is required and no access token was
+    /// given to check it against.
+    public static let accessTokenHashMismatch = Code("access-token-hash-mismatch")
     /// `nonce` is not the nonce sent with the authorization request, or the token carries one and none was
     /// expected.
     public static let nonceMismatch = Code("nonce-mismatch")
-    /// A claim the check needs is absent (`iss`, `sub`, `aud`, `exp`, `iat`, or `nonce` when one is expected).
+    /// A claim the check needs is absent (`iss`, `sub`, `aud`, `exp`, `iat`; `nonce` when one is expected;
+    /// `auth_time` when a `max_age` was sent; `c_hash` or `at_hash` when required).
     public static let missingClaim = Code("missing-claim")
     /// The token is larger than ``IDTokenVerifier/maxTokenBytes``; nothing was decoded.
     public static let tooLarge = Code("too-large")

@@ -1,5 +1,6 @@
 // id_token verification: a JWKS the caller fetched, RS256/ES256 signatures checked by jwt-kit, then the OIDC
-// claim checks (iss, aud, exp, iat, nbf, nonce) with a leeway and an injectable clock.
+// claim checks (iss, aud, exp, iat and its age, nbf, auth_time and max_age, nonce, c_hash, at_hash) with a
+// leeway and an injectable clock.
 //
 // The header is read here first: `alg` must be RS256 or ES256 and the key is picked by `kid` from the JWKS by
 // this code, so `none`, HS256 (with the RSA key as an HMAC secret) and unknown kids never reach jwt-kit.
@@ -26,7 +27,7 @@ public enum IDTokenAlgorithm: String, Sendable, Hashable, Codable, CaseIterable 
 }
 
 /// Verifies id_tokens against a JWKS: the signature (RS256 or ES256, by jwt-kit), then `iss`, `aud`, `exp`,
-/// `iat`, `nbf` and `nonce`.
+/// `iat` (and its age), `nbf`, `auth_time` (against `max_age`), `nonce`, `c_hash` and `at_hash`.
 ///
 /// Fetching the JWKS (`https://appleid.apple.com/auth/keys`, a provider's `jwks_uri`) and caching it is the
 /// caller's job; make a new verifier when the provider rotates its keys (an ``IDTokenError/Code/unknownKey``
@@ -120,7 +121,8 @@ public struct IDTokenVerifier: Sendable {
 
   // MARK: Expectations
 
-  /// What a token must say: issuer, audience (the client id), nonce, and the clock leeway.
+  /// What a token must say: issuer, audience (the client id), nonce, the code and access token it came with,
+  /// the `max_age` sent, how old its `iat` may be, and the clock leeway.
   ///
   /// ```swift
   /// let expected = IDTokenVerifier.Expectations.apple(clientID: "com.example.web", nonce: nonce)
@@ -134,7 +136,8 @@ public struct IDTokenVerifier: Sendable {
     /// When set, `nonce` must be present and equal to it; when `nil`, the token must carry no `nonce` (one in
     /// the token means one was sent: the caller has lost it, or the token answers another login).
     public var nonce: String?
-    /// Seconds of clock skew tolerated for `exp`, `iat` and `nbf` (default 60).
+    /// Seconds of clock skew tolerated for `exp`, `iat` (and its age), `nbf` and `auth_time` (and `max_age`)
+    /// (default 60).
     public var leeway: Int64
     /// Whether `sub` must be present (OpenID Connect requires it; default true).
     public var requiresSubject: Bool
@@ -143,18 +146,64 @@ public struct IDTokenVerifier: Sendable {
     /// audiences not trusted by the Client"; a token whose `aud` names anything else is refused with
     /// ``IDTokenError/Code/untrustedAudience``, unless its `azp` is ``audience``.
     public var trustedAudiences: Set<String>
+    /// The authorization code that came with the token (the callback's `code`), to check `c_hash` against
+    /// (OpenID Connect Core §3.3.2.11; default `nil`). When set and the token carries `c_hash`, the hash must
+    /// match, else ``IDTokenError/Code/codeHashMismatch``. Whether a missing `c_hash` is refused is
+    /// ``requiresCodeHash``.
+    public var authorizationCode: String?
+    /// Whether the token must carry a `c_hash` (default false). Set it for an id_token that came in the
+    /// authorization response of the hybrid flow (`response_type=code id_token`, Sign in with Apple's
+    /// `form_post` callback): OpenID Connect Core §3.3.2.11 makes `c_hash` REQUIRED there. A token without one
+    /// is refused with ``IDTokenError/Code/missingClaim`` (claim `c_hash`); setting this without
+    /// ``authorizationCode`` refuses every token with ``IDTokenError/Code/codeHashMismatch``.
+    public var requiresCodeHash: Bool
+    /// The access token that came with the id_token, to check `at_hash` against (OpenID Connect Core
+    /// §3.1.3.8, §3.2.2.9, §3.3.2.11; default `nil`). When set and the token carries `at_hash`, the hash must
+    /// match, else ``IDTokenError/Code/accessTokenHashMismatch``. In the code flow (the id_token from the token
+    /// endpoint) `at_hash` is OPTIONAL, so leave ``requiresAccessTokenHash`` false there.
+    public var accessToken: String?
+    /// Whether the token must carry an `at_hash` (default false): set it for an id_token issued beside an
+    /// access token in an authorization response (implicit `id_token token`, hybrid `code id_token token`). A
+    /// token without one is refused with ``IDTokenError/Code/missingClaim`` (claim `at_hash`); setting this
+    /// without ``accessToken`` refuses every token with ``IDTokenError/Code/accessTokenHashMismatch``.
+    public var requiresAccessTokenHash: Bool
+    /// The `max_age` sent with the authorization request, in seconds (default `nil`: none was sent). When set,
+    /// `auth_time` is required (a JSON number, else ``IDTokenError/Code/missingClaim`` or
+    /// ``IDTokenError/Code/malformed``) and `now − auth_time` must be at most `maxAge + leeway`, else
+    /// ``IDTokenError/Code/authenticationTooOld`` (OpenID Connect Core §3.1.2.1, §3.1.3.7 step 11). An
+    /// `auth_time` after now + leeway is refused whether or not `maxAge` is set
+    /// (``IDTokenError/Code/authenticationInFuture``).
+    public var maxAge: Int64?
+    /// The oldest `iat` accepted, in seconds before now (plus the leeway); `nil` turns the check off. The
+    /// default, 600 seconds, suits tokens verified as they arrive (from the token endpoint or in the
+    /// callback), which is what every preset and ``PendingAuthorization/idTokenExpectations(issuer:leeway:)``
+    /// are for; set `nil` (or more) to verify a stored token later, for as long as its `exp` allows. An older
+    /// token is refused with ``IDTokenError/Code/issuedTooLongAgo`` (OpenID Connect Core §3.1.3.7 step 10).
+    public var maxIssuedAtAge: Int64?
+
+    /// The default of ``maxIssuedAtAge``: 600 seconds.
+    public static let defaultMaxIssuedAtAge: Int64 = 600
 
     /// Creates expectations.
     ///
     /// ```swift
     /// IDTokenVerifier.Expectations(issuer: "https://accounts.example.com", audience: "client-1", nonce: "n-0S6")
     /// IDTokenVerifier.Expectations(issuer: iss, audience: "web-client", nonce: n, trustedAudiences: ["ios-client"])
+    /// IDTokenVerifier.Expectations(issuer: iss, audience: "web-client", nonce: n, authorizationCode: code, requiresCodeHash: true)
     /// ```
     public init(
       issuer: String, audience: String, nonce: String?, leeway: Int64 = 60, requiresSubject: Bool = true,
-      trustedAudiences: Set<String> = []
+      trustedAudiences: Set<String> = [], authorizationCode: String? = nil, requiresCodeHash: Bool = false,
+      accessToken: String? = nil, requiresAccessTokenHash: Bool = false, maxAge: Int64? = nil,
+      maxIssuedAtAge: Int64? = Expectations.defaultMaxIssuedAtAge
     ) {
       self.trustedAudiences = trustedAudiences
+      self.authorizationCode = authorizationCode
+      self.requiresCodeHash = requiresCodeHash
+      self.accessToken = accessToken
+      self.requiresAccessTokenHash = requiresAccessTokenHash
+      self.maxAge = maxAge
+      self.maxIssuedAtAge = maxIssuedAtAge
       self.issuer = issuer
       self.audience = audience
       self.nonce = nonce
@@ -240,8 +289,17 @@ public struct IDTokenVerifier: Sendable {
   /// - `exp` > now − leeway, `iat` ≤ now + leeway, `nbf` ≤ now + leeway, each a JSON number (RFC 7519 §2's
   ///   NumericDate: `"exp":"1700000000"`, a string, is ``IDTokenError/Code/malformed``, as is a string
   ///   `auth_time`);
+  /// - `iat` no older than ``Expectations/maxIssuedAtAge`` (600 s by default) + leeway
+  ///   (``IDTokenError/Code/issuedTooLongAgo``);
+  /// - `auth_time`, when present, ≤ now + leeway (``IDTokenError/Code/authenticationInFuture``); when
+  ///   ``Expectations/maxAge`` is set, required and no older than `maxAge` + leeway
+  ///   (``IDTokenError/Code/authenticationTooOld``);
   /// - `nonce` equal when one is expected, absent when none is (``IDTokenError/Code/nonceMismatch``);
-  /// - `sub` present.
+  /// - `sub` present;
+  /// - `c_hash` and `at_hash`, when present, strings; checked (constant time) against
+  ///   ``Expectations/authorizationCode`` and ``Expectations/accessToken`` when those are given, and required
+  ///   when ``Expectations/requiresCodeHash`` / ``Expectations/requiresAccessTokenHash`` say so
+  ///   (``IDTokenError/Code/codeHashMismatch``, ``IDTokenError/Code/accessTokenHashMismatch``).
   ///
   /// ```swift
   /// let token = try verifier.verify(idToken, expecting: .apple(clientID: "com.example.web", nonce: nonce))
@@ -277,6 +335,7 @@ public struct IDTokenVerifier: Sendable {
     }
     let claims = try jws.claims()
     try Self.check(claims, expected, now: now)
+    try Self.checkHashes(claims, expected, algorithm: algorithm)
     return VerifiedIDToken(header: jws.header, claims: claims)
   }
 
@@ -402,20 +461,39 @@ public struct IDTokenVerifier: Sendable {
         message: "the token expired at \(exp), \(now.subtractingSaturating(exp)) s before now (leeway \(leeway) s)")
     }
     let iat = try time("iat", claims, required: true)!
-    guard iat <= now.addingSaturating(leeway) else {
-      throw IDTokenError(
-        .issuedInFuture, part: .payload, claim: "iat",
-        message: "iat is \(iat), \(iat.subtractingSaturating(now)) s after now (leeway \(leeway) s)")
-    }
+    try notInFuture("iat", iat, now: now, leeway: leeway, else: .issuedInFuture)
     if let nbf = try time("nbf", claims, required: false) {
-      guard nbf <= now.addingSaturating(leeway) else {
+      try notInFuture("nbf", nbf, now: now, leeway: leeway, else: .notYetValid)
+    }
+    // iat's age (§3.1.3.7 step 10), when bounded.
+    if let maxIssuedAtAge = expected.maxIssuedAtAge {
+      let bound = max(maxIssuedAtAge, 0).addingSaturating(leeway)
+      guard now.subtractingSaturating(iat) <= bound else {
         throw IDTokenError(
-          .notYetValid, part: .payload, claim: "nbf",
-          message: "nbf is \(nbf), \(nbf.subtractingSaturating(now)) s after now (leeway \(leeway) s)")
+          .issuedTooLongAgo, part: .payload, claim: "iat",
+          message: "iat is \(iat), \(now.subtractingSaturating(iat)) s before now, more than maxIssuedAtAge "
+            + "\(maxIssuedAtAge) s plus leeway \(leeway) s (raise or clear maxIssuedAtAge to verify older tokens)")
       }
     }
-    // auth_time: its type only (no max_age is asked for), so that no reader takes a string for a time.
-    _ = try time("auth_time", claims, required: false)
+    // auth_time: a JSON number when present, not in the future; required and recent enough when max_age was sent
+    // (§3.1.2.1, §3.1.3.7 step 11).
+    if expected.maxAge != nil && claims["auth_time"] == nil {
+      throw IDTokenError(
+        .missingClaim, part: .payload, claim: "auth_time",
+        message: "the token has no auth_time, which is required when max_age is sent (OpenID Connect Core §3.1.2.1)")
+    }
+    if let authTime = try time("auth_time", claims, required: false) {
+      try notInFuture("auth_time", authTime, now: now, leeway: leeway, else: .authenticationInFuture)
+      if let maxAge = expected.maxAge {
+        let age = now.subtractingSaturating(authTime)
+        guard age <= max(maxAge, 0).addingSaturating(leeway) else {
+          throw IDTokenError(
+            .authenticationTooOld, part: .payload, claim: "auth_time",
+            message: "the user authenticated \(age) s ago, more than the max_age \(maxAge) s sent plus leeway "
+              + "\(leeway) s: the provider did not make the user sign in again")
+        }
+      }
+    }
     // nonce: equal to the one sent, and absent when none was.
     switch (expected.nonce, claims["nonce"]) {
     case (nil, nil): break
@@ -441,6 +519,17 @@ public struct IDTokenVerifier: Sendable {
     }
   }
 
+  /// Throws `code` when `time`, the claim `name`, is after now + leeway.
+  private static func notInFuture(
+    _ name: String, _ time: Int64, now: Int64, leeway: Int64, else code: IDTokenError.Code
+  ) throws(IDTokenError) {
+    guard time <= now.addingSaturating(leeway) else {
+      throw IDTokenError(
+        code, part: .payload, claim: name,
+        message: "\(name) is \(time), \(time.subtractingSaturating(now)) s after now (leeway \(leeway) s)")
+    }
+  }
+
   private static func time(_ name: String, _ claims: IDTokenClaims, required: Bool) throws(IDTokenError) -> Int64? {
     guard let value = claims[name] else {
       if required { throw IDTokenError(.missingClaim, part: .payload, claim: name, message: "the token has no \(name)") }
@@ -455,7 +544,7 @@ public struct IDTokenVerifier: Sendable {
     return seconds
   }
 
-  private static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+  static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
     let x = Array(a.utf8)
     let y = Array(b.utf8)
     guard x.count == y.count else { return false }

@@ -18,7 +18,8 @@ import LinkParseProviders
 /// - when `verify` succeeds (the seeds signed by the fixed JWKS below), the header's `alg` is RS256 or ES256,
 ///   its `kid` is one of the JWKS's, the claims are the ones the unverified decode sees, and `iss`, `aud`
 ///   (no other audience, no trusted audiences being configured, unless `azp` is the client), `azp`, `exp` and
-///   `nonce` are what was expected;
+///   `nonce` are what was expected, `iat` is no older than `maxIssuedAtAge` (600 s) plus the leeway, and
+///   `auth_time` (when present) is not in the future;
 /// - a JWKS that reads has at least one key, each RS256 or ES256.
 enum TokensProperty {
   /// A fixed JWKS (one P-256 and one RSA-2048 public key; the private halves only made corpus/tokens seeds).
@@ -37,6 +38,8 @@ enum TokensProperty {
     "malformed", "unsupported-algorithm", "unknown-key", "invalid-signature", "issuer-mismatch",
     "audience-mismatch", "expired", "issued-in-future", "not-yet-valid", "nonce-mismatch", "missing-claim",
     "too-large", "invalid-jwks", "invalid-client-secret", "ambiguous-key", "untrusted-audience",
+    "issued-too-long-ago", "authentication-too-old", "authentication-in-future", "code-hash-mismatch",
+    "access-token-hash-mismatch",
   ]
 
   static func check(_ data: UnsafeBufferPointer<UInt8>) -> [String] {
@@ -124,6 +127,12 @@ enum TokensProperty {
         "verified with an untrusted audience or another azp")
       problems.check((claims.expiresAt ?? .min) > now - expected.leeway, "verified an expired token")
       problems.check(claims.nonce == expected.nonce, "verified with another nonce")
+      if let iat = claims.issuedAt, let maxAge = expected.maxIssuedAtAge {
+        // iat is the fuzzer's: compared without subtracting from it, which could overflow.
+        problems.check(iat >= now - maxAge - expected.leeway, "verified a token issued at \(iat), too long ago")
+      }
+      problems.check(
+        claims.authTime.map { $0 <= now + expected.leeway } ?? true, "verified an auth_time in the future")
       _ = (claims.apple, claims.profile(for: .vk), claims.profile(for: .sber))
     } catch {
       checkError(error, problems: &problems)

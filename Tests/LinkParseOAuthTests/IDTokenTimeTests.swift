@@ -1,0 +1,92 @@
+import Testing
+
+@testable import LinkParseOAuth
+import LinkParseCore
+import LinkParseProviders
+
+/// `auth_time` against `max_age` (OpenID Connect Core §3.1.2.1, §3.1.3.7 step 11) and the age of `iat`
+/// (§3.1.3.7 step 10). The fixture's token has `iat` = now − 10 and `auth_time` = now − 12.
+@Suite struct IDTokenTimeTests {
+  typealias F = IDTokenFixture
+
+  static func error(_ f: F, _ token: String, _ change: (inout IDTokenVerifier.Expectations) -> Void) -> IDTokenError? {
+    var expected = IDTokenVerifier.Expectations.apple(clientID: F.clientID, nonce: F.nonce)
+    change(&expected)
+    do {
+      _ = try f.verifier.verify(token, expecting: expected, now: F.now)
+      return nil
+    } catch {
+      return error
+    }
+  }
+
+  @Test func aRecentAuthenticationPassesMaxAge() async throws {
+    let f = try await F.get()
+    #expect(Self.error(f, try f.rs256()) { $0.maxAge = 300 } == nil)
+    // 330 s ago, max_age 300, leeway 60: inside.
+    #expect(Self.error(f, try f.es256(F.claims(["auth_time": String(F.now - 330)]))) { $0.maxAge = 300 } == nil)
+  }
+
+  @Test func anAuthenticationOlderThanMaxAgeIsRefused() async throws {
+    let f = try await F.get()
+    let token = try f.rs256(F.claims(["auth_time": String(F.now - 400)]))
+    let error = Self.error(f, token) { $0.maxAge = 300 }
+    #expect(error?.code == .authenticationTooOld)
+    #expect(error?.claim == "auth_time")
+    // max_age 0 (RFC: force a fresh login) with no leeway: a login 12 s ago is too old.
+    #expect(Self.error(f, try f.rs256()) { $0.maxAge = 0; $0.leeway = 0 }?.code == .authenticationTooOld)
+    // Without max_age, auth_time's age does not matter.
+    #expect(Self.error(f, token) { _ in } == nil)
+  }
+
+  @Test func maxAgeRequiresAuthTime() async throws {
+    let f = try await F.get()
+    let token = try f.es256(F.claims(["auth_time": nil]))
+    #expect(Self.error(f, token) { _ in } == nil)
+    let error = Self.error(f, token) { $0.maxAge = 3600 }
+    #expect(error?.code == .missingClaim)
+    #expect(error?.claim == "auth_time")
+    let text = Self.error(f, try f.es256(F.claims(["auth_time": #""1699999990""#]))) { $0.maxAge = 3600 }
+    #expect(text?.code == .malformed)
+  }
+
+  @Test func anAuthenticationInTheFutureIsRefused() async throws {
+    let f = try await F.get()
+    let token = try f.rs256(F.claims(["auth_time": String(F.now + 120)]))
+    let error = Self.error(f, token) { _ in }
+    #expect(error?.code == .authenticationInFuture)
+    #expect(error?.claim == "auth_time")
+    #expect(Self.error(f, try f.rs256(F.claims(["auth_time": String(F.now + 30)]))) { _ in } == nil)
+  }
+
+  @Test func aTokenIssuedLongAgoIsRefused() async throws {
+    let f = try await F.get()
+    let old = try f.rs256(F.claims(["iat": String(F.now - 700), "auth_time": String(F.now - 700)]))
+    let error = Self.error(f, old) { _ in }
+    #expect(error?.code == .issuedTooLongAgo)
+    #expect(error?.claim == "iat")
+    // 650 s: within 600 s plus the 60 s leeway.
+    let recent = try f.es256(F.claims(["iat": String(F.now - 650)]))
+    #expect(Self.error(f, recent) { _ in } == nil)
+    // The caller may widen the bound or turn it off (a stored token, still within its exp).
+    #expect(Self.error(f, old) { $0.maxIssuedAtAge = 3600 } == nil)
+    #expect(Self.error(f, old) { $0.maxIssuedAtAge = nil } == nil)
+    #expect(Self.error(f, old) { $0.maxIssuedAtAge = 100 }?.code == .issuedTooLongAgo)
+  }
+
+  @Test func presetsKeepTheDefaults() throws {
+    let pending = try AppleAuthorizationRequest(
+      clientID: F.clientID, redirectURI: "https://example.com/auth/apple/callback", state: "8f3c1e2a", nonce: "n"
+    ).pendingAuthorization(expiresAt: nil)
+    let all: [IDTokenVerifier.Expectations] = [
+      .apple(clientID: "c", nonce: nil), .vk(clientID: "c", nonce: nil), .tid(clientID: "c", nonce: nil),
+      .sber(clientID: "c", nonce: nil, issuer: "https://sber.example"), .generic(issuer: "i", clientID: "c", nonce: nil),
+      try pending.idTokenExpectations(),
+    ]
+    for expected in all {
+      #expect(expected.maxIssuedAtAge == 600 && expected.maxAge == nil)
+      #expect(expected.authorizationCode == nil && expected.accessToken == nil)
+      #expect(!expected.requiresCodeHash && !expected.requiresAccessTokenHash)
+    }
+  }
+}

@@ -158,7 +158,7 @@ bench-server: deps
 	@if [ -n "$$DATABASE_URL" ]; then Benchmarks/.build/release/BenchServer $(BENCH_SERVER_ARGS); \
 	else export LINKPARSE_PG_DIR="$${TMPDIR:-/tmp}/linkparse-postgres-bench"; \
 	  trap '.ci/postgres.sh stop >&2' EXIT; .ci/postgres.sh start >&2 && \
-	  DATABASE_URL="$$(.ci/postgres.sh url)?sslmode=disable" Benchmarks/.build/release/BenchServer $(BENCH_SERVER_ARGS); fi
+	  DATABASE_URL="$$(.ci/postgres.sh url)" Benchmarks/.build/release/BenchServer $(BENCH_SERVER_ARGS); fi
 
 ## Fails when a LinkParse suite's malloc count rises above its committed threshold (Benchmarks/Thresholds/).
 ## Time is never checked. A count below its threshold passes with a reminder to lower the threshold (the

@@ -27,7 +27,8 @@ port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 url() {
   [ -f "$DIR/port" ] || { echo "postgres.sh: not started ($DIR/port missing)" >&2; exit 1; }
-  echo "postgres://postgres@127.0.0.1:$(cat "$DIR/port")/$DB"
+  # The test server has no TLS: said so (a URL without sslmode requires verified TLS).
+  echo "postgres://postgres@127.0.0.1:$(cat "$DIR/port")/$DB?sslmode=disable"
 }
 
 start() {

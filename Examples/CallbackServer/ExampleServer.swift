@@ -3,7 +3,7 @@
 // PostgreSQL (so that several instances behind a load balancer share it).
 //
 //   make serve-example                                   # 127.0.0.1:8080, in-memory store
-//   DATABASE_URL=postgres://u@127.0.0.1/db make serve-example
+//   DATABASE_URL='postgres://u@127.0.0.1/db?sslmode=disable' make serve-example   (without sslmode: verified TLS)
 //
 // With no provider account at hand, the built-in demo provider walks the whole flow:
 //   curl -si http://127.0.0.1:8080/login/demo             # 302 to /demo/authorize?…&state=…

@@ -19,9 +19,12 @@ public struct DatabaseURLError: Error, Sendable, Hashable, CustomStringConvertib
 
 extension PostgresPendingAuthorizationStore {
   /// A client configuration from `postgres://user[:password]@host[:port]/database[?sslmode=…]`: user, password and
-  /// database percent-decoded, port 5432 by default; `sslmode` `disable`, `prefer` (the default, as in libpq),
-  /// `require` or `verify-full` (both with full certificate and host-name verification: stricter than libpq's
-  /// `require`, which verifies nothing).
+  /// database percent-decoded, port 5432 by default; `sslmode` `disable`, `prefer`, `require` or `verify-full`
+  /// (`require` and `verify-full` both verify the certificate and the host name: stricter than libpq's
+  /// `require`, which verifies nothing). Without `sslmode` the connection requires verified TLS, unlike libpq,
+  /// whose default `prefer` falls back to plaintext without a word when the server (or someone between) does not
+  /// offer TLS: a database on loopback without TLS says `?sslmode=disable`. `prefer` is still there for whoever
+  /// asks for it by name.
   ///
   /// ```swift
   /// let configuration = try PostgresPendingAuthorizationStore.clientConfiguration(
@@ -44,7 +47,7 @@ extension PostgresPendingAuthorizationStore {
     guard let host = url.host, !host.isEmpty else { throw DatabaseURLError(message: "the database URL has no host") }
     guard !url.username.isEmpty else { throw DatabaseURLError(message: "the database URL has no user name") }
     let tls: PostgresClient.Configuration.TLS
-    switch url.queryParameters.value(for: "sslmode", encoding: .percentEncoded) ?? "prefer" {
+    switch url.queryParameters.value(for: "sslmode", encoding: .percentEncoded) ?? "verify-full" {
     case "disable": tls = .disable
     case "prefer": tls = .prefer(.makeClientConfiguration())
     case "require", "verify-full": tls = .require(.makeClientConfiguration())

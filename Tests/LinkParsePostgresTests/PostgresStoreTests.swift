@@ -366,6 +366,30 @@ struct PostgresPendingAuthorizationStoreTests {
     #expect(d.port == 5432 && d.password == nil && d.database == "app")
   }
 
+  /// Without `sslmode` the connection requires verified TLS: against the test server, which offers none, the
+  /// store cannot connect (a silent downgrade to plaintext, libpq's `prefer`, happens only when asked for).
+  @Test(.enabled(if: TestDatabase.url != nil, "LINKPARSE_TEST_DATABASE_URL is not set"))
+  func withoutSSLModeTLSIsRequired() async throws {
+    let url = try #require(TestDatabase.url)
+    let plain = String(url.prefix { $0 != "?" })
+    let store = { (databaseURL: String) async throws -> CallbackError.Code? in
+      try await TestDatabase.withClient(try PostgresPendingAuthorizationStore.clientConfiguration(databaseURL: databaseURL)) {
+        client in
+        let store = PostgresPendingAuthorizationStore(client: client, secret: TestDatabase.secret, operationTimeout: .seconds(3))
+        do {
+          _ = try await store.count
+          return nil
+        } catch let error as CallbackError {
+          return error.code
+        }
+      }
+    }
+    #expect(try await store(plain) == .storeUnavailable)
+    #expect(try await store(plain + "?sslmode=verify-full") == .storeUnavailable)
+    #expect(try await store(plain + "?sslmode=prefer") == nil)
+    #expect(try await store(plain + "?sslmode=disable") == nil)
+  }
+
   @Test(arguments: [
     ("mysql://u@h/db", "scheme \"mysql\" is not postgres or postgresql"),
     ("postgres://h/db", "the database URL has no user name"),

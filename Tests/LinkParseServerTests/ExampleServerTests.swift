@@ -56,9 +56,10 @@ import Testing
     // A database of its own: the store tests' and ServerTests' TRUNCATEs run meanwhile.
     try await TestDatabase.ensureDatabase("linkparse_example_test")
     let base = try #require(TestDatabase.url)
-    let url = try #require(base.range(of: "/", options: .backwards)).lowerBound
+    let path = try #require(base.range(of: "/", options: .backwards)).lowerBound
+    let query = base.range(of: "?").map { String(base[$0.lowerBound...]) } ?? ""  // ?sslmode=disable
     try await walkDemoLogin([
-      "DATABASE_URL": base[..<url] + "/linkparse_example_test",
+      "DATABASE_URL": base[..<path] + "/linkparse_example_test" + query,
       "LINKPARSE_STORE_SECRET": String(repeating: "ab", count: 32),
     ])
   }

@@ -55,7 +55,7 @@ extension IDTokenVerifier {
       return
     }
     guard let value else { return }
-    guard constantTimeEqual(hash, leftHalfHash(value, algorithm: algorithm)) else {
+    guard constantTimeEquals(hash, leftHalfHash(value, algorithm: algorithm)) else {
       throw IDTokenError(
         mismatch, part: .payload, claim: name,
         message: "\(name) is not the \(algorithm.rawValue) hash of the \(what) given: the id_token was issued with "

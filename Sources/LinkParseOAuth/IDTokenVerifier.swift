@@ -12,6 +12,7 @@ internal import FoundationEssentials
 internal import Foundation
 #endif
 internal import JWTKit
+internal import LinkParseProviders
 
 /// A signature algorithm ``IDTokenVerifier`` accepts.
 ///
@@ -504,7 +505,7 @@ public struct IDTokenVerifier: Sendable {
     case (_?, nil):
       throw IDTokenError(.missingClaim, part: .payload, claim: "nonce", message: "a nonce was expected but the token has none")
     case (let nonce?, .string(let actual)?):
-      guard constantTimeEqual(actual, nonce) else {
+      guard constantTimeEquals(actual, nonce) else {
         throw IDTokenError(.nonceMismatch, part: .payload, claim: "nonce", message: "nonce is not the one sent")
       }
     case (_?, _?): throw IDTokenError(.malformed, part: .payload, claim: "nonce", message: "nonce is not a string")
@@ -542,15 +543,6 @@ public struct IDTokenVerifier: Sendable {
         message: "\(name) is \(found); a NumericDate is a JSON number of seconds (RFC 7519 §2)")
     }
     return seconds
-  }
-
-  static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-    let x = Array(a.utf8)
-    let y = Array(b.utf8)
-    guard x.count == y.count else { return false }
-    var difference: UInt8 = 0
-    for i in 0..<x.count { difference |= x[i] ^ y[i] }
-    return difference == 0
   }
 
   // MARK: JWKS

@@ -103,6 +103,19 @@ struct IDTokenFixture: Sendable {
     return try verifier.verify(token, expecting: expected, now: Self.now)
   }
 
+  /// The error verifying as Apple (the fixture's client id and nonce, at ``now``) throws once `change` has
+  /// adjusted the expectations, or `nil` if it verified.
+  func error(_ token: String, _ change: (inout IDTokenVerifier.Expectations) -> Void) -> IDTokenError? {
+    var expected = IDTokenVerifier.Expectations.apple(clientID: Self.clientID, nonce: Self.nonce)
+    change(&expected)
+    do {
+      _ = try verifier.verify(token, expecting: expected, now: Self.now)
+      return nil
+    } catch {
+      return error
+    }
+  }
+
   /// The error `verify` throws, or `nil` if it verified.
   func error(_ token: String, nonce: String? = IDTokenFixture.nonce) -> IDTokenError? {
     do {

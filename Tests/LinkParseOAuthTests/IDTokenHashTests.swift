@@ -25,17 +25,6 @@ import Testing
     alg == .rs256 ? try f.rs256(F.claims(changes)) : try f.es256(F.claims(changes))
   }
 
-  static func error(_ f: F, _ token: String, _ change: (inout IDTokenVerifier.Expectations) -> Void) -> IDTokenError? {
-    var expected = IDTokenVerifier.Expectations.apple(clientID: F.clientID, nonce: F.nonce)
-    change(&expected)
-    do {
-      _ = try f.verifier.verify(token, expecting: expected, now: F.now)
-      return nil
-    } catch {
-      return error
-    }
-  }
-
   @Test func theHelperMatchesTheSpecificationsExample() {
     // OpenID Connect Core Appendix A.4 (RS256): this code has c_hash "LDktKdoQak3Pk0cnXxCltA".
     #expect(Self.leftHalfSHA256("Qcb0Orv1zh30vL1MPRsbm-diHiMwcLyZvn1arpZv-Jxf_11jnpEX3Tgfvk") == "LDktKdoQak3Pk0cnXxCltA")
@@ -45,38 +34,38 @@ import Testing
   func aCodeHashOfTheCodeVerifies(alg: IDTokenAlgorithm) async throws {
     let f = try await F.get()
     let token = try Self.sign(f, alg, ["c_hash": "\"\(Self.leftHalfSHA256(Self.code))\""])
-    #expect(Self.error(f, token) { $0.authorizationCode = Self.code; $0.requiresCodeHash = true } == nil)
+    #expect(f.error(token) { $0.authorizationCode = Self.code; $0.requiresCodeHash = true } == nil)
   }
 
   @Test(arguments: IDTokenAlgorithm.allCases)
   func aCodeHashOfAnotherCodeIsRefused(alg: IDTokenAlgorithm) async throws {
     let f = try await F.get()
     let token = try Self.sign(f, alg, ["c_hash": "\"\(Self.leftHalfSHA256("another-code"))\""])
-    let error = Self.error(f, token) { $0.authorizationCode = Self.code }
+    let error = f.error(token) { $0.authorizationCode = Self.code }
     #expect(error?.code == .codeHashMismatch)
     #expect(error?.claim == "c_hash")
     // The fixture's own c_hash is not the hash of this code either.
-    #expect(Self.error(f, try f.rs256()) { $0.authorizationCode = Self.code }?.code == .codeHashMismatch)
+    #expect(f.error(try f.rs256()) { $0.authorizationCode = Self.code }?.code == .codeHashMismatch)
   }
 
   @Test func aMissingCodeHashIsRefusedOnlyWhenRequired() async throws {
     let f = try await F.get()
     let token = try f.es256(F.claims(["c_hash": nil]))
     // Code flow: the token endpoint's id_token need not carry c_hash.
-    #expect(Self.error(f, token) { $0.authorizationCode = Self.code } == nil)
-    let error = Self.error(f, token) { $0.authorizationCode = Self.code; $0.requiresCodeHash = true }
+    #expect(f.error(token) { $0.authorizationCode = Self.code } == nil)
+    let error = f.error(token) { $0.authorizationCode = Self.code; $0.requiresCodeHash = true }
     #expect(error?.code == .missingClaim)
     #expect(error?.claim == "c_hash")
     // Required, but no code to check it against: refused whatever the token says.
     let hashed = try f.es256(F.claims(["c_hash": "\"\(Self.leftHalfSHA256(Self.code))\""]))
-    #expect(Self.error(f, hashed) { $0.requiresCodeHash = true }?.code == .codeHashMismatch)
+    #expect(f.error(hashed) { $0.requiresCodeHash = true }?.code == .codeHashMismatch)
   }
 
   @Test(arguments: ["c_hash", "at_hash"])
   func aHashThatIsNotAStringIsMalformed(claim: String) async throws {
     let f = try await F.get()
     let token = try f.rs256(F.claims([claim: "12345"]))
-    let error = Self.error(f, token) { _ in }
+    let error = f.error(token) { _ in }
     #expect(error?.code == .malformed)
     #expect(error?.claim == claim)
   }
@@ -85,14 +74,14 @@ import Testing
   func anAccessTokenHashOfTheAccessTokenVerifies(alg: IDTokenAlgorithm) async throws {
     let f = try await F.get()
     let token = try Self.sign(f, alg, ["at_hash": "\"\(Self.leftHalfSHA256(Self.accessToken))\""])
-    #expect(Self.error(f, token) { $0.accessToken = Self.accessToken; $0.requiresAccessTokenHash = true } == nil)
+    #expect(f.error(token) { $0.accessToken = Self.accessToken; $0.requiresAccessTokenHash = true } == nil)
   }
 
   @Test(arguments: IDTokenAlgorithm.allCases)
   func anAccessTokenHashOfAnotherTokenIsRefused(alg: IDTokenAlgorithm) async throws {
     let f = try await F.get()
     let token = try Self.sign(f, alg, ["at_hash": "\"\(Self.leftHalfSHA256(Self.accessToken + "x"))\""])
-    let error = Self.error(f, token) { $0.accessToken = Self.accessToken }
+    let error = f.error(token) { $0.accessToken = Self.accessToken }
     #expect(error?.code == .accessTokenHashMismatch)
     #expect(error?.claim == "at_hash")
     // The full (untruncated) hash is not the left half.
@@ -100,17 +89,17 @@ import Testing
     let full = Data(digest).base64EncodedString().replacingOccurrences(of: "+", with: "-")
       .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     let whole = try Self.sign(f, alg, ["at_hash": "\"\(full)\""])
-    #expect(Self.error(f, whole) { $0.accessToken = Self.accessToken }?.code == .accessTokenHashMismatch)
+    #expect(f.error(whole) { $0.accessToken = Self.accessToken }?.code == .accessTokenHashMismatch)
   }
 
   @Test func aMissingAccessTokenHashIsRefusedOnlyWhenRequired() async throws {
     let f = try await F.get()
     let token = try f.rs256()  // no at_hash
-    #expect(Self.error(f, token) { $0.accessToken = Self.accessToken } == nil)
-    let error = Self.error(f, token) { $0.accessToken = Self.accessToken; $0.requiresAccessTokenHash = true }
+    #expect(f.error(token) { $0.accessToken = Self.accessToken } == nil)
+    let error = f.error(token) { $0.accessToken = Self.accessToken; $0.requiresAccessTokenHash = true }
     #expect(error?.code == .missingClaim)
     #expect(error?.claim == "at_hash")
-    #expect(Self.error(f, token) { $0.requiresAccessTokenHash = true }?.code == .accessTokenHashMismatch)
+    #expect(f.error(token) { $0.requiresAccessTokenHash = true }?.code == .accessTokenHashMismatch)
   }
 
   @Test func theHybridFlowChecksBoth() async throws {

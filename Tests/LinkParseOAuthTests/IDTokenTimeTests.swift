@@ -9,69 +9,58 @@ import LinkParseProviders
 @Suite struct IDTokenTimeTests {
   typealias F = IDTokenFixture
 
-  static func error(_ f: F, _ token: String, _ change: (inout IDTokenVerifier.Expectations) -> Void) -> IDTokenError? {
-    var expected = IDTokenVerifier.Expectations.apple(clientID: F.clientID, nonce: F.nonce)
-    change(&expected)
-    do {
-      _ = try f.verifier.verify(token, expecting: expected, now: F.now)
-      return nil
-    } catch {
-      return error
-    }
-  }
-
   @Test func aRecentAuthenticationPassesMaxAge() async throws {
     let f = try await F.get()
-    #expect(Self.error(f, try f.rs256()) { $0.maxAge = 300 } == nil)
+    #expect(f.error(try f.rs256()) { $0.maxAge = 300 } == nil)
     // 330 s ago, max_age 300, leeway 60: inside.
-    #expect(Self.error(f, try f.es256(F.claims(["auth_time": String(F.now - 330)]))) { $0.maxAge = 300 } == nil)
+    #expect(f.error(try f.es256(F.claims(["auth_time": String(F.now - 330)]))) { $0.maxAge = 300 } == nil)
   }
 
   @Test func anAuthenticationOlderThanMaxAgeIsRefused() async throws {
     let f = try await F.get()
     let token = try f.rs256(F.claims(["auth_time": String(F.now - 400)]))
-    let error = Self.error(f, token) { $0.maxAge = 300 }
+    let error = f.error(token) { $0.maxAge = 300 }
     #expect(error?.code == .authenticationTooOld)
     #expect(error?.claim == "auth_time")
     // max_age 0 (RFC: force a fresh login) with no leeway: a login 12 s ago is too old.
-    #expect(Self.error(f, try f.rs256()) { $0.maxAge = 0; $0.leeway = 0 }?.code == .authenticationTooOld)
+    #expect(f.error(try f.rs256()) { $0.maxAge = 0; $0.leeway = 0 }?.code == .authenticationTooOld)
     // Without max_age, auth_time's age does not matter.
-    #expect(Self.error(f, token) { _ in } == nil)
+    #expect(f.error(token) { _ in } == nil)
   }
 
   @Test func maxAgeRequiresAuthTime() async throws {
     let f = try await F.get()
     let token = try f.es256(F.claims(["auth_time": nil]))
-    #expect(Self.error(f, token) { _ in } == nil)
-    let error = Self.error(f, token) { $0.maxAge = 3600 }
+    #expect(f.error(token) { _ in } == nil)
+    let error = f.error(token) { $0.maxAge = 3600 }
     #expect(error?.code == .missingClaim)
     #expect(error?.claim == "auth_time")
-    let text = Self.error(f, try f.es256(F.claims(["auth_time": #""1699999990""#]))) { $0.maxAge = 3600 }
+    let text = f.error(try f.es256(F.claims(["auth_time": #""1699999990""#]))) { $0.maxAge = 3600 }
     #expect(text?.code == .malformed)
   }
 
   @Test func anAuthenticationInTheFutureIsRefused() async throws {
     let f = try await F.get()
     let token = try f.rs256(F.claims(["auth_time": String(F.now + 120)]))
-    let error = Self.error(f, token) { _ in }
+    let error = f.error(token) { _ in }
     #expect(error?.code == .authenticationInFuture)
     #expect(error?.claim == "auth_time")
-    #expect(Self.error(f, try f.rs256(F.claims(["auth_time": String(F.now + 30)]))) { _ in } == nil)
+    #expect(f.error(try f.rs256(F.claims(["auth_time": String(F.now + 30)]))) { _ in } == nil)
   }
 
   @Test func aTokenIssuedLongAgoIsRefused() async throws {
     let f = try await F.get()
     let old = try f.rs256(F.claims(["iat": String(F.now - 700), "auth_time": String(F.now - 700)]))
-    let error = Self.error(f, old) { _ in }
+    let error = f.error(old) { _ in }
     #expect(error?.code == .issuedTooLongAgo)
     #expect(error?.claim == "iat")
     // 650 s: within 600 s plus the 60 s leeway.
     let recent = try f.es256(F.claims(["iat": String(F.now - 650)]))
-    #expect(Self.error(f, recent) { _ in } == nil)
+    #expect(f.error(recent) { _ in } == nil)
     // The caller may widen the bound or turn it off (a stored token, still within its exp).
-    #expect(Self.error(f, old) { $0.maxIssuedAtAge = 3600 } == nil)
-    #expect(Self.error(f, old) { $0.maxIssuedAtAge = nil } == nil)
-    #expect(Self.error(f, old) { $0.maxIssuedAtAge = 100 }?.code == .issuedTooLongAgo)
+    #expect(f.error(old) { $0.maxIssuedAtAge = 3600 } == nil)
+    #expect(f.error(old) { $0.maxIssuedAtAge = nil } == nil)
+    #expect(f.error(old) { $0.maxIssuedAtAge = 100 }?.code == .issuedTooLongAgo)
   }
 
   @Test func presetsKeepTheDefaults() throws {

@@ -15,12 +15,14 @@ extension TestDatabase {
   /// The secret every "server instance" shares.
   static let secret = SymmetricKey(data: Array(repeating: UInt8(0x5A), count: 32))
 
-  /// Runs `body` with a running client and a store on it (migrated; the table emptied when `fresh`).
+  /// Runs `body` with a running client and a store on it (migrated; the table emptied when `fresh`), on the test
+  /// database or on `database` (created when missing).
   static func withStore<R: Sendable>(
-    fresh: Bool = true, timeout: Duration = .seconds(10),
+    fresh: Bool = true, timeout: Duration = .seconds(10), database: String? = nil,
     _ body: @Sendable (PostgresPendingAuthorizationStore, PostgresClient) async throws -> R
   ) async throws -> R {
-    try await withClient(try configuration()) { client in
+    if let database { try await ensureDatabase(database) }
+    return try await withClient(try configuration(database: database)) { client in
       let store = PostgresPendingAuthorizationStore(client: client, secret: secret, operationTimeout: timeout)
       try await store.migrate()
       if fresh { try await client.query("TRUNCATE linkparse_pending_authorizations") }

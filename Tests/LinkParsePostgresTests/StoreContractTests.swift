@@ -17,14 +17,7 @@ func withEveryStore(_ body: @Sendable (_ name: String, _ store: any PendingAutho
 {
   try await body("memory", PendingAuthorizationStore())
   guard TestDatabase.url != nil else { return }
-  let database = "linkparse_store_contract"
-  try await TestDatabase.ensureDatabase(database)
-  try await TestDatabase.withClient(try TestDatabase.configuration(database: database)) { client in
-    let store = PostgresPendingAuthorizationStore(client: client, secret: TestDatabase.secret)
-    try await store.migrate()
-    try await client.query("TRUNCATE linkparse_pending_authorizations")
-    try await body("postgres", store)
-  }
+  try await TestDatabase.withStore(database: "linkparse_store_contract") { store, _ in try await body("postgres", store) }
 }
 
 /// The code `consume` throws (`nil` on success).

@@ -42,8 +42,9 @@ let criticalParameters = ["code", "state", "error", "iss", "device_id"]
 /// ```swift
 /// constantTimeEquals("abc", "abd")  // false
 /// ```
+/// (Package: the id_token verifier compares `nonce`, `c_hash` and `at_hash` with it.)
 @inline(never)
-func constantTimeEquals(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
+package func constantTimeEquals(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
   withUTF8Bytes(a) { x in withUTF8Bytes(b) { y in constantTimeEquals(x, y) } }
 }
 

@@ -45,24 +45,40 @@ let package = Package(
     ),
     // SSE2 byte-class masks (header-only, inlined into the Swift callers), where the CPU has SSE2.
     .target(name: "CByteScan"),
-    // The WHATWG URL parser and form parameters. No Foundation.
+    // The bytes layer, `package` API only: scanning (SSE2 masks), word loads, UTF-8 validation, base64 and
+    // base64url, the JSON reader and JSON string literals, constant-time comparison, a POSIX lock, one-object
+    // byte storage. Every module's unsafe code that more than one module needs lives here.
+    .target(name: "LinkParseBytes", dependencies: ["CByteScan"], swiftSettings: librarySettings),
+    // The WHATWG URL parser and form parameters, and the `Provider` names routes and decoders share. No
+    // Foundation.
     .target(
       name: "LinkParseCore",
-      dependencies: ["CICUShims", "CByteScan"],
+      dependencies: ["CICUShims", "CByteScan", "LinkParseBytes"],
       swiftSettings: librarySettings
     ),
     // PCRE2 (libpcre2-8) for route constraints. The shim defines PCRE2_CODE_UNIT_WIDTH before including it.
     .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
-    // Route patterns, the compiled matcher, PCRE2-backed constraints, ambiguity checks.
+    // Route patterns, the compiled matcher, PCRE2-backed constraints, ambiguity checks. Core and PCRE2 only: a
+    // route may name a `Provider` (Core), the router does not depend on the decoders.
     .target(
       name: "LinkParseRouter",
-      dependencies: ["LinkParseCore", "LinkParseProviders", "CPCRE2"],
+      dependencies: ["LinkParseCore", "LinkParseBytes", "CPCRE2"],
       swiftSettings: librarySettings
     ),
-    // Provider callback decoders, pending-authorization checks, PKCE and request builders.
+    // Provider callback decoders, `ProviderCallback`, `CallbackError`, detection, and the check of a callback
+    // against the authorization it answers (`PendingAuthorization.validate`, on the decoders' hot path).
     .target(
       name: "LinkParseProviders",
-      dependencies: ["LinkParseCore", "CByteScan", .product(name: "Crypto", package: "swift-crypto")],
+      dependencies: ["LinkParseCore", "LinkParseBytes", "CByteScan"],
+      swiftSettings: librarySettings
+    ),
+    // The login's own module: authorization-request builders, PKCE, `LoginStart`, the stores' interface with the
+    // one consume policy over a small storage interface, the in-memory store, and `ConsumedAuthorization`.
+    .target(
+      name: "LinkParseAuthorization",
+      dependencies: [
+        "LinkParseCore", "LinkParseBytes", "LinkParseProviders", .product(name: "Crypto", package: "swift-crypto"),
+      ],
       swiftSettings: librarySettings
     ),
     // After the callback: token, refresh, revoke and user-info requests as values, their JSON responses,
@@ -70,7 +86,7 @@ let package = Package(
     .target(
       name: "LinkParseOAuth",
       dependencies: [
-        "LinkParseCore", "LinkParseProviders",
+        "LinkParseCore", "LinkParseBytes", "LinkParseProviders", "LinkParseAuthorization",
         .product(name: "JWTKit", package: "jwt-kit"),
         .product(name: "Crypto", package: "swift-crypto"),
       ],
@@ -80,7 +96,7 @@ let package = Package(
     .target(
       name: "LinkParseHTTP",
       dependencies: [
-        "LinkParseOAuth", "LinkParseProviders",
+        "LinkParseOAuth", "LinkParseProviders", "LinkParseAuthorization", "LinkParseBytes",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -89,12 +105,12 @@ let package = Package(
       ],
       swiftSettings: librarySettings
     ),
-    // PendingAuthorizationStoring on PostgreSQL (PostgresNIO): state looked up by HMAC, the rest sealed
-    // with AES-GCM, single-use consume atomic across connections and server instances.
+    // PendingAuthorizationStorage's queries on PostgreSQL (PostgresNIO): state looked up by HMAC, the rest
+    // sealed with AES-GCM; the consume policy is LinkParseAuthorization's.
     .target(
       name: "LinkParsePostgres",
       dependencies: [
-        "LinkParseCore", "LinkParseProviders",
+        "LinkParseCore", "LinkParseProviders", "LinkParseAuthorization",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
@@ -104,11 +120,11 @@ let package = Package(
       swiftSettings: librarySettings
     ),
     // A Hummingbird 2 callback endpoint: rebuilds the callback URL, consumes the pending authorization,
-    // hands the typed ProviderCallback to the app and answers failures as problem JSON.
+    // hands the ConsumedAuthorization to the app and answers failures as problem JSON.
     .target(
       name: "LinkParseHummingbird",
       dependencies: [
-        "LinkParseProviders", "LinkParseCore", "LinkParseRouter",
+        "LinkParseProviders", "LinkParseAuthorization", "LinkParseCore", "LinkParseRouter", "LinkParseBytes",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
       ],
@@ -116,13 +132,14 @@ let package = Package(
     ),
     // Umbrella module: `import LinkParse`.
     .target(
-      name: "LinkParse", dependencies: ["LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseOAuth"]),
+      name: "LinkParse",
+      dependencies: ["LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseAuthorization", "LinkParseOAuth"]),
     // The `linkparse` command's logic, as a library so tests and FuzzSupport can drive it: `package` API,
     // apart from the root command `LinkParseCommand` that the executable calls.
     .target(
       name: "_LinkParseCLI",
       dependencies: [
-        "LinkParse",
+        "LinkParse", "LinkParseBytes",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -132,6 +149,7 @@ let package = Package(
       name: "linkparse-example-server",
       dependencies: [
         "LinkParseHummingbird", "LinkParsePostgres", "LinkParseRouter", "LinkParseProviders", "LinkParseCore",
+        "LinkParseAuthorization",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
@@ -145,14 +163,17 @@ let package = Package(
       name: "LinkParseCoreTests", dependencies: ["LinkParseCore", "LinkParseTestSupport"],
       exclude: ["expected-failures.txt"]),
     .testTarget(
-      name: "LinkParseRouterTests", dependencies: ["LinkParseRouter", "LinkParseProviders", "LinkParseTestSupport"]),
-    .testTarget(name: "LinkParseProvidersTests", dependencies: ["LinkParseProviders", "LinkParseTestSupport"]),
+      name: "LinkParseRouterTests", dependencies: ["LinkParseRouter", "LinkParseTestSupport"]),
+    // The decoders, and the authorization module built on them (requests, PKCE, the in-memory store).
+    .testTarget(
+      name: "LinkParseProvidersTests",
+      dependencies: ["LinkParseProviders", "LinkParseAuthorization", "LinkParseBytes", "LinkParseTestSupport"]),
     .testTarget(name: "LinkParseTests", dependencies: ["LinkParse"]),
     // Signs its own fixtures (RSA-2048 and P-256 keys made in the test) with jwt-kit and swift-crypto.
     .testTarget(
       name: "LinkParseOAuthTests",
       dependencies: [
-        "LinkParseOAuth", "LinkParseProviders",
+        "LinkParseOAuth", "LinkParseProviders", "LinkParseAuthorization", "LinkParseBytes",
         .product(name: "JWTKit", package: "jwt-kit"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -161,7 +182,7 @@ let package = Package(
     .testTarget(
       name: "LinkParseHTTPTests",
       dependencies: [
-        "LinkParseHTTP", "LinkParseOAuth", "LinkParseProviders",
+        "LinkParseHTTP", "LinkParseOAuth", "LinkParseProviders", "LinkParseAuthorization",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         // P-256 keys and ES256 signatures for the JWKS cache's test tokens.
         .product(name: "Crypto", package: "swift-crypto"),
@@ -175,7 +196,7 @@ let package = Package(
     .target(
       name: "LinkParseServerTestSupport",
       dependencies: [
-        "LinkParseCore", "LinkParsePostgres",
+        "LinkParseCore", "LinkParsePostgres", "LinkParseAuthorization",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -187,7 +208,8 @@ let package = Package(
     .testTarget(
       name: "LinkParsePostgresTests",
       dependencies: [
-        "LinkParsePostgres", "LinkParseProviders", "LinkParseCore", "LinkParseServerTestSupport",
+        "LinkParsePostgres", "LinkParseProviders", "LinkParseAuthorization", "LinkParseOAuth", "LinkParseCore",
+        "LinkParseServerTestSupport",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
@@ -195,7 +217,7 @@ let package = Package(
     .testTarget(
       name: "LinkParseHummingbirdTests",
       dependencies: [
-        "LinkParseHummingbird", "LinkParseProviders", "LinkParseCore", "LinkParseRouter",
+        "LinkParseHummingbird", "LinkParseProviders", "LinkParseAuthorization", "LinkParseCore", "LinkParseRouter",
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
       ]),
@@ -204,21 +226,21 @@ let package = Package(
       name: "LinkParseServerTests",
       dependencies: [
         "LinkParseHummingbird", "LinkParsePostgres", "LinkParseRouter", "LinkParseProviders", "LinkParseCore",
-        "LinkParseServerTestSupport", "linkparse-example-server",
+        "LinkParseAuthorization", "LinkParseServerTestSupport", "linkparse-example-server",
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOCore", package: "swift-nio"),
       ]),
-    .testTarget(name: "LinkParseCLITests", dependencies: ["_LinkParseCLI", "linkparse"]),
+    .testTarget(name: "LinkParseCLITests", dependencies: ["_LinkParseCLI", "LinkParseBytes", "linkparse"]),
     // Every Swift code block of README.md and the DocC catalog, extracted by Scripts/doc-snippets.py into
     // Snippets/ (make check-generated keeps them current) and compiled here.
     .testTarget(
       name: "DocumentationTests",
       dependencies: [
-        "LinkParse", "LinkParseCore", "LinkParseProviders", "LinkParseRouter", "LinkParseOAuth", "LinkParseHTTP",
-        "LinkParsePostgres", "LinkParseHummingbird",
+        "LinkParse", "LinkParseCore", "LinkParseProviders", "LinkParseAuthorization", "LinkParseRouter",
+        "LinkParseOAuth", "LinkParseHTTP", "LinkParsePostgres", "LinkParseHummingbird",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
@@ -227,13 +249,18 @@ let package = Package(
     // targets use through the product below and the regression test here directly.
     .target(
       name: "FuzzSupport",
-      dependencies: ["LinkParse", "LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseOAuth", "_LinkParseCLI"],
+      dependencies: [
+        "LinkParse", "LinkParseCore", "LinkParseBytes", "LinkParseRouter", "LinkParseProviders",
+        "LinkParseAuthorization", "LinkParseOAuth", "_LinkParseCLI",
+      ],
       path: "Fuzz/Sources/FuzzSupport"
     ),
     // Replays corpus/regressions/ through the fuzz targets' properties.
     .testTarget(
       name: "FuzzRegressionTests",
-      dependencies: ["FuzzSupport", "LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseOAuth", "_LinkParseCLI"]),
+      dependencies: [
+        "FuzzSupport", "LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseOAuth", "_LinkParseCLI",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -17,6 +17,7 @@
 import Crypto
 import Foundation
 import Hummingbird
+import LinkParseAuthorization
 import LinkParseCore
 import LinkParseHummingbird
 import LinkParsePostgres
@@ -98,9 +99,11 @@ struct ExampleServer {
     let router = Router()
     router.add(
       middleware: endpoint.callbackRoutes(table, context: BasicRequestContext.self, unknownRoutePrefix: "/auth/") {
-        callback, match, _, _ in
-        // A real app exchanges the code now (LinkParseOAuth's `pending.tokenRequest(for:)`, sent with
-        // LinkParseHTTP) and sets its session. The example shows what arrived, without the code itself.
+        consumed, match, _, _ in
+        // A real app exchanges the code now (LinkParseOAuth's `consumed.tokenRequest()`, which carries the PKCE
+        // verifier, client id and redirect URI as sent; sent with LinkParseHTTP) and sets its session. The
+        // example shows what arrived, without the code itself.
+        let callback = consumed.callback
         var json = "{\"route\":\"\(match.name)\",\"provider\":\"\(callback.provider.rawValue)\","
         json += "\"outcome\":\"\(callback.outcome.rawValue)\",\"has_code\":\(callback.code != nil)}\n"
         return Response(

@@ -1,5 +1,7 @@
 // Executable invariants of `ParsedURL`, for tests and fuzz targets. See `URLStructure` for the list.
 
+public import LinkParseBytes
+
 extension ParsedURL {
 
   /// Checks every invariant of the storage and offsets, and that parsing ``href`` again gives the same URL.

@@ -1,6 +1,8 @@
 // IP addresses in hosts: the IPv6 parser (inside brackets), the "ends in a number" check and the IPv4 parser
 // for domains, and the serializers of both.
 
+public import LinkParseBytes
+
 extension URLStateMachine {
 
   /// Parses an ASCII domain that ends in a number as IPv4 and writes it.

@@ -22,6 +22,7 @@
 // is percent-encoding its bytes one by one.
 
 internal import CByteScan
+public import LinkParseBytes
 
 // MARK: - Entry points
 

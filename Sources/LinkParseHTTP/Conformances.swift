@@ -4,6 +4,7 @@
 
 public import LinkParseOAuth
 public import LinkParseProviders
+public import LinkParseCore
 
 /// A token endpoint's answer, decodable by ``OAuthHTTPClient/perform(_:as:)``.
 ///

@@ -3,6 +3,7 @@
 
 public import LinkParseOAuth
 public import LinkParseProviders
+public import LinkParseCore
 
 /// A provider's JSON answer that can be decoded from the bytes of a 2xx body.
 ///

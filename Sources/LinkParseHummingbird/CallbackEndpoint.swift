@@ -3,6 +3,8 @@
 public import Hummingbird
 import LinkParseCore
 public import LinkParseProviders
+public import LinkParseAuthorization
+import LinkParseBytes
 public import Logging
 
 /// Receives identity-provider callbacks on a Hummingbird router: rebuilds the callback URL the pending
@@ -83,7 +85,7 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
   /// ```
   public func register<Methods: RouterMethods>(
     on router: Methods, path: RouterPath,
-    onCallback: @escaping @Sendable (ProviderCallback, Request, Methods.Context) async throws -> Response
+    onCallback: @escaping @Sendable (ConsumedAuthorization, Request, Methods.Context) async throws -> Response
   ) {
     let endpoint = self
     router.get(path) { request, context in
@@ -124,7 +126,7 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     do {
       try await store.insert(pending)
     } catch {
-      return problem(ProblemDetails(CallbackError(.storeUnavailable)), event: "login start failed")
+      return problem(.storeUnavailable, event: "login start failed")
     }
     logger.info("login started", metadata: ["provider": "\(pending.provider.rawValue)", "status": "302"])
     return Response(status: .found, headers: [.location: authorizeURL, .cacheControl: "no-store"])
@@ -140,7 +142,7 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
   /// ```
   public func respond<Context: RequestContext>(
     to request: Request, context: Context,
-    onCallback: @Sendable (ProviderCallback, Request, Context) async throws -> Response
+    onCallback: @Sendable (ConsumedAuthorization, Request, Context) async throws -> Response
   ) async throws -> Response {
     let target = request.uri.string
     guard target.hasPrefix("/"), let url = try? ParsedURL(publicBaseURL + target) else {
@@ -153,7 +155,7 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
   /// pending authorization and hands the callback to `onCallback`.
   func respond<Context: RequestContext>(
     to request: Request, context: Context, url: ParsedURL,
-    onCallback: @Sendable (ProviderCallback, Request, Context) async throws -> Response
+    onCallback: @Sendable (ConsumedAuthorization, Request, Context) async throws -> Response
   ) async throws -> Response {
     var parameters: FormParameters? = nil
     if request.method == .post {
@@ -174,13 +176,18 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
       }
       parameters = FormParameters(utf8: body.readableBytesView)
     }
-    let callback: ProviderCallback
-    do throws(CallbackError) {
-      callback = try await store.consume(url, parameters: parameters, now: now())
-    } catch {
+    let consumed: ConsumedAuthorization
+    do {
+      consumed = try await store.consume(url, parameters: parameters, now: now())
+    } catch let error as CallbackError {
       return problem(ProblemDetails(error))
+    } catch {
+      // The store's own failure (a lost database): never its message, which is for the log.
+      logger.warning("pending-authorization store failed", metadata: ["error": "\(error)"])
+      return problem(.storeUnavailable)
     }
-    let response = try await onCallback(callback, request, context)
+    let callback = consumed.callback
+    let response = try await onCallback(consumed, request, context)
     logger.info(
       "callback",
       metadata: [
@@ -245,7 +252,6 @@ public struct ProblemDetails: Sendable, Hashable {
     case .replayed, .ambiguousAuthorization: status = 409
     case .notPending: status = 404
     case .expired: status = 410
-    case .storeUnavailable: status = 503
     default: status = 400
     }
     self.init(code: error.code.rawValue, status: status, detail: detail)
@@ -277,6 +283,8 @@ public struct ProblemDetails: Sendable, Hashable {
     detail: "A route constraint hit its matching limits on this request; no route was chosen.")
   static let invalidConfiguration = ProblemDetails(
     code: "invalid-configuration", status: 500, detail: "The login's configured redirect URI is not a URL.")
+  static let storeUnavailable = ProblemDetails(
+    code: "store-unavailable", status: 503, detail: "The pending-authorization store is unavailable; try again.")
   static let malformedRequest = ProblemDetails(
     code: "malformed-request", status: 400, detail: "The request target does not make a valid callback URL.")
 

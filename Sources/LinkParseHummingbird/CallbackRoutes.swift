@@ -4,6 +4,7 @@
 public import Hummingbird
 import LinkParseCore
 public import LinkParseProviders
+public import LinkParseAuthorization
 public import LinkParseRouter
 
 /// Serves the callback routes of a ``LinkParseRouter/Router`` table on a Hummingbird router: every request's URL
@@ -41,11 +42,11 @@ public struct LinkParseCallbackRoutes<Store: PendingAuthorizationStoring, Contex
   /// problem JSON; `nil` leaves every such request to Hummingbird.
   public let unknownRoutePrefix: String?
   let providers: [Provider?]
-  let onCallback: @Sendable (ProviderCallback, RouteMatch, Request, Context) async throws -> Response
+  let onCallback: @Sendable (ConsumedAuthorization, RouteMatch, Request, Context) async throws -> Response
 
   init(
     endpoint: LinkParseCallbackEndpoint<Store>, routes: LinkParseRouter.Router, unknownRoutePrefix: String?,
-    onCallback: @escaping @Sendable (ProviderCallback, RouteMatch, Request, Context) async throws -> Response
+    onCallback: @escaping @Sendable (ConsumedAuthorization, RouteMatch, Request, Context) async throws -> Response
   ) {
     self.endpoint = endpoint
     self.routes = routes
@@ -82,9 +83,9 @@ public struct LinkParseCallbackRoutes<Store: PendingAuthorizationStoring, Contex
     }
     let endpoint = self.endpoint
     let onCallback = self.onCallback
-    return try await endpoint.respond(to: request, context: context, url: match.url) { callback, request, context in
-      guard callback.provider == provider else { return endpoint.problem(.providerMismatch) }
-      return try await onCallback(callback, match, request, context)
+    return try await endpoint.respond(to: request, context: context, url: match.url) { consumed, request, context in
+      guard consumed.callback.provider == provider else { return endpoint.problem(.providerMismatch) }
+      return try await onCallback(consumed, match, request, context)
     }
   }
 
@@ -114,7 +115,7 @@ extension LinkParseCallbackEndpoint {
   ///
   public func callbackRoutes<Context: RequestContext>(
     _ routes: LinkParseRouter.Router, context: Context.Type = Context.self, unknownRoutePrefix: String? = nil,
-    onCallback: @escaping @Sendable (ProviderCallback, RouteMatch, Request, Context) async throws -> Response
+    onCallback: @escaping @Sendable (ConsumedAuthorization, RouteMatch, Request, Context) async throws -> Response
   ) -> LinkParseCallbackRoutes<Store, Context> {
     LinkParseCallbackRoutes(
       endpoint: self, routes: routes, unknownRoutePrefix: unknownRoutePrefix, onCallback: onCallback)

@@ -8,6 +8,7 @@ internal import Foundation
 #endif
 internal import Crypto
 internal import LinkParseProviders
+import LinkParseBytes
 
 /// The `client_secret` JWT Sign in with Apple requires at its token endpoint.
 ///

@@ -2,6 +2,8 @@
 // and the claims (VerifiedIDToken), and what UnverifiedIDToken returns without checking anything.
 
 public import LinkParseProviders
+import LinkParseBytes
+public import LinkParseCore
 
 /// The JOSE header of an id_token: the algorithm and key id the verifier chose the key by.
 ///

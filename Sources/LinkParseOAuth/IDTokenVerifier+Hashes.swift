@@ -4,6 +4,7 @@
 
 internal import Crypto
 internal import LinkParseProviders
+import LinkParseBytes
 
 extension IDTokenVerifier {
 

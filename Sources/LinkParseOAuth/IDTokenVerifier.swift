@@ -13,6 +13,7 @@ internal import Foundation
 #endif
 internal import JWTKit
 internal import LinkParseProviders
+import LinkParseBytes
 
 /// A signature algorithm ``IDTokenVerifier`` accepts.
 ///

@@ -11,6 +11,7 @@
 // file builds values and words the errors.
 
 internal import LinkParseProviders
+import LinkParseBytes
 
 extension JSONValue {
   /// How deep arrays and objects may nest (the 129th open bracket is an error, not a stack overflow).

@@ -2,6 +2,7 @@
 // not dropped, so nothing a provider adds is lost.
 
 internal import LinkParseProviders
+import LinkParseBytes
 
 /// A JSON value. Numbers keep their text, so `9007199254740993` and `1.10` survive unchanged.
 ///

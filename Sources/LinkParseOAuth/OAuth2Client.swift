@@ -3,6 +3,7 @@
 
 internal import LinkParseCore
 internal import LinkParseProviders
+import LinkParseBytes
 
 /// How a client authenticates to the token, revocation and introspection endpoints (OIDC Core §9).
 ///

@@ -2,8 +2,9 @@
 // JSON body. Nothing here
 // touches the network; `LinkParseHTTP` sends these, and `import LinkParse` turns one into a `URLRequest`.
 
-internal import LinkParseCore
+public import LinkParseCore
 public import LinkParseProviders
+import LinkParseBytes
 
 /// An HTTP request to an identity provider (token exchange, refresh, revoke, user info, …), as a value.
 ///

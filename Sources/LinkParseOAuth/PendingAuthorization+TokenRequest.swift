@@ -3,6 +3,8 @@
 // sent, PKCE verifier).
 
 public import LinkParseProviders
+public import LinkParseAuthorization
+public import LinkParseCore
 
 extension PendingAuthorization {
   /// The provider's token exchange for a validated callback.
@@ -162,5 +164,20 @@ extension PendingAuthorization {
     }
     expectations.leeway = leeway
     return expectations
+  }
+}
+
+extension ConsumedAuthorization {
+  /// The provider's token exchange for this callback, built from the authorization it answers (client id,
+  /// redirect URI as sent, PKCE verifier): ``PendingAuthorization/tokenRequest(for:clientSecret:endpoint:)``.
+  ///
+  /// ```swift
+  /// let consumed = try await store.consume(url, parameters: nil, now: PendingAuthorization.currentUnixTime())
+  /// let request = try consumed.tokenRequest(clientSecret: secret)   // Sber ID, Apple, T-ID web: the secret
+  /// ```
+  ///
+  /// - Throws: ``TokenRequestError``, as ``PendingAuthorization/tokenRequest(for:clientSecret:endpoint:)``.
+  public func tokenRequest(clientSecret: String? = nil, endpoint: String? = nil) throws(TokenRequestError) -> OAuthRequest {
+    try authorization.tokenRequest(for: callback, clientSecret: clientSecret, endpoint: endpoint)
   }
 }

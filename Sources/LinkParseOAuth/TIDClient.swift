@@ -6,6 +6,8 @@
 // PKCE [SRC: TinkoffID iOS/Android SDKs].
 
 internal import LinkParseProviders
+import LinkParseBytes
+public import LinkParseCore
 
 /// Builds T-ID's requests after the callback.
 ///

@@ -2,6 +2,7 @@
 // `user_id` and echoed `state`; the error answer (RFC 6749 §5.2, T-ID's `error_message`).
 
 public import LinkParseProviders
+public import LinkParseCore
 
 /// A token endpoint's successful answer (authorization-code exchange or refresh).
 ///

@@ -3,6 +3,7 @@
 // `true` or `"true"`); members no property names are kept.
 
 public import LinkParseProviders
+public import LinkParseCore
 
 /// Decodes `json` as an object, throws the provider's error answer if it is one, and hands the members over.
 private func readObject(

@@ -5,6 +5,8 @@
 // in an `application/x-www-form-urlencoded` body (RFC 6749 §4.1.3).
 
 internal import LinkParseProviders
+import LinkParseBytes
+public import LinkParseCore
 
 /// Builds VK ID's requests after the callback. Every endpoint has a documented default and can be overridden
 /// (a test server, a proxy).

@@ -2,7 +2,8 @@
 
 public import Crypto
 public import LinkParseCore
-@_spi(PendingAuthorizationStores) public import LinkParseProviders
+public import LinkParseAuthorization
+public import LinkParseProviders
 public import Logging
 public import PostgresNIO
 import NIOCore
@@ -15,8 +16,7 @@ import Foundation
 /// **The client.** The store runs its queries on a `PostgresClient` the caller makes and runs
 /// (`await client.run()` in a task or a service group, for as long as the store is used). A query that does
 /// not complete within ``operationTimeout`` (an unreachable database, a client that is not running) throws
-/// ``CallbackError`` with code `store-unavailable`, as does every database error: ``consume(_:parameters:now:)``
-/// has one error type.
+/// ``PostgresStoreError``, as does every database error; a callback's own failures are ``CallbackError``s.
 ///
 /// **The schema.** ``migrate()`` creates it, idempotently (run it at start-up, from any number of instances):
 ///
@@ -37,6 +37,8 @@ import Foundation
 /// CREATE INDEX IF NOT EXISTS linkparse_pending_authorizations_stateless
 ///   ON linkparse_pending_authorizations (redirect_key, provider)
 ///   WHERE state_key IS NULL AND consumed_at IS NULL;
+/// CREATE INDEX IF NOT EXISTS linkparse_pending_authorizations_pending
+///   ON linkparse_pending_authorizations (redirect_key) WHERE consumed_at IS NULL;
 /// ```
 ///
 /// **No secret in clear.** The `state` is stored only as `HMAC-SHA256` under a key derived from `secret`
@@ -46,17 +48,13 @@ import Foundation
 /// Rotating `secret` is out of scope: authorizations inserted under an old secret are not found under a new
 /// one (they live minutes; let them expire).
 ///
-/// **Single use.** A callback with a state binds with one statement,
+/// **Single use.** The consume policy is ``PendingAuthorizationStorage``'s, the same as the in-memory store's;
+/// this type holds only its queries. A callback with a state is claimed with one statement,
 /// `UPDATE … SET consumed_at = now WHERE state_key = $1 AND consumed_at IS NULL RETURNING …`, so of any number
 /// of concurrent callbacks for one authorization, on any instance, exactly one gets the row; the others find
-/// it consumed and throw `replayed`. The row is then opened and validated in Swift; when the callback turns
-/// out not to be bound to it (`redirect-mismatch`, `state-mismatch`: only reachable by a caller who knows the
-/// state) the row is put back (`consumed_at = NULL`), else it stays consumed, whatever validation said.
-/// A state-less callback (the T-ID app flow, the Sber apps' error grammars) runs in a transaction that locks
-/// the candidate state-less rows `FOR UPDATE`: it binds only while exactly one state-less authorization is
-/// pending for the redirect URI, and (T-ID) exactly one state-less T-ID authorization is pending at all,
-/// else `ambiguous-authorization`. A state-less forged error (`?result=FAILURE&error_code=5`) is decoded and
-/// returned but leaves the real authorization pending.
+/// it consumed and throw `replayed`. A callback that turns out not to be bound to it is put back
+/// (`consumed_at = NULL`). A state-less callback that spends an authorization does so with
+/// `UPDATE … WHERE id = $1 AND consumed_at IS NULL`: of two concurrent ones, the second is `replayed`.
 ///
 /// Consumed rows are kept ``consumedGracePeriod`` seconds past their expiry (or their consumption, when
 /// they never expire), to report `replayed`; ``removeExpired(now:)`` deletes them and expired pending rows.
@@ -71,7 +69,7 @@ import Foundation
 ///   expiresAt: PendingAuthorization.currentUnixTime() + 600, codeVerifier: verifier))
 /// let callback = try await store.consume(try ParsedURL("https://example.com/cb?state=Qk7x2LmN9pRtVw3a&code=c"))
 /// ```
-public struct PostgresPendingAuthorizationStore: PendingAuthorizationStoring {
+public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
   /// The table's name.
   ///
   /// ```swift
@@ -87,7 +85,7 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStoring {
   public static let schemaVersion = 1
 
   private let client: PostgresClient
-  private let stateKey: SymmetricKey
+  private let stateHashKey: SymmetricKey
   private let sealKey: SymmetricKey
   private let logger: Logger
 
@@ -118,7 +116,7 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStoring {
     operationTimeout: Duration = .seconds(10), logger: Logger = Logger(label: "LinkParsePostgres")
   ) {
     self.client = client
-    self.stateKey = HKDF<SHA256>.deriveKey(
+    self.stateHashKey = HKDF<SHA256>.deriveKey(
       inputKeyMaterial: secret, info: Array("linkparse pending-authorization state-key v1".utf8),
       outputByteCount: 32)
     self.sealKey = HKDF<SHA256>.deriveKey(
@@ -137,10 +135,9 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStoring {
   /// try await store.migrate()
   /// ```
   ///
-  /// - Throws: ``CallbackError`` `store-unavailable` when the database cannot be reached or refuses.
+  /// - Throws: ``PostgresStoreError`` when the database cannot be reached or refuses.
   public func migrate() async throws {
-    let logger = self.logger
-    try await guarded { [client] in
+    try await run { client, logger in
       try await client.withConnection { connection in
         // Serialize concurrent migrations (CREATE … IF NOT EXISTS can race on the catalog).
         try await connection.withTransaction(logger: logger) { c in
@@ -167,6 +164,11 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStoring {
               ON linkparse_pending_authorizations (redirect_key, provider)
               WHERE state_key IS NULL AND consumed_at IS NULL
             """, logger: logger)
+          try await c.query(
+            """
+            CREATE INDEX IF NOT EXISTS linkparse_pending_authorizations_pending
+              ON linkparse_pending_authorizations (redirect_key) WHERE consumed_at IS NULL
+            """, logger: logger)
           let version = Self.schemaVersion
           try await c.query(
             """
@@ -180,36 +182,6 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStoring {
 
   // MARK: - PendingAuthorizationStoring
 
-  /// Adds a pending authorization (its state must not already be pending or recently consumed).
-  ///
-  /// ```swift
-  /// try await store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
-  /// ```
-  ///
-  /// - Throws: ``CallbackError`` `store-unavailable` (also for a state already in the table).
-  public func insert(_ authorization: PendingAuthorization) async throws {
-    let redirectKey = Self.redirectKey(authorization.redirectURI)
-    let provider = authorization.provider.rawValue
-    let stateKey = authorization.state.map { self.stateKey(Array($0.utf8)) }
-    let sealed: ByteBuffer
-    do {
-      sealed = try seal(authorization, redirectKey: redirectKey, provider: provider)
-    } catch {
-      throw CallbackError(.storeUnavailable, found: "sealing failed")
-    }
-    let expiresAt = authorization.expiresAt
-    let now = PendingAuthorization.currentUnixTime()
-    let logger = self.logger
-    _ = try await guarded { [client] in
-      try await client.query(
-        """
-        INSERT INTO linkparse_pending_authorizations
-          (state_key, redirect_key, provider, sealed, expires_at, created_at)
-        VALUES (\(stateKey), \(redirectKey), \(provider), \(sealed), \(expiresAt), \(now))
-        """, logger: logger)
-    }
-  }
-
   /// The number of pending (not consumed) authorizations, expired ones included until
   /// ``removeExpired(now:)``.
   ///
@@ -217,15 +189,7 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStoring {
   /// try await store.count  // 0
   /// ```
   public var count: Int {
-    get async throws {
-      let logger = self.logger
-      return try await guarded { [client] in
-        let rows = try await client.query(
-          "SELECT count(*) FROM linkparse_pending_authorizations WHERE consumed_at IS NULL", logger: logger)
-        for try await count in rows.decode(Int64.self) { return Int(count) }
-        return 0
-      }
-    }
+    get async throws { try await count("SELECT count(*) FROM linkparse_pending_authorizations WHERE consumed_at IS NULL") }
   }
 
   /// Deletes pending rows expired at `now`, and consumed rows past their expiry (or consumption) plus
@@ -236,300 +200,218 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStoring {
   /// ```
   @discardableResult
   public func removeExpired(now: Int64 = PendingAuthorization.currentUnixTime()) async throws -> Int {
-    let logger = self.logger
     let grace = consumedGracePeriod
-    return try await guarded { [client] in
-      let rows = try await client.query(
+    return try await count(
+      """
+      WITH gone AS (
+        DELETE FROM linkparse_pending_authorizations
+        WHERE (consumed_at IS NULL AND expires_at IS NOT NULL AND expires_at <= \(now))
+           OR (consumed_at IS NOT NULL AND COALESCE(expires_at, consumed_at) + \(grace) <= \(now))
+        RETURNING 1)
+      SELECT count(*) FROM gone
+      """)
+  }
+
+  // MARK: - PendingAuthorizationStorage: the queries the consume policy runs
+
+  /// Stores a pending authorization (its state must not already be pending or recently consumed).
+  ///
+  /// ```swift
+  /// try await store.add(pending, stateKey: store.stateKey(Array("s".utf8)), redirectKey: "https://a/cb", now: now)
+  /// ```
+  ///
+  /// - Throws: ``PostgresStoreError`` (also for a state already in the table).
+  public func add(_ authorization: PendingAuthorization, stateKey: [UInt8]?, redirectKey: String, now: Int64) async throws {
+    let provider = authorization.provider.rawValue
+    let key = stateKey.map { ByteBuffer(bytes: $0) }
+    let sealed = try seal(authorization, redirectKey: redirectKey, provider: provider)
+    let expiresAt = authorization.expiresAt
+    try await run { client, logger in
+      try await client.query(
         """
-        WITH gone AS (
-          DELETE FROM linkparse_pending_authorizations
-          WHERE (consumed_at IS NULL AND expires_at IS NOT NULL AND expires_at <= \(now))
-             OR (consumed_at IS NOT NULL AND COALESCE(expires_at, consumed_at) + \(grace) <= \(now))
-          RETURNING 1)
-        SELECT count(*) FROM gone
+        INSERT INTO linkparse_pending_authorizations
+          (state_key, redirect_key, provider, sealed, expires_at, created_at)
+        VALUES (\(key), \(redirectKey), \(provider), \(sealed), \(expiresAt), \(now))
         """, logger: logger)
+    }
+  }
+
+  /// Marks the pending row with this state key consumed, in one statement, and returns it opened.
+  ///
+  /// ```swift
+  /// let record = try await store.claim(stateKey: key, now: now)
+  /// ```
+  public func claim(stateKey: [UInt8], now: Int64) async throws -> StoredAuthorization<Int64>? {
+    let key = ByteBuffer(bytes: stateKey)
+    return try await rows(
+      """
+      UPDATE linkparse_pending_authorizations SET consumed_at = \(now)
+      WHERE state_key = \(key) AND consumed_at IS NULL
+      RETURNING id, redirect_key, provider, sealed
+      """
+    ).first
+  }
+
+  /// Makes a claimed row pending again.
+  ///
+  /// ```swift
+  /// try await store.release(record.id)
+  /// ```
+  public func release(_ id: Int64) async throws {
+    try await run { client, logger in
+      try await client.query(
+        "UPDATE linkparse_pending_authorizations SET consumed_at = NULL WHERE id = \(id)", logger: logger)
+    }
+  }
+
+  /// Marks a pending row consumed; `false` when another callback consumed it first.
+  ///
+  /// ```swift
+  /// try await store.retire(record.id, now: now)  // true
+  /// ```
+  public func retire(_ id: Int64, now: Int64) async throws -> Bool {
+    try await count(
+      """
+      WITH taken AS (
+        UPDATE linkparse_pending_authorizations SET consumed_at = \(now)
+        WHERE id = \(id) AND consumed_at IS NULL RETURNING 1)
+      SELECT count(*) FROM taken
+      """) == 1
+  }
+
+  /// Pending rows at `redirectKey` (with a state, without, or both), at most `limit`.
+  ///
+  /// ```swift
+  /// let stateless = try await store.pending(redirectKey: "myapp://authorized/", withState: false, limit: 16)
+  /// ```
+  public func pending(redirectKey: String, withState: Bool?, limit: Int) async throws -> [StoredAuthorization<Int64>] {
+    switch withState {
+    case true?:
+      return try await rows(
+        """
+        SELECT id, redirect_key, provider, sealed FROM linkparse_pending_authorizations
+        WHERE redirect_key = \(redirectKey) AND consumed_at IS NULL AND state_key IS NOT NULL LIMIT \(limit)
+        """)
+    case false?:
+      return try await rows(
+        """
+        SELECT id, redirect_key, provider, sealed FROM linkparse_pending_authorizations
+        WHERE redirect_key = \(redirectKey) AND consumed_at IS NULL AND state_key IS NULL ORDER BY id LIMIT \(limit)
+        """)
+    case nil:
+      return try await rows(
+        """
+        SELECT id, redirect_key, provider, sealed FROM linkparse_pending_authorizations
+        WHERE redirect_key = \(redirectKey) AND consumed_at IS NULL LIMIT \(limit)
+        """)
+    }
+  }
+
+  /// Consumed rows still kept at `redirectKey` with this state key (`nil`: those without state).
+  ///
+  /// ```swift
+  /// let replays = try await store.consumed(stateKey: key, redirectKey: "https://a/cb")
+  /// ```
+  public func consumed(stateKey: [UInt8]?, redirectKey: String) async throws -> [PendingAuthorization] {
+    if let stateKey {
+      let key = ByteBuffer(bytes: stateKey)
+      return try await rows(
+        """
+        SELECT id, redirect_key, provider, sealed FROM linkparse_pending_authorizations
+        WHERE state_key = \(key) AND redirect_key = \(redirectKey) AND consumed_at IS NOT NULL
+        """
+      ).map(\.authorization)
+    }
+    return try await rows(
+      """
+      SELECT id, redirect_key, provider, sealed FROM linkparse_pending_authorizations
+      WHERE redirect_key = \(redirectKey) AND state_key IS NULL AND consumed_at IS NOT NULL
+      """
+    ).map(\.authorization)
+  }
+
+  /// Whether any row is pending.
+  ///
+  /// ```swift
+  /// try await store.hasPending()  // false
+  /// ```
+  public func hasPending() async throws -> Bool {
+    try await count(
+      "SELECT count(*) FROM (SELECT 1 FROM linkparse_pending_authorizations WHERE consumed_at IS NULL LIMIT 1) AS any"
+    ) > 0
+  }
+
+  /// Pending rows without state for `provider`.
+  ///
+  /// ```swift
+  /// try await store.pendingWithoutState(provider: .tid)  // 1
+  /// ```
+  public func pendingWithoutState(provider: Provider) async throws -> Int {
+    let name = provider.rawValue
+    return try await count(
+      """
+      SELECT count(*) FROM linkparse_pending_authorizations
+      WHERE provider = \(name) AND state_key IS NULL AND consumed_at IS NULL
+      """)
+  }
+
+  // MARK: - Running queries
+
+  /// The rows `query` returns (`id, redirect_key, provider, sealed`), opened.
+  private func rows(_ query: PostgresQuery) async throws -> [StoredAuthorization<Int64>] {
+    let sealKey = self.sealKey
+    return try await run { client, logger in
+      var found: [StoredAuthorization<Int64>] = []
+      let rows = try await client.query(query, logger: logger)
+      for try await (id, rowRedirect, provider, sealed) in rows.decode((Int64, String, String, ByteBuffer).self) {
+        found.append(
+          StoredAuthorization(
+            id: id, authorization: try Self.unseal(sealed, redirectKey: rowRedirect, provider: provider, key: sealKey)))
+      }
+      return found
+    }
+  }
+
+  /// The single `count(*)` `query` returns.
+  private func count(_ query: PostgresQuery) async throws -> Int {
+    try await run { client, logger in
+      let rows = try await client.query(query, logger: logger)
       for try await count in rows.decode(Int64.self) { return Int(count) }
       return 0
     }
   }
 
-  /// Binds `url` to a pending authorization, validates it, and consumes it, atomically across connections
-  /// and instances.
-  ///
-  /// ```swift
-  /// do {
-  ///   let callback = try await store.consume(url)
-  /// } catch where error.code == .replayed {
-  ///   // an authorization already used, here or on another instance
-  /// } catch where error.code == .storeUnavailable {
-  ///   // the database did not answer: retry later
-  /// }
-  /// ```
-  ///
-  /// - Throws: ``CallbackError``: `not-pending`, `replayed`, `ambiguous-authorization`, any error of
-  ///   ``PendingAuthorization/validate(_:parameters:now:)``, or `store-unavailable`.
-  public func consume(
-    _ url: ParsedURL, parameters: FormParameters? = nil, now: Int64 = PendingAuthorization.currentUnixTime()
-  ) async throws(CallbackError) -> ProviderCallback {
-    let parameters = parameters ?? ProviderDetector.callbackParameters(of: url)
-    let binding = CallbackBinding(url, parameters: parameters)
-    let redirectKey = Self.redirectKey(url)
-    let result: Result<ProviderCallback, CallbackError>
-    if let state = binding.state {
-      let key = stateKey(state)
-      result = try await guarded {
-        try await self.consumeStated(url, parameters, now, binding, key, redirectKey)
-      }
-    } else {
-      result = try await guarded {
-        try await self.consumeStateless(url, parameters, now, binding, redirectKey)
-      }
-    }
-    return try result.get()
-  }
-
-  // MARK: - Consuming
-
-  /// A callback with a state: bound by `state_key` in one statement.
-  private func consumeStated(
-    _ url: ParsedURL, _ parameters: FormParameters, _ now: Int64, _ binding: CallbackBinding,
-    _ key: ByteBuffer, _ redirectKey: String
-  ) async throws -> Result<ProviderCallback, CallbackError> {
-    if let duplicate = binding.duplicate {
-      // A repeated critical parameter binds nothing (as in the in-memory store): rejected while anything is
-      // pending at this redirect URI, else reported as a replay or a mismatch below.
-      if try await !pendingCandidates(url, redirectKey, stateless: nil, limit: 16).isEmpty { return .failure(duplicate) }
-      return try await notFound(url, binding, key, redirectKey)
-    }
-    let rows = try await client.query(
-      """
-      UPDATE linkparse_pending_authorizations SET consumed_at = \(now)
-      WHERE state_key = \(key) AND consumed_at IS NULL
-      RETURNING id, redirect_key, provider, sealed
-      """, logger: logger)
-    var taken: (Int64, PendingAuthorization)?
-    for try await (id, rowRedirect, provider, sealed) in rows.decode((Int64, String, String, ByteBuffer).self) {
-      taken = (id, try unseal(sealed, redirectKey: rowRedirect, provider: provider))
-    }
-    if let (id, authorization) = taken {
-      if authorization.matchesRedirect(url) {
-        let result: Result<ProviderCallback, CallbackError>
-        do throws(CallbackError) {
-          result = .success(try authorization.validate(url, parameters: parameters, now: now))
-        } catch {
-          result = .failure(error)
-        }
-        // Bound by its state: spent, unless it failed before binding (the one retire rule).
-        if !PendingAuthorization.retires(
-          result, callbackHasState: true, authorizationHasState: authorization.state != nil)
-        {
-          try await putBack(id)
-        }
-        return result
-      }
-      try await putBack(id)  // not this callback's redirect URI: as if the state had matched nothing
-    }
-    return try await notFound(url, binding, key, redirectKey)
-  }
-
-  /// No pending authorization has this state at this redirect URI: `replayed`, or a mismatch.
-  private func notFound(
-    _ url: ParsedURL, _ binding: CallbackBinding, _ key: ByteBuffer, _ redirectKey: String
-  ) async throws -> Result<ProviderCallback, CallbackError> {
-    // Nothing pending under this state at this redirect URI: a replay, or a mismatch.
-    let consumed = try await client.query(
-      """
-      SELECT redirect_key, provider, sealed FROM linkparse_pending_authorizations
-      WHERE state_key = \(key) AND consumed_at IS NOT NULL
-      """, logger: logger)
-    var replayed = false
-    for try await (rowRedirect, provider, sealed) in consumed.decode((String, String, ByteBuffer).self) {
-      if try unseal(sealed, redirectKey: rowRedirect, provider: provider).matchesRedirect(url) { replayed = true }
-    }
-    if replayed { return .failure(CallbackError(.replayed)) }
-    let candidates = try await pendingCandidates(url, redirectKey, stateless: nil, limit: 16)
-    if candidates.isEmpty { return .failure(try await nothingPending(url, binding)) }
-    if let duplicate = binding.duplicate { return .failure(duplicate) }
-    return .failure(binding.stateMismatch)
-  }
-
-  /// A callback without a state: in a transaction that locks the state-less candidates.
-  private func consumeStateless(
-    _ url: ParsedURL, _ parameters: FormParameters, _ now: Int64, _ binding: CallbackBinding,
-    _ redirectKey: String
-  ) async throws -> Result<ProviderCallback, CallbackError> {
-    let logger = self.logger
-    return try await client.withTransaction(logger: logger) { c in
-      let locked = try await c.query(
-        """
-        SELECT id, redirect_key, provider, sealed FROM linkparse_pending_authorizations
-        WHERE redirect_key = \(redirectKey) AND state_key IS NULL AND consumed_at IS NULL
-        ORDER BY id FOR UPDATE
-        """, logger: logger)
-      var stateless: [(Int64, PendingAuthorization)] = []
-      for try await (id, rowRedirect, provider, sealed) in locked.decode((Int64, String, String, ByteBuffer).self) {
-        let authorization = try unseal(sealed, redirectKey: rowRedirect, provider: provider)
-        if authorization.matchesRedirect(url) { stateless.append((id, authorization)) }
-      }
-      var chosen: (id: Int64, authorization: PendingAuthorization)
-      if stateless.count > 1 {
-        if let duplicate = binding.duplicate { return .failure(duplicate) }
-        return .failure(CallbackError(.ambiguousAuthorization))
-      } else if let only = stateless.first {
-        if let duplicate = binding.duplicate { return .failure(duplicate) }
-        if only.1.provider == .tid {
-          // T-ID app flow: bind only while exactly one T-ID authorization without state is pending at all.
-          let tid = Provider.tid.rawValue
-          let rows = try await c.query(
-            """
-            SELECT count(*) FROM linkparse_pending_authorizations
-            WHERE provider = \(tid) AND state_key IS NULL AND consumed_at IS NULL
-            """, logger: logger)
-          var pendingTID: Int64 = 0
-          for try await n in rows.decode(Int64.self) { pendingTID = n }
-          if pendingTID != 1 { return .failure(CallbackError(.ambiguousAuthorization)) }
-        }
-        chosen = only
-      } else {
-        let stated = try await pendingCandidates(url, redirectKey, stateless: false, limit: 4, on: c)
-        if stated.isEmpty {
-          return .failure(try await statelessNothingPending(url, redirectKey, binding, on: c))
-        }
-        if let duplicate = binding.duplicate { return .failure(duplicate) }
-        guard stated.count == 1 else {
-          if try await statelessWasConsumed(url, redirectKey, on: c) { return .failure(CallbackError(.replayed)) }
-          return .failure(binding.stateMismatchNone)
-        }
-        chosen = stated[0]  // validate() decides (the Sber apps' error grammars); else state-mismatch
-      }
-      // A state-less callback: spent only as the one retire rule says (a code to an authorization without
-      // state); a forged `?cancelled` or Sber app error is reported but leaves the login pending.
-      let id = chosen.id
-      let result: Result<ProviderCallback, CallbackError>
-      do throws(CallbackError) {
-        result = .success(try chosen.authorization.validate(url, parameters: parameters, now: now))
-      } catch {
-        result = .failure(error)
-      }
-      if PendingAuthorization.retires(
-        result, callbackHasState: false, authorizationHasState: chosen.authorization.state != nil)
-      {
-        try await retire(id, now, on: c)
-      }
-      return result
-    }
-  }
-
-  /// Pending rows at `redirectKey` that match `url` (state-less, with a state, or either), up to `limit`.
-  private func pendingCandidates(
-    _ url: ParsedURL, _ redirectKey: String, stateless: Bool?, limit: Int, on connection: PostgresConnection? = nil
-  ) async throws -> [(id: Int64, authorization: PendingAuthorization)] {
-    let filter: PostgresQuery
-    switch stateless {
-    case true?:
-      filter = """
-        SELECT id, redirect_key, provider, sealed FROM linkparse_pending_authorizations
-        WHERE redirect_key = \(redirectKey) AND consumed_at IS NULL AND state_key IS NULL LIMIT \(limit)
-        """
-    case false?:
-      filter = """
-        SELECT id, redirect_key, provider, sealed FROM linkparse_pending_authorizations
-        WHERE redirect_key = \(redirectKey) AND consumed_at IS NULL AND state_key IS NOT NULL LIMIT \(limit)
-        """
-    case nil:
-      filter = """
-        SELECT id, redirect_key, provider, sealed FROM linkparse_pending_authorizations
-        WHERE redirect_key = \(redirectKey) AND consumed_at IS NULL LIMIT \(limit)
-        """
-    }
-    let rows: PostgresRowSequence
-    if let connection {
-      rows = try await connection.query(filter, logger: logger)
-    } else {
-      rows = try await client.query(filter, logger: logger)
-    }
-    var found: [(id: Int64, authorization: PendingAuthorization)] = []
-    for try await (id, rowRedirect, provider, sealed) in rows.decode((Int64, String, String, ByteBuffer).self) {
-      let authorization = try unseal(sealed, redirectKey: rowRedirect, provider: provider)
-      if authorization.matchesRedirect(url) { found.append((id, authorization)) }
-    }
-    return found
-  }
-
-  /// Whether a consumed state-less authorization for `url`'s redirect URI is still remembered.
-  private func statelessWasConsumed(
-    _ url: ParsedURL, _ redirectKey: String, on c: PostgresConnection
-  ) async throws -> Bool {
-    let rows = try await c.query(
-      """
-      SELECT redirect_key, provider, sealed FROM linkparse_pending_authorizations
-      WHERE redirect_key = \(redirectKey) AND state_key IS NULL AND consumed_at IS NOT NULL
-      """, logger: logger)
-    var consumed = false
-    for try await (rowRedirect, provider, sealed) in rows.decode((String, String, ByteBuffer).self) {
-      if try unseal(sealed, redirectKey: rowRedirect, provider: provider).matchesRedirect(url) { consumed = true }
-    }
-    return consumed
-  }
-
-  /// No candidate for a state-less callback: `replayed`, `not-pending` or `redirect-mismatch`.
-  private func statelessNothingPending(
-    _ url: ParsedURL, _ redirectKey: String, _ binding: CallbackBinding, on c: PostgresConnection
-  ) async throws -> CallbackError {
-    if try await statelessWasConsumed(url, redirectKey, on: c) { return CallbackError(.replayed) }
-    return try await nothingPending(url, binding, on: c)
-  }
-
-  /// No candidate and no replay: `not-pending` when nothing is pending at all, else `redirect-mismatch`.
-  private func nothingPending(
-    _ url: ParsedURL, _ binding: CallbackBinding, on c: PostgresConnection? = nil
-  ) async throws -> CallbackError {
-    let query: PostgresQuery =
-      "SELECT EXISTS (SELECT 1 FROM linkparse_pending_authorizations WHERE consumed_at IS NULL)"
-    let rows: PostgresRowSequence
-    if let c {
-      rows = try await c.query(query, logger: logger)
-    } else {
-      rows = try await client.query(query, logger: logger)
-    }
-    var any = false
-    for try await exists in rows.decode(Bool.self) { any = exists }
-    return any ? binding.redirectMismatch : CallbackError(.notPending)
-  }
-
-  private func retire(_ id: Int64, _ now: Int64, on c: PostgresConnection) async throws {
-    try await c.query(
-      "UPDATE linkparse_pending_authorizations SET consumed_at = \(now) WHERE id = \(id)", logger: logger)
-  }
-
-  private func putBack(_ id: Int64) async throws {
-    try await client.query(
-      "UPDATE linkparse_pending_authorizations SET consumed_at = NULL WHERE id = \(id)", logger: logger)
-  }
-
   // MARK: - Keys and sealing
 
-  /// `redirect_key`: ``PendingAuthorization/redirectKey(_:)``.
-  static func redirectKey(_ url: ParsedURL) -> String { PendingAuthorization.redirectKey(url) }
-
-  private func stateKey(_ state: [UInt8]) -> ByteBuffer {
-    ByteBuffer(bytes: HMAC<SHA256>.authenticationCode(for: state, using: stateKey))
+  /// `HMAC-SHA256(state key, state)`: the `state_key` column.
+  ///
+  /// ```swift
+  /// store.stateKey(Array("s".utf8)).count  // 32
+  /// ```
+  public func stateKey(_ state: [UInt8]) -> [UInt8] {
+    Array(HMAC<SHA256>.authenticationCode(for: state, using: stateHashKey))
   }
 
   private func seal(_ authorization: PendingAuthorization, redirectKey: String, provider: String) throws -> ByteBuffer {
-    let json = try JSONEncoder().encode(authorization)
-    let box = try AES.GCM.seal(json, using: sealKey, authenticating: Self.aad(redirectKey, provider))
-    guard let combined = box.combined else { throw CallbackError(.storeUnavailable, found: "sealing failed") }
-    return ByteBuffer(bytes: combined)
+    do {
+      let json = try JSONEncoder().encode(authorization)
+      let box = try AES.GCM.seal(json, using: sealKey, authenticating: Self.aad(redirectKey, provider))
+      guard let combined = box.combined else { throw PostgresStoreError(.sealing, "sealing failed") }
+      return ByteBuffer(bytes: combined)
+    } catch {
+      throw PostgresStoreError(.sealing, "sealing failed")
+    }
   }
 
-  private func unseal(_ sealed: ByteBuffer, redirectKey: String, provider: String) throws -> PendingAuthorization {
+  private static func unseal(
+    _ sealed: ByteBuffer, redirectKey: String, provider: String, key: SymmetricKey
+  ) throws -> PendingAuthorization {
     do {
       let box = try AES.GCM.SealedBox(combined: Data(sealed.readableBytesView))
-      let json = try AES.GCM.open(box, using: sealKey, authenticating: Self.aad(redirectKey, provider))
+      let json = try AES.GCM.open(box, using: key, authenticating: Self.aad(redirectKey, provider))
       return try JSONDecoder().decode(PendingAuthorization.self, from: json)
     } catch {
-      throw CallbackError(.storeUnavailable, found: "a stored authorization could not be opened")
+      throw PostgresStoreError(.unreadableRecord, "a stored authorization could not be opened")
     }
   }
 
@@ -539,31 +421,31 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStoring {
 
   // MARK: - Errors and time limit
 
-  /// Runs `body` within ``operationTimeout``; any error but a callback's becomes `store-unavailable`.
-  private func guarded<T: Sendable>(
-    _ body: @escaping @Sendable () async throws -> T
-  ) async throws(CallbackError) -> T {
+  /// Runs `body` on the client within ``operationTimeout``; any error becomes a ``PostgresStoreError``.
+  private func run<T: Sendable>(
+    _ body: @escaping @Sendable (PostgresClient, Logger) async throws -> T
+  ) async throws(PostgresStoreError) -> T {
     let timeout = operationTimeout
+    let client = self.client
+    let logger = self.logger
     do {
       return try await withThrowingTaskGroup(of: Outcome<T>.self) { group in
-        group.addTask { .value(try await body()) }
+        group.addTask { .value(try await body(client, logger)) }
         group.addTask {
           try await Task.sleep(for: timeout)
           return .timedOut
         }
         defer { group.cancelAll() }
         guard case .value(let value)? = try await group.next() else {
-          throw CallbackError(.storeUnavailable, found: "timed out")
+          throw PostgresStoreError(.timedOut, "timed out")
         }
         return value
       }
-    } catch let error as CallbackError {
+    } catch let error as PostgresStoreError {
       throw error
-    } catch let error as PostgresTransactionError where error.closureError is CallbackError {
-      throw error.closureError as! CallbackError
     } catch {
       logger.warning("pending-authorization store unavailable", metadata: ["error": "\(String(reflecting: error))"])
-      throw CallbackError(.storeUnavailable, found: Self.kind(of: error))
+      throw PostgresStoreError(.unavailable, Self.kind(of: error))
     }
   }
 
@@ -579,4 +461,53 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStoring {
     if error is CancellationError { return "cancelled" }
     return "database error"
   }
+}
+
+/// Why the PostgreSQL store could not answer: the database, not the callback. Answer 503 and let the user
+/// retry; the message is safe to log (it never quotes a query's values or the database's own message).
+///
+/// ```swift
+/// do {
+///   _ = try await store.consume(url)
+/// } catch let error as PostgresStoreError {
+///   error.code  // .unavailable, .timedOut, …
+/// }
+/// ```
+public struct PostgresStoreError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// What went wrong.
+  public enum Code: String, Sendable, Hashable {
+    /// The database could not be reached, refused, or failed the query.
+    case unavailable = "store-unavailable"
+    /// An operation did not complete within the store's `operationTimeout`.
+    case timedOut = "store-timed-out"
+    /// A row's sealed authorization did not open (another secret, or a row moved or tampered with).
+    case unreadableRecord = "unreadable-record"
+    /// An authorization could not be sealed.
+    case sealing = "sealing-failed"
+  }
+
+  /// What went wrong.
+  ///
+  /// ```swift
+  /// error.code  // .timedOut
+  /// ```
+  public let code: Code
+  /// A message safe to log.
+  ///
+  /// ```swift
+  /// error.message  // "database error: connectionError"
+  /// ```
+  public let message: String
+
+  init(_ code: Code, _ message: String) {
+    self.code = code
+    self.message = message
+  }
+
+  /// `code: message`.
+  ///
+  /// ```swift
+  /// "\(error)"  // "store-timed-out: timed out"
+  /// ```
+  public var description: String { "\(code.rawValue): \(message)" }
 }

@@ -60,14 +60,6 @@ public struct CallbackError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let unrecognizedCallback = Code("unrecognized-callback")
     /// A Sber seamless-login base URL is not on the trust policy's allow-list.
     public static let untrustedSSOHost = Code("untrusted-sso-host")
-    /// The pending-authorization store could not answer (a database that is unreachable or failed, a stored
-    /// row that cannot be opened): the callback was neither accepted nor rejected, and may be retried.
-    /// ``CallbackError/found`` names the failure's kind, never a secret.
-    ///
-    /// ```swift
-    /// catch where error.code == .storeUnavailable { /* answer 503, let the user retry */ }
-    /// ```
-    public static let storeUnavailable = Code("store-unavailable")
   }
 
   /// What went wrong.
@@ -129,7 +121,6 @@ public struct CallbackError: Error, Sendable, Hashable, CustomStringConvertible 
     case .conflictingOutcome: return "The callback carries more than one outcome\(f)."
     case .unrecognizedCallback: return "The callback carries none of the provider's outcomes."
     case .untrustedSSOHost: return "The seamless-login base URL is not trusted\(f)."
-    case .storeUnavailable: return "The pending-authorization store is unavailable\(f); try again."
     default: return "The callback was rejected (\(code.rawValue))\(f)."
     }
   }
@@ -163,7 +154,6 @@ public struct CallbackError: Error, Sendable, Hashable, CustomStringConvertible 
     case .conflictingOutcome: return "Обратный вызов содержит больше одного результата\(f)."
     case .unrecognizedCallback: return "Обратный вызов не содержит ни одного из результатов провайдера."
     case .untrustedSSOHost: return "Базовый URL бесшовного входа не является доверенным\(f)."
-    case .storeUnavailable: return "Хранилище ожидающих авторизаций недоступно\(f); повторите попытку."
     default: return "Обратный вызов отклонён (\(code.rawValue))\(f)."
     }
   }

@@ -1,6 +1,7 @@
 // Generic OAuth 2.0 / OIDC authorization responses (RFC 6749 §4.1.2, OIDC Core, RFC 9207; providers.md §5–6).
 
 public import LinkParseCore
+import LinkParseBytes
 
 /// A decoded generic OAuth 2.0 / OIDC authorization response.
 ///

@@ -2,6 +2,7 @@
 // RFC 8252 §7.3, RFC 9207).
 
 public import LinkParseCore
+import LinkParseBytes
 
 #if canImport(Glibc)
 import Glibc

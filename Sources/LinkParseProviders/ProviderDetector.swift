@@ -2,6 +2,7 @@
 // fragment), with one scan of the parameters.
 
 public import LinkParseCore
+import LinkParseBytes
 
 /// What ``ProviderDetector/decode(url:ssoPolicy:)`` found: the detected provider, and its decoder's answer (the
 /// callback, or why it was rejected).

@@ -1,6 +1,7 @@
 // Sign in with Apple callbacks (providers.md §4).
 
 public import LinkParseCore
+import LinkParseBytes
 
 
 /// A decoded Sign in with Apple callback. The same decoder reads a query (`response_mode=query`, or a

@@ -1,4 +1,5 @@
-public import LinkParseProviders
+public import LinkParseCore
+
 
 /// One entry of a routing table: a name, a URL pattern, and optionally the identity provider whose decoder
 /// should read URLs that match it.

@@ -1,5 +1,5 @@
 public import LinkParseCore
-public import LinkParseProviders
+
 
 /// The route a URL belongs to, with the captured parts of the URL.
 ///

@@ -1,4 +1,5 @@
 import LinkParseCore
+import LinkParseBytes
 
 extension Router {
 

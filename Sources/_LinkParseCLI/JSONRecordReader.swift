@@ -1,4 +1,5 @@
 import LinkParse
+import LinkParseBytes
 
 /// One `--input-format json` record: a URL and, optionally, the base URL to resolve it against and a form
 /// body posted to it.

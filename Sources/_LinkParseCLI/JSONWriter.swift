@@ -1,4 +1,5 @@
 import LinkParse
+import LinkParseBytes
 
 /// Writes JSON text into a reusable byte buffer and hands it to a ``ByteSink`` in large blocks.
 ///

@@ -1,6 +1,7 @@
 import Testing
 import LinkParse
 @testable import _LinkParseCLI
+import LinkParseBytes
 
 /// Writes with a fresh writer (tiny buffer, so flushes happen mid-string) and returns the text.
 func written(capacity: Int = 16, _ body: (inout JSONWriter) -> Void) -> String {

@@ -1,5 +1,6 @@
 import LinkParseTestSupport
 import Testing
+import LinkParseBytes
 @_spi(Bytes) @testable import LinkParseCore
 
 /// A straightforward byte-based implementation of the URL Standard's application/x-www-form-urlencoded

@@ -1,5 +1,6 @@
 import LinkParseTestSupport
 import Testing
+import LinkParseBytes
 
 @_spi(Testing) @testable import LinkParseCore
 

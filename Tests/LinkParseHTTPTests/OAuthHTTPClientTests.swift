@@ -10,6 +10,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import Testing
+import LinkParseCore
 
 /// A test-local stand-in for LinkParseOAuth's TokenResponse, decoded with Foundation.
 struct TestTokens: OAuthResponseDecodable, Sendable {

@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdTesting
+import LinkParseAuthorization
 import LinkParseCore
 import LinkParseHummingbird
 import LinkParseProviders
@@ -52,13 +53,13 @@ func expectProblem(
     init() throws {
       let endpoint = LinkParseCallbackEndpoint(
         store: store, publicBaseURL: "https://example.com/", logger: logs.logger, now: { 1_700_000_000 })
-      endpoint.register(on: router.group("auth"), path: "callback") { callback, _, _ in
+      endpoint.register(on: router.group("auth"), path: "callback") { consumed, _, _ in
         Response(
           status: .seeOther,
-          headers: [.location: "/done?provider=\(callback.provider.rawValue)&outcome=\(callback.outcome.rawValue)"])
+          headers: [.location: "/done?provider=\(consumed.callback.provider.rawValue)&outcome=\(consumed.callback.outcome.rawValue)"])
       }
-      endpoint.register(on: router, path: "/auth/apple/callback") { callback, _, _ in
-        Response(status: .seeOther, headers: [.location: "/apple?outcome=\(callback.outcome.rawValue)"])
+      endpoint.register(on: router, path: "/auth/apple/callback") { consumed, _, _ in
+        Response(status: .seeOther, headers: [.location: "/apple?outcome=\(consumed.callback.outcome.rawValue)"])
       }
       store.insert(
         PendingAuthorization(
@@ -207,7 +208,7 @@ func expectProblem(
     let cases: [(CallbackError.Code, Int)] = [
       (.malformedParameter, 400), (.duplicateParameter, 400), (.missingParameter, 400), (.conflictingOutcome, 400),
       (.unrecognizedCallback, 400), (.redirectMismatch, 400), (.stateMismatch, 403), (.issuerMismatch, 403),
-      (.replayed, 409), (.notPending, 404), (.expired, 410), (.storeUnavailable, 503),
+      (.replayed, 409), (.notPending, 404), (.expired, 410),
     ]
     for (code, status) in cases {
       #expect(ProblemDetails(CallbackError(code)).status == status)
@@ -237,12 +238,17 @@ func expectProblem(
     #expect(f.logs.all.first == "login started provider=oauth2 status=302")
   }
 
+  /// A store's own failure, not a callback's.
+  struct DatabaseDown: Error, CustomStringConvertible {
+    var description: String { "connection to db-host-secret refused" }
+  }
+
   /// A store that cannot answer (a lost database).
   struct UnavailableStore: PendingAuthorizationStoring {
-    func insert(_ authorization: PendingAuthorization) async throws { throw CallbackError(.storeUnavailable) }
-    func consume(_ url: ParsedURL, parameters: FormParameters?, now: Int64) async throws(CallbackError)
-      -> ProviderCallback
-    { throw CallbackError(.storeUnavailable, found: "db-host-secret") }
+    func insert(_ authorization: PendingAuthorization) async throws { throw DatabaseDown() }
+    func consume(_ url: ParsedURL, parameters: FormParameters?, now: Int64) async throws -> ConsumedAuthorization {
+      throw DatabaseDown()
+    }
     func removeExpired(now: Int64) async throws -> Int { 0 }
     var count: Int { get async throws { 0 } }
   }
@@ -283,12 +289,12 @@ func expectProblem(
     let store = PendingAuthorizationStore()
     let router = Router()
     let endpoint = LinkParseCallbackEndpoint(store: store, publicBaseURL: "https://example.com/", now: { 1_700_000_000 })
-    endpoint.register(on: router, path: "/auth/tid/callback") { callback, _, _ in
+    endpoint.register(on: router, path: "/auth/tid/callback") { consumed, _, _ in
       Response(
         status: .seeOther,
-        headers: [.location: "/done?outcome=\(callback.outcome.rawValue)&error=\(callback.providerError?.code ?? "-")"])
+        headers: [.location: "/done?outcome=\(consumed.callback.outcome.rawValue)&error=\(consumed.callback.providerError?.code ?? "-")"])
     }
-    store.insert(
+    try await store.insert(
       PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("https://example.com/auth/tid/callback"), state: "S1"))
     try await Application(router: router).test(.router) { client in
       let response = try await client.execute(

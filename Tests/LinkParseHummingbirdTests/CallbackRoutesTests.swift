@@ -4,6 +4,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import LinkParseAuthorization
 import LinkParseCore
 import LinkParseHummingbird
 import LinkParseProviders
@@ -38,9 +39,9 @@ func queryItems(_ url: String?) -> [String: String] {
       let table = try LinkParseRouter.Router(CallbackRoutesTests.table)
       router.add(
         middleware: endpoint.callbackRoutes(table, context: BasicRequestContext.self, unknownRoutePrefix: "/auth/") {
-          callback, match, _, _ in
-          var location = "/done?route=\(match.name)&provider=\(callback.provider.rawValue)"
-          location += "&outcome=\(callback.outcome.rawValue)"
+          consumed, match, _, _ in
+          var location = "/done?route=\(match.name)&provider=\(consumed.callback.provider.rawValue)"
+          location += "&outcome=\(consumed.callback.outcome.rawValue)"
           if let tenant = match["tenant"] { location += "&tenant=\(tenant)" }
           return Response(status: .seeOther, headers: [.location: location])
         })
@@ -125,7 +126,7 @@ func queryItems(_ url: String?) -> [String: String] {
 
   @Test func capturesReachTheApp() async throws {
     let f = try Fixture()
-    f.store.insert(
+    try await f.store.insert(
       PendingAuthorization(
         provider: .oauth2, redirectURI: try ParsedURL("https://example.com/auth/t/acme/callback"), state: "st-secret-1"))
     try await f.app.test(.router) { client in
@@ -161,7 +162,7 @@ func queryItems(_ url: String?) -> [String: String] {
   /// A login whose redirect URI is another provider's route: rejected, not handed to the app as that provider.
   @Test func providerMismatchIs403() async throws {
     let f = try Fixture()
-    f.store.insert(
+    try await f.store.insert(
       PendingAuthorization(
         provider: .oauth2, redirectURI: try ParsedURL("https://example.com/auth/sber/callback"), state: "st-secret-1"))
     try await f.app.test(.router) { client in

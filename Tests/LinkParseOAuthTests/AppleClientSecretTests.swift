@@ -2,9 +2,11 @@ import Crypto
 import Foundation
 import JWTKit
 import Testing
+import LinkParseAuthorization
 import LinkParseProviders
 
 @testable import LinkParseOAuth
+import LinkParseBytes
 
 @Suite struct AppleClientSecretTests {
   static let now: Int64 = 1_700_000_000

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import LinkParseCore
 import LinkParseOAuth
+import LinkParseAuthorization
 import LinkParseProviders
 
 /// RFC 7636 Appendix B's verifier and its S256 challenge.

@@ -1,8 +1,10 @@
 import Foundation
 import Testing
+import LinkParseAuthorization
 import LinkParseProviders
 
 @testable import LinkParseOAuth
+import LinkParseBytes
 
 /// The byte-level readers under the id_token: base64url and the strict JSON reader.
 @Suite struct IDTokenDecodingTests {

@@ -2,6 +2,7 @@ import Testing
 
 @testable import LinkParseOAuth
 import LinkParseCore
+import LinkParseAuthorization
 import LinkParseProviders
 
 /// The pending authorization's nonce and client id bind the id_token to the login that asked for it.

@@ -2,9 +2,11 @@ import Crypto
 import Foundation
 import JWTKit
 import _CryptoExtras
+import LinkParseAuthorization
 import LinkParseProviders
 
 @testable import LinkParseOAuth
+import LinkParseBytes
 
 /// Keys made once per test run (an RSA-2048 and a P-256 key), the JWKS of their public halves, and helpers
 /// that sign tokens whose header and payload JSON are written by hand (so tests can send `"exp":"…"`,

@@ -2,6 +2,7 @@ import Testing
 
 @testable import LinkParseOAuth
 import LinkParseCore
+import LinkParseAuthorization
 import LinkParseProviders
 
 /// `auth_time` against `max_age` (OpenID Connect Core §3.1.2.1, §3.1.3.7 step 11) and the age of `iat`

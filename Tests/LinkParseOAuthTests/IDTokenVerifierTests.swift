@@ -1,9 +1,12 @@
 import Crypto
 import Foundation
 import Testing
+import LinkParseAuthorization
 import LinkParseProviders
 
 @testable import LinkParseOAuth
+import LinkParseBytes
+import LinkParseCore
 
 @Suite struct IDTokenVerifierTests {
   typealias F = IDTokenFixture

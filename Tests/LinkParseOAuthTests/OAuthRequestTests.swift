@@ -1,5 +1,6 @@
 import Testing
 import LinkParseOAuth
+import LinkParseCore
 
 @Suite struct OAuthRequestTests {
   @Test func formBodyIsEncodedAndHeadersComeFirst() {

@@ -1,6 +1,8 @@
 import Testing
 import LinkParseOAuth
+import LinkParseAuthorization
 import LinkParseProviders
+import LinkParseCore
 
 let formHeaders: [OAuthRequest.Header] = [
   .init("Content-Type", "application/x-www-form-urlencoded"), .init("Accept", "application/json"),

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 import LinkParseOAuth
+import LinkParseAuthorization
 import LinkParseProviders
+import LinkParseCore
 
 func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 

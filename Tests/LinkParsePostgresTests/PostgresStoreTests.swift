@@ -32,7 +32,7 @@ extension TestDatabase {
 }
 
 /// The code of the ``CallbackError`` `body` throws, `nil` when it succeeds (any other error is an issue).
-func code(_ body: () async throws -> ProviderCallback) async -> CallbackError.Code? {
+func code<T>(_ body: () async throws -> T) async -> CallbackError.Code? {
   do {
     _ = try await body()
     return nil
@@ -40,6 +40,19 @@ func code(_ body: () async throws -> ProviderCallback) async -> CallbackError.Co
     return error.code
   } catch {
     Issue.record("not a CallbackError: \(error)")
+    return nil
+  }
+}
+
+/// The code of the ``PostgresStoreError`` `body` throws, `nil` when it succeeds (any other error is an issue).
+func storeFailure<T>(_ body: () async throws -> T) async -> PostgresStoreError.Code? {
+  do {
+    _ = try await body()
+    return nil
+  } catch let error as PostgresStoreError {
+    return error.code
+  } catch {
+    Issue.record("not a PostgresStoreError: \(error)")
     return nil
   }
 }
@@ -55,7 +68,7 @@ func code(_ body: () async throws -> ProviderCallback) async -> CallbackError.Co
     }
   }
 
-  /// A database that is not there: every operation throws `store-unavailable`, never crashes or hangs.
+  /// A database that is not there: every operation throws a `PostgresStoreError`, never crashes or hangs.
   @Test func closedPortIsStoreUnavailable() async throws {
     // A port nothing listens on (the test database's configuration, or localhost's defaults).
     var configuration =
@@ -70,7 +83,7 @@ func code(_ body: () async throws -> ProviderCallback) async -> CallbackError.Co
       let store = PostgresPendingAuthorizationStore(
         client: client, secret: TestDatabase.secret, operationTimeout: .milliseconds(500))
       let url = try ParsedURL("https://a.example/cb?code=x&state=s")
-      #expect(await code { try await store.consume(url) } == .storeUnavailable)
+      #expect(await storeFailure { try await store.consume(url).callback } != nil)
       await #expect(throws: CallbackError.self) { try await store.migrate() }
       await #expect(throws: CallbackError.self) {
         try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: ParsedURL("https://a.example/cb"), state: "s"))
@@ -87,8 +100,8 @@ func code(_ body: () async throws -> ProviderCallback) async -> CallbackError.Co
         host: "127.0.0.1", port: 1, username: "u", password: nil, database: nil, tls: .disable))
     let store = PostgresPendingAuthorizationStore(
       client: client, secret: TestDatabase.secret, operationTimeout: .milliseconds(300))
-    let error = await code { try await store.consume(ParsedURL("myapp://authorized?code=c")) }
-    #expect(error == .storeUnavailable)
+    let error = await storeFailure { try await store.consume(ParsedURL("myapp://authorized?code=c")).callback }
+    #expect(error == .timedOut)
   }
 }
 
@@ -114,11 +127,11 @@ struct PostgresPendingAuthorizationStoreTests {
         provider: .oauth2, redirectURI: ParsedURL("https://a.example/cb"), state: "s1", clientID: "client",
         codeVerifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk", nonce: "n"))
       #expect(try await store.count == 1)
-      let callback = try await store.consume(ParsedURL("https://a.example/cb?code=x&state=s1"))
+      let callback = try await store.consume(ParsedURL("https://a.example/cb?code=x&state=s1")).callback
       #expect(callback.code == "x")
       #expect(try await store.count == 0)
-      #expect(await code { try await store.consume(ParsedURL("https://a.example/cb?code=x&state=s1")) } == .replayed)
-      #expect(await code { try await store.consume(ParsedURL("https://a.example/cb?code=x&state=s9")) } == .notPending)
+      #expect(await code { try await store.consume(ParsedURL("https://a.example/cb?code=x&state=s1")).callback } == .replayed)
+      #expect(await code { try await store.consume(ParsedURL("https://a.example/cb?code=x&state=s9")).callback } == .notPending)
     }
   }
 
@@ -127,20 +140,20 @@ struct PostgresPendingAuthorizationStoreTests {
       try await store.insert(PendingAuthorization(provider: .vk, redirectURI: ParsedURL("vk1://vk.ru/blank.html"), state: "S1"))
       try await store.insert(PendingAuthorization(provider: .vk, redirectURI: ParsedURL("vk1://vk.ru/blank.html"), state: "S2"))
       let url = try ParsedURL("vk1://vk.ru/blank.html?code=c&state=S2&device_id=d")
-      #expect(try await store.consume(url).state == "S2")
+      #expect(try await store.consume(url).callback.state == "S2")
       #expect(try await store.count == 1)
-      #expect(await code { try await store.consume(url) } == .replayed)
-      #expect(try await store.consume(ParsedURL("vk1://vk.com/blank.html?code=c&state=S1&device_id=d")).state == "S1")
+      #expect(await code { try await store.consume(url).callback } == .replayed)
+      #expect(try await store.consume(ParsedURL("vk1://vk.com/blank.html?code=c&state=S1&device_id=d")).callback.state == "S1")
     }
   }
 
   @Test func forgedStateDoesNotConsume() async throws {
     try await TestDatabase.withStore { store, _ in
       try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: ParsedURL("https://a.example/cb"), state: "real"))
-      #expect(await code { try await store.consume(ParsedURL("https://a.example/cb?code=x&state=forged")) } == .stateMismatch)
-      #expect(await code { try await store.consume(ParsedURL("https://b.example/cb?code=x&state=real")) } == .redirectMismatch)
+      #expect(await code { try await store.consume(ParsedURL("https://a.example/cb?code=x&state=forged")).callback } == .stateMismatch)
+      #expect(await code { try await store.consume(ParsedURL("https://b.example/cb?code=x&state=real")).callback } == .redirectMismatch)
       #expect(try await store.count == 1)
-      #expect(try await store.consume(ParsedURL("https://a.example/cb?code=x&state=real")).code == "x")
+      #expect(try await store.consume(ParsedURL("https://a.example/cb?code=x&state=real")).callback.code == "x")
     }
   }
 
@@ -151,10 +164,10 @@ struct PostgresPendingAuthorizationStoreTests {
   func forgedStatelessSberErrorDoesNotRetire(_ forged: String) async throws {
     try await TestDatabase.withStore { store, _ in
       try await store.insert(PendingAuthorization(provider: .sber, redirectURI: ParsedURL("myapp://sberidauth"), state: "Qk7x2LmN9pRtVw3a"))
-      let reported = try await store.consume(ParsedURL(forged))
+      let reported = try await store.consume(ParsedURL(forged)).callback
       #expect(reported.outcome == .error)
       #expect(try await store.count == 1)
-      let real = try await store.consume(ParsedURL("myapp://sberidauth?state=Qk7x2LmN9pRtVw3a&code=FA21"))
+      let real = try await store.consume(ParsedURL("myapp://sberidauth?state=Qk7x2LmN9pRtVw3a&code=FA21")).callback
       #expect(real.code == "FA21")
       #expect(try await store.count == 0)
     }
@@ -166,33 +179,33 @@ struct PostgresPendingAuthorizationStoreTests {
   func forgedTIDOutcomeKeepsTheLogin(forged: String) async throws {
     try await TestDatabase.withStore { store, _ in
       try await store.insert(PendingAuthorization(provider: .tid, redirectURI: ParsedURL("myapp://authorized"), state: nil))
-      _ = try? await store.consume(ParsedURL("myapp://authorized?\(forged)"))
+      _ = try? await store.consume(ParsedURL("myapp://authorized?\(forged)")).callback
       #expect(try await store.count == 1)
-      #expect(try await store.consume(ParsedURL("myapp://authorized?code=c.9fQ2mZtR1x")).code == "c.9fQ2mZtR1x")
-      #expect(await code { try await store.consume(ParsedURL("myapp://authorized?code=c.9fQ2mZtR1x")) } == .replayed)
+      #expect(try await store.consume(ParsedURL("myapp://authorized?code=c.9fQ2mZtR1x")).callback.code == "c.9fQ2mZtR1x")
+      #expect(await code { try await store.consume(ParsedURL("myapp://authorized?code=c.9fQ2mZtR1x")).callback } == .replayed)
     }
   }
 
   @Test func tidSinglePendingRule() async throws {
     let url = try ParsedURL("myapp://authorized?code=c.1")
     try await TestDatabase.withStore { store, _ in
-      #expect(await code { try await store.consume(url) } == .notPending)
+      #expect(await code { try await store.consume(url).callback } == .notPending)
       try await store.insert(PendingAuthorization(provider: .tid, redirectURI: ParsedURL("myapp://authorized"), state: nil))
       try await store.insert(PendingAuthorization(provider: .tid, redirectURI: ParsedURL("myapp://authorized"), state: nil))
-      #expect(await code { try await store.consume(url) } == .ambiguousAuthorization)
+      #expect(await code { try await store.consume(url).callback } == .ambiguousAuthorization)
       #expect(try await store.count == 2)
     }
     try await TestDatabase.withStore { store, _ in
       try await store.insert(PendingAuthorization(provider: .tid, redirectURI: ParsedURL("myapp://authorized"), state: nil))
       try await store.insert(PendingAuthorization(provider: .tid, redirectURI: ParsedURL("otherapp://authorized"), state: nil))
       // Two T-ID requests pending in all.
-      #expect(await code { try await store.consume(url) } == .ambiguousAuthorization)
+      #expect(await code { try await store.consume(url).callback } == .ambiguousAuthorization)
     }
     try await TestDatabase.withStore { store, _ in
       try await store.insert(PendingAuthorization(provider: .tid, redirectURI: ParsedURL("myapp://authorized"), state: nil))
       try await store.insert(PendingAuthorization(provider: .sber, redirectURI: ParsedURL("myapp://sberidauth"), state: "s"))
-      #expect(try await store.consume(url) == .tid(.success(TIDSuccess(code: "c.1"))))
-      #expect(await code { try await store.consume(ParsedURL("myapp://authorized?cancelled")) } == .replayed)
+      #expect(try await store.consume(url).callback == .tid(.success(TIDSuccess(code: "c.1"))))
+      #expect(await code { try await store.consume(ParsedURL("myapp://authorized?cancelled")).callback } == .replayed)
       #expect(try await store.count == 1)
     }
   }
@@ -200,9 +213,9 @@ struct PostgresPendingAuthorizationStoreTests {
   @Test func expiredRetiresAndRemoveExpiredSweeps() async throws {
     try await TestDatabase.withStore { store, _ in
       try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: ParsedURL("https://a/cb"), state: "s", expiresAt: 10))
-      #expect(await code { try await store.consume(ParsedURL("https://a/cb?code=x&state=s"), now: 20) } == .expired)
+      #expect(await code { try await store.consume(ParsedURL("https://a/cb?code=x&state=s"), now: 20).callback } == .expired)
       #expect(try await store.count == 0)
-      #expect(await code { try await store.consume(ParsedURL("https://a/cb?code=x&state=s"), now: 5) } == .replayed)
+      #expect(await code { try await store.consume(ParsedURL("https://a/cb?code=x&state=s"), now: 5).callback } == .replayed)
     }
     try await TestDatabase.withStore { store, client in
       try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: ParsedURL("https://a/cb"), state: "a", expiresAt: 10))
@@ -211,7 +224,7 @@ struct PostgresPendingAuthorizationStoreTests {
       #expect(try await store.removeExpired(now: 20) == 1)
       #expect(try await store.count == 2)
       // A consumed row is kept for the grace period (to answer `replayed`), then swept.
-      _ = try await store.consume(ParsedURL("https://a/cb?code=x&state=b"), now: 25)
+      _ = try await store.consume(ParsedURL("https://a/cb?code=x&state=b"), now: 25).callback
       #expect(try await store.removeExpired(now: 31) == 0)
       #expect(try await store.removeExpired(now: 30 + store.consumedGracePeriod) == 1)
       let rows = try await client.query("SELECT count(*) FROM linkparse_pending_authorizations")
@@ -245,7 +258,7 @@ struct PostgresPendingAuthorizationStoreTests {
       }
       #expect(seen == 1)
       // And it all comes back, sealed and opened, for the token request.
-      let callback = try await store.consume(ParsedURL("https://a.example/cb?code=x&state=\(state)"))
+      let callback = try await store.consume(ParsedURL("https://a.example/cb?code=x&state=\(state)")).callback
       #expect(callback.code == "x")
     }
   }
@@ -254,9 +267,9 @@ struct PostgresPendingAuthorizationStoreTests {
   @Test func duplicateStateDoesNotConsume() async throws {
     try await TestDatabase.withStore { store, _ in
       try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: ParsedURL("https://a.example/cb"), state: "s"))
-      #expect(await code { try await store.consume(ParsedURL("https://a.example/cb?code=x&state=s&state=s")) } == .duplicateParameter)
+      #expect(await code { try await store.consume(ParsedURL("https://a.example/cb?code=x&state=s&state=s")).callback } == .duplicateParameter)
       #expect(try await store.count == 1)
-      #expect(try await store.consume(ParsedURL("https://a.example/cb?code=x&state=s")).code == "x")
+      #expect(try await store.consume(ParsedURL("https://a.example/cb?code=x&state=s")).callback.code == "x")
     }
   }
 
@@ -269,7 +282,7 @@ struct PostgresPendingAuthorizationStoreTests {
         let url = try ParsedURL("myapp://authorized?code=c.1")
         let codes = await withTaskGroup(of: CallbackError.Code?.self) { group in
           for store in [first, second] {
-            for _ in 0..<8 { group.addTask { await code { try await store.consume(url) } } }
+            for _ in 0..<8 { group.addTask { await code { try await store.consume(url).callback } } }
           }
           var all: [CallbackError.Code?] = []
           for await c in group { all.append(c) }
@@ -291,7 +304,7 @@ struct PostgresPendingAuthorizationStoreTests {
     try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: ParsedURL("https://stopped.example/cb"), state: "stopped-\(UInt64.random(in: 0...UInt64.max))"))
     running.cancel()
     await running.value
-    #expect(await code { try await store.consume(ParsedURL("https://stopped.example/cb?code=x&state=s")) } == .storeUnavailable)
+    #expect(await storeFailure { try await store.consume(ParsedURL("https://stopped.example/cb?code=x&state=s")).callback } != nil)
     await #expect(throws: CallbackError.self) { _ = try await store.count }
   }
 
@@ -300,7 +313,7 @@ struct PostgresPendingAuthorizationStoreTests {
     try await TestDatabase.withStore { store, client in
       try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: ParsedURL("https://a/cb"), state: "s"))
       try await client.query("UPDATE linkparse_pending_authorizations SET provider = 'vk'")
-      #expect(await code { try await store.consume(ParsedURL("https://a/cb?code=x&state=s")) } == .storeUnavailable)
+      #expect(await storeFailure { try await store.consume(ParsedURL("https://a/cb?code=x&state=s")).callback } != nil)
     }
   }
 
@@ -335,7 +348,7 @@ struct PostgresPendingAuthorizationStoreTests {
             let url = try! ParsedURL("https://app.example/callback?code=c\(i)&state=state-\(i)")
             for store in [first, second] {
               for _ in 0..<attemptsPerInstance {
-                group.addTask { (i, await code { try await store.consume(url) }) }
+                group.addTask { (i, await code { try await store.consume(url).callback }) }
               }
             }
           }
@@ -374,20 +387,20 @@ struct PostgresPendingAuthorizationStoreTests {
   func withoutSSLModeTLSIsRequired() async throws {
     let url = try #require(TestDatabase.url)
     let plain = String(url.prefix { $0 != "?" })
-    let store = { (databaseURL: String) async throws -> CallbackError.Code? in
+    let store = { (databaseURL: String) async throws -> PostgresStoreError.Code? in
       try await TestDatabase.withClient(try PostgresPendingAuthorizationStore.clientConfiguration(databaseURL: databaseURL)) {
         client in
         let store = PostgresPendingAuthorizationStore(client: client, secret: TestDatabase.secret, operationTimeout: .seconds(3))
         do {
           _ = try await store.count
           return nil
-        } catch let error as CallbackError {
+        } catch let error as PostgresStoreError {
           return error.code
         }
       }
     }
-    #expect(try await store(plain) == .storeUnavailable)
-    #expect(try await store(plain + "?sslmode=verify-full") == .storeUnavailable)
+    #expect(try await store(plain) == .unavailable)
+    #expect(try await store(plain + "?sslmode=verify-full") == .unavailable)
     #expect(try await store(plain + "?sslmode=prefer") == nil)
     #expect(try await store(plain + "?sslmode=disable") == nil)
   }

@@ -4,6 +4,7 @@
 // another suite's table). Without LINKPARSE_TEST_DATABASE_URL only the in-memory store runs.
 
 import Crypto
+import LinkParseAuthorization
 import LinkParseCore
 import LinkParsePostgres
 import LinkParseProviders
@@ -23,7 +24,7 @@ func withEveryStore(_ body: @Sendable (_ name: String, _ store: any PendingAutho
 /// The code `consume` throws (`nil` on success).
 func consumeCode(_ store: any PendingAuthorizationStoring, _ url: String, now: Int64 = 1_000) async -> CallbackError.Code? {
   do {
-    _ = try await store.consume(try ParsedURL(url), parameters: nil, now: now)
+    _ = try await store.consume(try ParsedURL(url), parameters: nil, now: now).callback
     return nil
   } catch let error as CallbackError {
     return error.code
@@ -37,7 +38,7 @@ func consumeCode(_ store: any PendingAuthorizationStoring, _ url: String, now: I
   @Test func singleUseThenReplayed() async throws {
     try await withEveryStore { name, store in
       try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: ParsedURL("https://a.example/cb"), state: "s1"))
-      #expect(try await store.consume(ParsedURL("https://a.example/cb?code=x&state=s1"), parameters: nil, now: 1).code == "x", "\(name)")
+      #expect(try await store.consume(ParsedURL("https://a.example/cb?code=x&state=s1"), parameters: nil, now: 1).callback.code == "x", "\(name)")
       #expect(await consumeCode(store, "https://a.example/cb?code=x&state=s1") == .replayed, "\(name)")
       #expect(try await store.count == 0, "\(name)")
     }
@@ -52,7 +53,7 @@ func consumeCode(_ store: any PendingAuthorizationStoring, _ url: String, now: I
       #expect(await consumeCode(store, "https://b.example/cb?code=x&state=real") == .redirectMismatch, "\(name)")
       #expect(await consumeCode(store, "https://a.example/cb?code=x&code=y&state=real") == .duplicateParameter, "\(name)")
       #expect(try await store.count == 1, "\(name)")
-      #expect(try await store.consume(ParsedURL("https://a.example/cb?code=x&state=real"), parameters: nil, now: 1).code == "x", "\(name)")
+      #expect(try await store.consume(ParsedURL("https://a.example/cb?code=x&state=real"), parameters: nil, now: 1).callback.code == "x", "\(name)")
     }
   }
 
@@ -60,7 +61,7 @@ func consumeCode(_ store: any PendingAuthorizationStoring, _ url: String, now: I
   @Test func boundCallbacksSpendTheLogin() async throws {
     try await withEveryStore { name, store in
       try await store.insert(PendingAuthorization(provider: .tid, redirectURI: ParsedURL("https://e.example/cb"), state: "S"))
-      let refused = try await store.consume(ParsedURL("https://e.example/cb?state=S&error=access_denied"), parameters: nil, now: 1)
+      let refused = try await store.consume(ParsedURL("https://e.example/cb?state=S&error=access_denied"), parameters: nil, now: 1).callback
       #expect(refused.outcome == .error && refused.providerError?.code == "access_denied", "\(name)")
       #expect(try await store.count == 0, "\(name)")
       try await store.insert(PendingAuthorization(provider: .vk, redirectURI: ParsedURL("vk1://vk.ru/blank.html"), state: "V"))
@@ -90,17 +91,17 @@ func consumeCode(_ store: any PendingAuthorizationStoring, _ url: String, now: I
     try await withEveryStore { name, store in
       try await store.insert(PendingAuthorization(provider: .sber, redirectURI: ParsedURL("myapp://sberidauth"), state: "Qk7x"))
       for forged in ["myapp://sberidauth?error_code=5", "myapp://sberidauth?status=fail&error=access_denied"] {
-        #expect(try await store.consume(ParsedURL(forged), parameters: nil, now: 1).outcome == .error, "\(name)")
+        #expect(try await store.consume(ParsedURL(forged), parameters: nil, now: 1).callback.outcome == .error, "\(name)")
       }
       #expect(try await store.count == 1, "\(name)")
-      #expect(try await store.consume(ParsedURL("myapp://sberidauth?state=Qk7x&code=FA21"), parameters: nil, now: 1).code == "FA21", "\(name)")
+      #expect(try await store.consume(ParsedURL("myapp://sberidauth?state=Qk7x&code=FA21"), parameters: nil, now: 1).callback.code == "FA21", "\(name)")
 
       try await store.insert(PendingAuthorization(provider: .tid, redirectURI: ParsedURL("myapp://authorized"), state: nil))
       for forged in ["cancelled", "unavailable", "result=failure", "result=garbage", "code=&cancelled"] {
         _ = await consumeCode(store, "myapp://authorized?\(forged)")
       }
       #expect(try await store.count == 1, "\(name)")
-      #expect(try await store.consume(ParsedURL("myapp://authorized?code=c.9"), parameters: nil, now: 1).code == "c.9", "\(name)")
+      #expect(try await store.consume(ParsedURL("myapp://authorized?code=c.9"), parameters: nil, now: 1).callback.code == "c.9", "\(name)")
       #expect(await consumeCode(store, "myapp://authorized?code=c.9") == .replayed, "\(name)")
 
       // Two T-ID logins without state: no callback can tell them apart.
@@ -116,7 +117,7 @@ func consumeCode(_ store: any PendingAuthorizationStoring, _ url: String, now: I
     try await withEveryStore { name, store in
       try await store.insert(PendingAuthorization(provider: .vk, redirectURI: ParsedURL("vk1://vk.com/blank.html"), state: "s1"))
       let payload = "payload=%7B%22oauth%22%3A%7B%22code%22%3A%22c1%22%2C%22state%22%3A%22s1%22%7D%7D"
-      #expect(try await store.consume(ParsedURL("vk1://vk.com/blank.html?\(payload)"), parameters: nil, now: 1).code == "c1", "\(name)")
+      #expect(try await store.consume(ParsedURL("vk1://vk.com/blank.html?\(payload)"), parameters: nil, now: 1).callback.code == "c1", "\(name)")
       #expect(await consumeCode(store, "vk1://vk.com/blank.html?\(payload)") == .replayed, "\(name)")
     }
   }

@@ -1,3 +1,4 @@
+import LinkParseAuthorization
 import LinkParseCore
 import Testing
 

@@ -1,8 +1,10 @@
 import Foundation
+import LinkParseAuthorization
 import LinkParseCore
 import Testing
 
 @testable import LinkParseProviders
+import LinkParseBytes
 
 /// Fix 6: `ProviderCallback` and `CallbackError` are `Codable`, and a JSON round trip gives back an equal value.
 @Suite("Providers: Codable callbacks and errors (fix 6)")
@@ -102,10 +104,10 @@ struct StoreLockTests {
 
   @Test func concurrentConsumersBindOnce() async throws {
     let store = PendingAuthorizationStore()
-    store.insert(PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://c.example/cb"), state: "s"))
+    try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://c.example/cb"), state: "s"))
     let url = try ParsedURL("https://c.example/cb?code=c&state=s")
     let successes = await withTaskGroup(of: Bool.self) { group in
-      for _ in 0..<16 { group.addTask { (try? store.consume(url)) != nil } }
+      for _ in 0..<16 { group.addTask { (try? (await store.consume(url)).callback) != nil } }
       return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
     }
     #expect(successes == 1)

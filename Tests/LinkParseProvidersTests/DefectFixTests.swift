@@ -1,3 +1,4 @@
+import LinkParseAuthorization
 import LinkParseCore
 import Testing
 
@@ -77,7 +78,7 @@ struct SberStatelessErrorTests {
     #expect(callback.providerError?.code == "invalid_scope")
   }
 
-  @Test func stateMismatchCarriesTheProvidersError() throws {
+  @Test func stateMismatchCarriesTheProvidersError() async throws {
     let error = thrown {
       try Self.pending.validate(ParsedURL("myapp://sberidauth?status=fail&error=access_denied&state=forged"))
     }
@@ -97,8 +98,8 @@ struct SberStatelessErrorTests {
     #expect(plain?.code == .stateMismatch && plain?.providerError == nil)
     // Through the store too.
     let store = PendingAuthorizationStore()
-    store.insert(oauth)
-    let viaStore = thrown { try store.consume(ParsedURL("https://client.example/cb?error=access_denied&state=s2")) }
+    try await store.insert(oauth)
+    let viaStore = await asyncThrown { try (await store.consume(ParsedURL("https://client.example/cb?error=access_denied&state=s2"))).callback }
     #expect(viaStore?.code == .stateMismatch && viaStore?.providerError?.code == .accessDenied)
     // A Sber Android error with a wrong state: the provider's value is error_code's.
     let android = thrown { try Self.pending.validate(ParsedURL("myapp://sberidauth?result=FAILURE&error_code=5&state=x")) }
@@ -119,17 +120,17 @@ struct SecurityFixTests {
     "myapp://sberidauth?error_code=5", "myapp://sberidauth?result=FAILURE&error_code=5",
     "myapp://sberidauth?status=fail&error=access_denied",
   ])
-  func forgedStatelessErrorDoesNotRetire(_ forged: String) throws {
+  func forgedStatelessErrorDoesNotRetire(_ forged: String) async throws {
     let store = PendingAuthorizationStore()
-    store.insert(
+    try await store.insert(
       PendingAuthorization(provider: .sber, redirectURI: try ParsedURL("myapp://sberidauth"), state: "Qk7x2LmN9pRtVw3a"))
-    let reported = try store.consume(ParsedURL(forged))
+    let reported = try (await store.consume(ParsedURL(forged))).callback
     #expect(reported.outcome == .error)
     #expect(store.count == 1)
-    let genuine = try store.consume(ParsedURL("myapp://sberidauth?status=success&state=Qk7x2LmN9pRtVw3a&code=FA21"))
+    let genuine = try (await store.consume(ParsedURL("myapp://sberidauth?status=success&state=Qk7x2LmN9pRtVw3a&code=FA21"))).callback
     #expect(genuine.outcome == .success && genuine.code == "FA21")
     #expect(store.count == 0)
-    #expect(rejection { try store.consume(ParsedURL("myapp://sberidauth?state=Qk7x2LmN9pRtVw3a&code=FA21")) } == .replayed)
+    #expect(await asyncRejection { try (await store.consume(ParsedURL("myapp://sberidauth?state=Qk7x2LmN9pRtVw3a&code=FA21"))).callback } == .replayed)
   }
 
   static let legacy = #"{"oauth":{"code":"c1","state":"s1"},"user":{"id":1}}"#
@@ -140,7 +141,7 @@ struct SecurityFixTests {
     provider: .vk, redirectURI: try! ParsedURL("vk523633://vk.com/blank.html"), state: "s1")
 
   /// 5b: the legacy payload's state is the state checked, and a conflicting top-level state or code is rejected.
-  @Test func legacyPayloadIsBoundByItsState() throws {
+  @Test func legacyPayloadIsBoundByItsState() async throws {
     let callback = try Self.vkPending.validate(ParsedURL(Self.legacyURL()))
     #expect(callback.outcome == .success && callback.code == "c1" && callback.state == "s1")
     // The payload's state differs from the pending one.
@@ -162,9 +163,9 @@ struct SecurityFixTests {
     #expect(try Self.vkPending.validate(ParsedURL(Self.legacyURL(extra: "&state=s1&code=c1"))).code == "c1")
     // The store binds it by the payload's state, once.
     let store = PendingAuthorizationStore()
-    store.insert(Self.vkPending)
-    #expect(try store.consume(ParsedURL(Self.legacyURL())).code == "c1")
-    #expect(rejection { try store.consume(ParsedURL(Self.legacyURL())) } == .replayed)
+    try await store.insert(Self.vkPending)
+    #expect(try (await store.consume(ParsedURL(Self.legacyURL()))).callback.code == "c1")
+    #expect(await asyncRejection { try (await store.consume(ParsedURL(Self.legacyURL()))).callback } == .replayed)
   }
 
   /// 5c: `iss` is compared as a simple string: an NFD spelling of an NFC issuer is another issuer.
@@ -184,16 +185,16 @@ struct SecurityFixTests {
   }
 
   /// 5d: a state decoding to invalid UTF-8 does not equal a state holding U+FFFD.
-  @Test func stateComparesExactBytes() throws {
+  @Test func stateComparesExactBytes() async throws {
     let pending = PendingAuthorization(
       provider: .oauth2, redirectURI: try ParsedURL("https://client.example/cb"), state: "a\u{FFFD}b")
     #expect(rejection { try pending.validate(ParsedURL("https://client.example/cb?code=c&state=a%FFb")) } == .stateMismatch)
     #expect(try pending.validate(ParsedURL("https://client.example/cb?code=c&state=a%EF%BF%BDb")).code == "c")
     let store = PendingAuthorizationStore()
-    store.insert(pending)
-    #expect(rejection { try store.consume(ParsedURL("https://client.example/cb?code=c&state=a%FFb")) } == .stateMismatch)
+    try await store.insert(pending)
+    #expect(await asyncRejection { try (await store.consume(ParsedURL("https://client.example/cb?code=c&state=a%FFb"))).callback } == .stateMismatch)
     #expect(store.count == 1)
-    #expect(try store.consume(ParsedURL("https://client.example/cb?code=c&state=a%EF%BF%BDb")).code == "c")
+    #expect(try (await store.consume(ParsedURL("https://client.example/cb?code=c&state=a%EF%BF%BDb"))).callback.code == "c")
   }
 
   /// 5e: entries inserted into a trust policy after init are normalized as init normalizes them.

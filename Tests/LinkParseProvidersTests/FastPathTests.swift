@@ -1,7 +1,9 @@
+import LinkParseAuthorization
 import LinkParseCore
 import Testing
 
 @testable import LinkParseProviders
+import LinkParseBytes
 
 /// The one-pass field scan, zero-copy values, lazy JSON and the allocation-free checks behave exactly like
 /// the per-key lookups and eager decoding they replace.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import LinkParseProviders
+import LinkParseBytes
 
 /// Checks `text` as one JSON value with the package's reader (whitespace around it allowed): `nil` when it
 /// is valid, else the error.

@@ -1,7 +1,9 @@
+import LinkParseAuthorization
 import LinkParseCore
 import Testing
 
 @testable import LinkParseProviders
+import LinkParseBytes
 
 @Suite struct PKCETests {
 
@@ -170,7 +172,7 @@ import Testing
   static let codes: [CallbackError.Code] = [
     .redirectMismatch, .duplicateParameter, .stateMismatch, .issuerMismatch, .expired, .replayed, .notPending,
     .ambiguousAuthorization, .missingParameter, .malformedParameter, .conflictingOutcome, .unrecognizedCallback,
-    .untrustedSSOHost, .storeUnavailable,
+    .untrustedSSOHost,
   ]
 
   @Test func stableKebabCaseCodes() {
@@ -178,7 +180,7 @@ import Testing
       Self.codes.map(\.rawValue) == [
         "redirect-mismatch", "duplicate-parameter", "state-mismatch", "issuer-mismatch", "expired", "replayed",
         "not-pending", "ambiguous-authorization", "missing-parameter", "malformed-parameter", "conflicting-outcome",
-        "unrecognized-callback", "untrusted-sso-host", "store-unavailable",
+        "unrecognized-callback", "untrusted-sso-host",
       ])
   }
 

@@ -1,3 +1,4 @@
+import LinkParseAuthorization
 import LinkParseCore
 import LinkParseProviders
 import Testing
@@ -8,12 +9,8 @@ import Testing
     try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: ParsedURL("https://a.example/cb"), state: "s"))
     var codes: [CallbackError.Code?] = []
     for _ in 0..<2 {
-      do throws(CallbackError) {
-        _ = try await store.consume(try! ParsedURL("https://a.example/cb?code=x&state=s"), parameters: nil, now: 0)
-        codes.append(nil)
-      } catch {
-        codes.append(error.code)
-      }
+      codes.append(
+        await asyncRejection { try await store.consume(try ParsedURL("https://a.example/cb?code=x&state=s"), parameters: nil, now: 0) })
     }
     return codes
   }
@@ -25,59 +22,42 @@ import Testing
     #expect(try await any.count == 0)
     #expect(try await any.removeExpired(now: 0) == 0)
   }
-
-  @Test func storeUnavailableIsDescribed() {
-    let error = CallbackError(.storeUnavailable, found: "timed out")
-    #expect(error.code.rawValue == "store-unavailable")
-    #expect(error.descriptionEN.contains("timed out"))
-  }
 }
 
 /// The in-memory store's indexes: many logins on one redirect URI, mixed with state-less T-ID ones, expiry
 /// and replays, give the same answers as the scan they replaced.
 @Suite struct PendingAuthorizationStoreIndexTests {
-  @Test func manyLoginsOnOneRedirect() throws {
+  @Test func manyLoginsOnOneRedirect() async throws {
     let store = PendingAuthorizationStore(consumedLimit: 4)
     let redirect = try ParsedURL("https://app.example/cb")
     for i in 0..<5_000 {
-      store.insert(PendingAuthorization(provider: .oauth2, redirectURI: redirect, state: "s\(i)", expiresAt: i < 100 ? 10 : nil))
+      try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: redirect, state: "s\(i)", expiresAt: i < 100 ? 10 : nil))
     }
-    store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
+    try await store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
     #expect(store.count == 5_001)
     #expect(store.removeExpired(now: 10) == 100)
     #expect(store.count == 4_901)
-    #expect(errorCode { try store.consume(ParsedURL("https://app.example/cb?code=c&state=s50")) } == .stateMismatch)
+    #expect(await asyncRejection { try (await store.consume(ParsedURL("https://app.example/cb?code=c&state=s50"))).callback } == .stateMismatch)
     for i in stride(from: 4_999, through: 100, by: -1) {
-      #expect(try store.consume(ParsedURL("https://app.example/cb?code=c\(i)&state=s\(i)")).code == "c\(i)")
+      #expect(try (await store.consume(ParsedURL("https://app.example/cb?code=c\(i)&state=s\(i)"))).callback.code == "c\(i)")
     }
-    #expect(errorCode { try store.consume(ParsedURL("https://app.example/cb?code=c&state=s100")) } == .replayed)
+    #expect(await asyncRejection { try (await store.consume(ParsedURL("https://app.example/cb?code=c&state=s100"))).callback } == .replayed)
     // A port the redirect URI does not have: not this login's redirect.
-    store.insert(PendingAuthorization(provider: .oauth2, redirectURI: redirect, state: "p"))
-    #expect(errorCode { try store.consume(ParsedURL("https://app.example:8443/cb?code=c&state=p")) } == .redirectMismatch)
-    #expect(try store.consume(ParsedURL("myapp://authorized?code=c.1")).code == "c.1")
-    #expect(try store.consume(ParsedURL("https://app.example/cb?code=c&state=p")).code == "c")
+    try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: redirect, state: "p"))
+    #expect(await asyncRejection { try (await store.consume(ParsedURL("https://app.example:8443/cb?code=c&state=p"))).callback } == .redirectMismatch)
+    #expect(try (await store.consume(ParsedURL("myapp://authorized?code=c.1"))).callback.code == "c.1")
+    #expect(try (await store.consume(ParsedURL("https://app.example/cb?code=c&state=p"))).callback.code == "c")
     #expect(store.count == 0)
-    #expect(errorCode { try store.consume(ParsedURL("https://app.example/cb?code=c&state=zz")) } == .notPending)
+    #expect(await asyncRejection { try (await store.consume(ParsedURL("https://app.example/cb?code=c&state=zz"))).callback } == .notPending)
   }
 
-  @Test func twoStatelessTIDLoginsAreAmbiguousUntilOneExpires() throws {
+  @Test func twoStatelessTIDLoginsAreAmbiguousUntilOneExpires() async throws {
     let store = PendingAuthorizationStore()
-    store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil, expiresAt: 5))
-    store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("otherapp://authorized"), state: nil))
-    #expect(errorCode { try store.consume(ParsedURL("otherapp://authorized?code=c"), now: 1) } == .ambiguousAuthorization)
+    try await store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil, expiresAt: 5))
+    try await store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("otherapp://authorized"), state: nil))
+    #expect(await asyncRejection { try (await store.consume(ParsedURL("otherapp://authorized?code=c"), now: 1)).callback } == .ambiguousAuthorization)
     #expect(store.removeExpired(now: 5) == 1)
-    #expect(try store.consume(ParsedURL("otherapp://authorized?code=c"), now: 6).code == "c")
+    #expect(try (await store.consume(ParsedURL("otherapp://authorized?code=c"), now: 6)).callback.code == "c")
   }
 }
 
-/// The code of the ``CallbackError`` `body` throws; `nil` when it returns.
-private func errorCode(_ body: () throws -> ProviderCallback) -> CallbackError.Code? {
-  do {
-    _ = try body()
-    return nil
-  } catch let error as CallbackError {
-    return error.code
-  } catch {
-    return nil
-  }
-}

@@ -1,3 +1,4 @@
+import LinkParseAuthorization
 import LinkParseCore
 @_spi(PendingAuthorizationStores) import LinkParseProviders
 import Testing
@@ -131,30 +132,30 @@ import Testing
 /// that is not a code is reported but leaves the pending login alone.
 @Suite struct StatelessForgeryTests {
   @Test(arguments: ["cancelled", "unavailable", "result=failure", "result=cancelled", "result=garbage", "code="])
-  func forgedTIDOutcomeKeepsTheLogin(forged: String) throws {
+  func forgedTIDOutcomeKeepsTheLogin(forged: String) async throws {
     let store = PendingAuthorizationStore()
-    store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
-    _ = try? store.consume(try ParsedURL("myapp://authorized?\(forged)"))
+    try await store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
+    _ = try? (await store.consume(try ParsedURL("myapp://authorized?\(forged)"))).callback
     #expect(store.count == 1)
-    #expect(try store.consume(try ParsedURL("myapp://authorized?code=c.9fQ2mZtR1x")).code == "c.9fQ2mZtR1x")
+    #expect(try (await store.consume(try ParsedURL("myapp://authorized?code=c.9fQ2mZtR1x"))).callback.code == "c.9fQ2mZtR1x")
     #expect(store.count == 0)
-    #expect(rejection { try store.consume(try ParsedURL("myapp://authorized?code=c.9fQ2mZtR1x")) } == .replayed)
+    #expect(await asyncRejection { try (await store.consume(try ParsedURL("myapp://authorized?code=c.9fQ2mZtR1x"))).callback } == .replayed)
   }
 
   /// The outcome is still reported to the caller.
-  @Test func forgedCancelIsReported() throws {
+  @Test func forgedCancelIsReported() async throws {
     let store = PendingAuthorizationStore()
-    store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
-    #expect(try store.consume(try ParsedURL("myapp://authorized?cancelled")) == .tid(.cancelled))
-    #expect(try store.consume(try ParsedURL("myapp://authorized?unavailable")) == .tid(.unavailable))
+    try await store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
+    #expect(try (await store.consume(try ParsedURL("myapp://authorized?cancelled"))).callback == .tid(.cancelled))
+    #expect(try (await store.consume(try ParsedURL("myapp://authorized?unavailable"))).callback == .tid(.unavailable))
     #expect(store.count == 1)
   }
 
   /// A web login bound by its state is spent by its error or cancel, as before.
-  @Test func statedErrorRetires() throws {
+  @Test func statedErrorRetires() async throws {
     let store = PendingAuthorizationStore()
-    store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("https://e.com/cb"), state: "S"))
-    #expect(try store.consume(try ParsedURL("https://e.com/cb?state=S&error=access_denied")).outcome == .error)
+    try await store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("https://e.com/cb"), state: "S"))
+    #expect(try (await store.consume(try ParsedURL("https://e.com/cb?state=S&error=access_denied"))).callback.outcome == .error)
     #expect(store.count == 0)
   }
 

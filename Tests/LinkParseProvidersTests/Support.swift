@@ -1,3 +1,4 @@
+import LinkParseAuthorization
 import LinkParseCore
 import LinkParseProviders
 import Testing
@@ -16,6 +17,24 @@ func rejection<T>(_ body: () throws -> T) -> CallbackError.Code? {
 func thrown<T>(_ body: () throws -> T) -> CallbackError? {
   do {
     _ = try body()
+    return nil
+  } catch let error as CallbackError {
+    return error
+  } catch {
+    Issue.record("unexpected error \(error)")
+    return nil
+  }
+}
+
+/// The code of the `CallbackError` that the asynchronous `body` throws (a store's `consume`), or `nil`.
+func asyncRejection<T>(_ body: () async throws -> T) async -> CallbackError.Code? {
+  await asyncThrown(body)?.code
+}
+
+/// The `CallbackError` that the asynchronous `body` throws, or `nil`.
+func asyncThrown<T>(_ body: () async throws -> T) async -> CallbackError? {
+  do {
+    _ = try await body()
     return nil
   } catch let error as CallbackError {
     return error

@@ -1,7 +1,9 @@
+import LinkParseAuthorization
 import LinkParseCore
 import Testing
 
 @testable import LinkParseProviders
+import LinkParseBytes
 
 @Suite struct PendingAuthorizationTests {
   static let redirect = "https://app.example/cb"
@@ -166,42 +168,42 @@ import Testing
 
 @Suite struct PendingAuthorizationStoreTests {
 
-  @Test func consumeThenReplay() throws {
+  @Test func consumeThenReplay() async throws {
     let store = PendingAuthorizationStore()
-    store.insert(PendingAuthorization(provider: .vk, redirectURI: try ParsedURL("vk1://vk.ru/blank.html"), state: "S1"))
-    store.insert(PendingAuthorization(provider: .vk, redirectURI: try ParsedURL("vk1://vk.ru/blank.html"), state: "S2"))
+    try await store.insert(PendingAuthorization(provider: .vk, redirectURI: try ParsedURL("vk1://vk.ru/blank.html"), state: "S1"))
+    try await store.insert(PendingAuthorization(provider: .vk, redirectURI: try ParsedURL("vk1://vk.ru/blank.html"), state: "S2"))
     let url = try ParsedURL("vk1://vk.ru/blank.html?code=c&state=S2&device_id=d")
-    #expect(try store.consume(url).state == "S2")
+    #expect(try (await store.consume(url)).callback.state == "S2")
     #expect(store.count == 1)
-    #expect(rejection { try store.consume(url) } == .replayed)
-    #expect(try store.consume(ParsedURL("vk1://vk.com/blank.html?code=c&state=S1&device_id=d")).state == "S1")
-    #expect(rejection { try store.consume(ParsedURL("vk1://vk.ru/blank.html?code=c&state=S1&device_id=d")) } == .replayed)
-    #expect(rejection { try store.consume(ParsedURL("vk1://vk.ru/blank.html?code=c&state=S3&device_id=d")) } == .notPending)
+    #expect(await asyncRejection { try (await store.consume(url)).callback } == .replayed)
+    #expect(try (await store.consume(ParsedURL("vk1://vk.com/blank.html?code=c&state=S1&device_id=d"))).callback.state == "S1")
+    #expect(await asyncRejection { try (await store.consume(ParsedURL("vk1://vk.ru/blank.html?code=c&state=S1&device_id=d"))).callback } == .replayed)
+    #expect(await asyncRejection { try (await store.consume(ParsedURL("vk1://vk.ru/blank.html?code=c&state=S3&device_id=d"))).callback } == .notPending)
   }
 
-  @Test func forgedStateDoesNotConsume() throws {
+  @Test func forgedStateDoesNotConsume() async throws {
     let store = PendingAuthorizationStore()
-    store.insert(PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://a.example/cb"), state: "real"))
-    #expect(rejection { try store.consume(ParsedURL("https://a.example/cb?code=x&state=forged")) } == .stateMismatch)
-    #expect(rejection { try store.consume(ParsedURL("https://b.example/cb?code=x&state=real")) } == .redirectMismatch)
+    try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://a.example/cb"), state: "real"))
+    #expect(await asyncRejection { try (await store.consume(ParsedURL("https://a.example/cb?code=x&state=forged"))).callback } == .stateMismatch)
+    #expect(await asyncRejection { try (await store.consume(ParsedURL("https://b.example/cb?code=x&state=real"))).callback } == .redirectMismatch)
     #expect(store.count == 1)
-    #expect(try store.consume(ParsedURL("https://a.example/cb?code=x&state=real")).code == "x")
+    #expect(try (await store.consume(ParsedURL("https://a.example/cb?code=x&state=real"))).callback.code == "x")
   }
 
-  @Test func boundButFailedCallbackIsConsumed() throws {
+  @Test func boundButFailedCallbackIsConsumed() async throws {
     let store = PendingAuthorizationStore()
-    store.insert(PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://a.example/cb"), state: "s", expiresAt: 10))
-    #expect(rejection { try store.consume(ParsedURL("https://a.example/cb?code=x&state=s"), now: 20) } == .expired)
+    try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://a.example/cb"), state: "s", expiresAt: 10))
+    #expect(await asyncRejection { try (await store.consume(ParsedURL("https://a.example/cb?code=x&state=s"), now: 20)).callback } == .expired)
     #expect(store.count == 0)
-    #expect(rejection { try store.consume(ParsedURL("https://a.example/cb?code=x&state=s"), now: 5) } == .replayed)
+    #expect(await asyncRejection { try (await store.consume(ParsedURL("https://a.example/cb?code=x&state=s"), now: 5)).callback } == .replayed)
   }
 
   @Test func concurrentCallbacksConsumeOnce() async throws {
     let store = PendingAuthorizationStore()
-    store.insert(PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://a.example/cb"), state: "s"))
+    try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://a.example/cb"), state: "s"))
     let url = try ParsedURL("https://a.example/cb?code=x&state=s")
     let outcomes = await withTaskGroup(of: CallbackError.Code?.self) { group in
-      for _ in 0..<16 { group.addTask { rejection { try store.consume(url) } } }
+      for _ in 0..<16 { group.addTask { await asyncRejection { try (await store.consume(url)).callback } } }
       var all: [CallbackError.Code?] = []
       for await outcome in group { all.append(outcome) }
       return all
@@ -212,44 +214,44 @@ import Testing
 
   /// providers.md §3.6: a state-less T-ID callback is accepted only while exactly one T-ID authorization is
   /// pending, and only once.
-  @Test func tidStatelessRule() throws {
+  @Test func tidStatelessRule() async throws {
     let store = PendingAuthorizationStore()
     let url = try ParsedURL("myapp://authorized?code=c.1")
-    #expect(rejection { try store.consume(url) } == .notPending)
-    store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
-    store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
-    #expect(rejection { try store.consume(url) } == .ambiguousAuthorization)
+    #expect(await asyncRejection { try (await store.consume(url)).callback } == .notPending)
+    try await store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
+    try await store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
+    #expect(await asyncRejection { try (await store.consume(url)).callback } == .ambiguousAuthorization)
     #expect(store.count == 2)
 
     let single = PendingAuthorizationStore()
-    single.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
-    single.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("otherapp://authorized"), state: nil))
-    #expect(rejection { try single.consume(url) } == .ambiguousAuthorization)  // two T-ID requests pending in all
+    try await single.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
+    try await single.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("otherapp://authorized"), state: nil))
+    #expect(await asyncRejection { try (await single.consume(url)).callback } == .ambiguousAuthorization)  // two T-ID requests pending in all
 
     let one = PendingAuthorizationStore()
-    one.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
-    one.insert(PendingAuthorization(provider: .sber, redirectURI: try ParsedURL("myapp://sberidauth"), state: "s"))
-    #expect(try one.consume(url) == .tid(.success(TIDSuccess(code: "c.1"))))
-    #expect(rejection { try one.consume(ParsedURL("myapp://authorized?cancelled")) } == .replayed)
+    try await one.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
+    try await one.insert(PendingAuthorization(provider: .sber, redirectURI: try ParsedURL("myapp://sberidauth"), state: "s"))
+    #expect(try (await one.consume(url)).callback == .tid(.success(TIDSuccess(code: "c.1"))))
+    #expect(await asyncRejection { try (await one.consume(ParsedURL("myapp://authorized?cancelled"))).callback } == .replayed)
     #expect(one.count == 1)
   }
 
-  @Test func removeExpired() throws {
+  @Test func removeExpired() async throws {
     let store = PendingAuthorizationStore()
-    store.insert(PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://a/cb"), state: "a", expiresAt: 10))
-    store.insert(PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://a/cb"), state: "b", expiresAt: 30))
-    store.insert(PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://a/cb"), state: "c"))
+    try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://a/cb"), state: "a", expiresAt: 10))
+    try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://a/cb"), state: "b", expiresAt: 30))
+    try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://a/cb"), state: "c"))
     #expect(store.removeExpired(now: 20) == 1)
     #expect(store.count == 2)
   }
 
-  @Test func replayMemoryIsBounded() throws {
+  @Test func replayMemoryIsBounded() async throws {
     let store = PendingAuthorizationStore(consumedLimit: 2)
     for s in ["a", "b", "c"] {
-      store.insert(PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://a/cb"), state: s))
-      _ = try store.consume(ParsedURL("https://a/cb?code=x&state=\(s)"))
+      try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://a/cb"), state: s))
+      _ = try (await store.consume(ParsedURL("https://a/cb?code=x&state=\(s)"))).callback
     }
-    #expect(rejection { try store.consume(ParsedURL("https://a/cb?code=x&state=c")) } == .replayed)
-    #expect(rejection { try store.consume(ParsedURL("https://a/cb?code=x&state=a")) } == .notPending)
+    #expect(await asyncRejection { try (await store.consume(ParsedURL("https://a/cb?code=x&state=c"))).callback } == .replayed)
+    #expect(await asyncRejection { try (await store.consume(ParsedURL("https://a/cb?code=x&state=a"))).callback } == .notPending)
   }
 }

@@ -1,8 +1,10 @@
 import Foundation
+import LinkParseAuthorization
 import LinkParseCore
 import Testing
 
 @testable import LinkParseProviders
+import LinkParseBytes
 
 /// A result's value property, by name: read, and set (for the setter checks).
 typealias ValueProperty<R> = (name: String, get: (R) -> Substring?, set: (inout R, Substring?) -> Void)

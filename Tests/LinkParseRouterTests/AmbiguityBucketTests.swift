@@ -3,6 +3,7 @@ import LinkParseTestSupport
 import Testing
 
 @testable import LinkParseRouter
+import LinkParseBytes
 
 /// The ambiguity check compares only routes whose priority, query count and folded literals are equal
 /// (Ambiguity.swift), and the literal-only table looks up rivals by key (StaticRoutes.swift). These check

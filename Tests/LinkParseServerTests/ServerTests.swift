@@ -7,6 +7,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import LinkParseAuthorization
 import LinkParseCore
 import LinkParseHummingbird
 import LinkParsePostgres

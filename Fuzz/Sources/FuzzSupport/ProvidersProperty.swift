@@ -1,5 +1,6 @@
 import LinkParseCore
 import LinkParseProviders
+import LinkParseAuthorization
 
 /// The `providers` target: every decoder on arbitrary callback URLs and form bodies.
 ///

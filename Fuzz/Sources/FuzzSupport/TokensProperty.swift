@@ -1,6 +1,7 @@
 import Dispatch
 import LinkParseOAuth
 import LinkParseProviders
+import LinkParseCore
 
 /// The `tokens` target: id_token decoding and verification, JWKS reading, and token-response JSON.
 ///

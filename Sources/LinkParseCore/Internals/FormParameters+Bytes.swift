@@ -1,5 +1,6 @@
 // The byte-level work behind FormParameters: splitting pairs, escape detection, decoding, encoding, UTF-8
 // validation. Internal to the module.
+public import LinkParseBytes
 
 // MARK: - Internals
 
@@ -88,7 +89,7 @@ extension FormParameters {
     i &+= 1
     if byte == 0x25 {
       if i &+ 1 < end && isASCIIHexDigit(buf[i]) && isASCIIHexDigit(buf[i &+ 1]) {
-        let value = LinkParseCore.hexValue(buf[i]) &<< 4 | LinkParseCore.hexValue(buf[i &+ 1])
+        let value = LinkParseBytes.hexValue(buf[i]) &<< 4 | LinkParseBytes.hexValue(buf[i &+ 1])
         i &+= 2
         return value
       }
@@ -136,8 +137,8 @@ extension FormParameters {
         out.append(plusSign)
       } else {
         out.append(percentSign)
-        out.append(LinkParseCore.hexDigit(byte &>> 4))
-        out.append(LinkParseCore.hexDigit(byte & 0x0F))
+        out.append(LinkParseBytes.hexDigit(byte &>> 4))
+        out.append(LinkParseBytes.hexDigit(byte & 0x0F))
       }
     }
   }
@@ -170,8 +171,8 @@ extension FormParameters {
         let length = byte < 0x80 ? 1 : UTF8Validation.sequenceLength(buf, at: i)
         if length == 0 {
           out[o] = percentSign
-          out[o &+ 1] = LinkParseCore.hexDigit(byte &>> 4)
-          out[o &+ 2] = LinkParseCore.hexDigit(byte & 0x0F)
+          out[o &+ 1] = LinkParseBytes.hexDigit(byte &>> 4)
+          out[o &+ 2] = LinkParseBytes.hexDigit(byte & 0x0F)
           o &+= 3
           i &+= 1
         } else {

@@ -10,6 +10,7 @@
 // text) only when asked for.
 
 @_spi(Bytes) package import LinkParseCore
+import LinkParseBytes
 
 /// The parameters of one callback, scanned once.
 ///

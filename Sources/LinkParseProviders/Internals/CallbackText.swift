@@ -4,6 +4,7 @@
 // decoding a callback allocates nothing and retains its text once.
 
 @_spi(Bytes) import LinkParseCore
+import LinkParseBytes
 
 /// Where a value lies in a ``CallbackText``: its raw bytes' UTF-8 offsets, and whether they need form-decoding
 /// (they contain `%` or `+`). Eight bytes; ``absent`` for a value that was not sent.
@@ -142,13 +143,4 @@ struct CallbackText: Sendable {
     /// The text of the values appended so far.
     var text: CallbackText { CallbackText(string, isASCII: isASCII) }
   }
-}
-
-/// Calls `body` with the UTF-8 bytes of `string` in place, without retaining it (a copy only for a string
-/// that is not stored as contiguous UTF-8, such as a bridged one).
-@inline(__always)
-func withUTF8Bytes<R>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-  if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
-  var copy = string
-  return copy.withUTF8(body)
 }

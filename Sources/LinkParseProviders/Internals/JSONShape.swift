@@ -4,6 +4,7 @@
 // the Decodable structs need (a string or null, an object or null); anything else is `unsure`, and the
 // caller asks JSONDecoder, so acceptance is exactly JSONDecoder's. The grammar is `JSONReader`'s; this file only
 // walks objects against the schemas.
+import LinkParseBytes
 
 enum JSONShape {
   /// What a key of an object must hold.

@@ -19,6 +19,7 @@
 // which differ only in their captures, constraints and `*`s.
 
 import LinkParseCore
+import LinkParseBytes
 
 struct AmbiguityCheck {
   let programs: [RouteProgram]

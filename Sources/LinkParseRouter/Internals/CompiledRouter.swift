@@ -13,6 +13,7 @@
 // (StaticRoutes.swift), and small tables matched route by route in priority order (LinearRoutes.swift).
 
 import LinkParseCore
+import LinkParseBytes
 
 /// A trie node while the trie is built (`TrieTables` holds the form the search reads).
 struct TrieNode {

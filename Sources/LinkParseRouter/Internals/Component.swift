@@ -1,6 +1,7 @@
 // Compiled components: a scheme, a host or one path segment of a pattern, and the capture stack they write.
 
 import LinkParseCore
+import LinkParseBytes
 
 /// Priority classes, best first. A route's priority is the sequence of its components' ranks from the scheme
 /// to the end of the path (the end itself ranks as a literal), then the number of required query parameters

@@ -11,6 +11,7 @@
 // The parser works on UTF-8 bytes and reports positions as byte offsets into the pattern.
 
 import LinkParseCore
+import LinkParseBytes
 
 /// One piece of a component: literal bytes or a capture.
 enum PartSpec: Hashable {

@@ -9,6 +9,7 @@
 // A URL whose components equal no entry is searched in the trie as before.
 
 import LinkParseCore
+import LinkParseBytes
 
 /// The literal-only routes that no other route can tie with, by the hash of their scheme, host and path.
 ///

@@ -17,11 +17,11 @@ func snippet_HandlingACallbackInAnApp_1() async throws {
   request.url  // https://id.vk.ru/authorize?response_type=code&client_id=7915193&…&code_challenge=E9Melhoa…
   // Sources/LinkParse/LinkParse.docc/HandlingACallbackInAnApp.md, line 55:
   let pending = try request.pendingAuthorization()   // expires in 10 minutes
-  // given (Sources/LinkParse/LinkParse.docc/HandlingACallbackInAnApp.md, before line 80):
+  // given (Sources/LinkParse/LinkParse.docc/HandlingACallbackInAnApp.md, before line 81):
   func requestTokens(_ callback: ProviderCallback) {}
   func showLoginScreen() {}
   func showError(_ message: String) {}
-  // Sources/LinkParse/LinkParse.docc/HandlingACallbackInAnApp.md, line 80:
+  // Sources/LinkParse/LinkParse.docc/HandlingACallbackInAnApp.md, line 81:
   func handle(_ incoming: URL) {
     do {
       let callback = try pending.validate(try ParsedURL(incoming))
@@ -37,15 +37,15 @@ func snippet_HandlingACallbackInAnApp_1() async throws {
       showError("The link is not a URL")          // URLParseError from ParsedURL(_:)
     }
   }
-  // given (Sources/LinkParse/LinkParse.docc/HandlingACallbackInAnApp.md, before line 114):
+  // given (Sources/LinkParse/LinkParse.docc/HandlingACallbackInAnApp.md, before line 115):
   let incoming = URL(string: "vk7915193://vk.ru/blank.html?code=c&state=Qk7x2LmN9pRtVw3aZ8yB&device_id=d")!
-  // Sources/LinkParse/LinkParse.docc/HandlingACallbackInAnApp.md, line 114:
+  // Sources/LinkParse/LinkParse.docc/HandlingACallbackInAnApp.md, line 115:
   let router = try Router([
     Route("vk", #"vk{app:[0-9]+}://{host:vk\.(?:ru|com)}/blank.html"#, provider: .vk),
     Route("vk-app", "vk{app:[0-9]+}://", provider: .vk),
   ])
   if let match = try router.match(try ParsedURL(incoming)), match.provider == .vk { handle(incoming) }
-  // Sources/LinkParse/LinkParse.docc/HandlingACallbackInAnApp.md, line 127:
+  // Sources/LinkParse/LinkParse.docc/HandlingACallbackInAnApp.md, line 128:
   let callback = try pending.validate(try ParsedURL(
     "vk7915193://vk.ru/blank.html?code=vk2.a.MzQ4Nz_g5-Xy&state=Qk7x2LmN9pRtVw3aZ8yB&device_id=Bz1Xk3Yq_0mR-a7TfL9sPw&type=code_v2"))
   let exchange = try pending.tokenRequest(for: callback)
@@ -53,7 +53,7 @@ func snippet_HandlingACallbackInAnApp_1() async throws {
   //   &client_id=7915193&device_id=Bz1Xk3Yq_0mR-a7TfL9sPw&state=<fresh>&code_verifier=dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk
   // Content-Type: application/json
   // {"code":"vk2.a.MzQ4Nz_g5-Xy"}
-  // Sources/LinkParse/LinkParse.docc/HandlingACallbackInAnApp.md, line 146:
+  // Sources/LinkParse/LinkParse.docc/HandlingACallbackInAnApp.md, line 147:
   let (data, _) = try await URLSession.shared.data(for: exchange.urlRequest!)
   let tokens = try TokenResponse(json: Array(data), provider: .vk)  // an {"error":…} answer throws
   try exchange.checkEchoedState(of: tokens)                        // VK echoes the exchange's state

@@ -5,10 +5,10 @@ import FoundationNetworking
 #endif
 import LinkParse
 
-/// Sources/LinkParse/LinkParse.docc/LinkParse.md, the block at line 37.
+/// Sources/LinkParse/LinkParse.docc/LinkParse.md, the block at line 38.
 @available(macOS 13, iOS 16, *)
 func snippet_LinkParse_1() async throws {
-  // Sources/LinkParse/LinkParse.docc/LinkParse.md, line 37:
+  // Sources/LinkParse/LinkParse.docc/LinkParse.md, line 38:
 
   let url = try ParsedURL("vk7915193://vk.ru/blank.html?code=abc&state=xyz&device_id=42")
   url.scheme                                   // "vk7915193"

@@ -8,20 +8,21 @@ import LinkParse
 import LinkParsePostgres
 import PostgresNIO
 
-/// README.md, the block at line 132.
+/// README.md, the block at line 138.
 @available(macOS 13, iOS 16, *)
 func snippet_README_3() async throws {
-  // given (README.md, before line 132):
+  // given (README.md, before line 138):
   let databaseURL = "postgres://linkparse@127.0.0.1:5432/linkparse?sslmode=verify-full"
   let secret = SymmetricKey(size: .bits256)
   let url = try ParsedURL("https://example.com/auth/vk/callback?code=c&state=s")
   let pending = PendingAuthorization(provider: .vk, redirectURI: try ParsedURL("https://example.com/auth/vk/callback"), state: "s")
-  // README.md, line 132:
+  // README.md, line 138:
   let configuration = try PostgresPendingAuthorizationStore.clientConfiguration(databaseURL: databaseURL)
   let client = PostgresClient(configuration: configuration)
   Task { await client.run() }
   let store = PostgresPendingAuthorizationStore(client: client, secret: secret)  // the same secret everywhere
   try await store.migrate()
   try await store.insert(pending)
-  let callback = try await store.consume(url)
+  let consumed = try await store.consume(url)
+  let request = try consumed.tokenRequest()  // VK ID: the verifier and device_id are in it
 }

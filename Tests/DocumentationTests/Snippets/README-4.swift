@@ -4,16 +4,17 @@ import Foundation
 import FoundationNetworking
 #endif
 import Hummingbird
+import LinkParseAuthorization
 import LinkParseHummingbird
 import LinkParseProviders
 import LinkParseRouter
 
-/// README.md, the block at line 173.
+/// README.md, the block at line 180.
 @available(macOS 13, iOS 16, *)
 func snippet_README_4() async throws {
-  // given (README.md, before line 173):
+  // given (README.md, before line 180):
   let store = PendingAuthorizationStore()
-  // README.md, line 173:
+  // README.md, line 180:
   let endpoint = LinkParseCallbackEndpoint(store: store, publicBaseURL: "https://example.com")
   let table = try LinkParseRouter.Router([
     Route("vk", "https://example.com/auth/vk/callback", provider: .vk),
@@ -21,8 +22,9 @@ func snippet_README_4() async throws {
   ])
   let router = Hummingbird.Router()  // Hummingbird's; LinkParseRouter's is the table above
   router.add(middleware: endpoint.callbackRoutes(table, context: BasicRequestContext.self, unknownRoutePrefix: "/auth/") {
-    callback, match, request, context in
-    Response(status: .seeOther, headers: [.location: callback.outcome == .success ? "/" : "/login"])
+    consumed, match, request, context in
+    // consumed.tokenRequest() is the code exchange (LinkParseOAuth), sent with LinkParseHTTP.
+    Response(status: .seeOther, headers: [.location: consumed.callback.outcome == .success ? "/" : "/login"])
   })
   endpoint.registerStart(on: router, path: "/login/vk",
     login: .vkID(clientID: "7915193", redirectURI: "https://example.com/auth/vk/callback"))

@@ -5,6 +5,7 @@ import FoundationNetworking
 #endif
 import Crypto
 import Hummingbird
+import LinkParseAuthorization
 import LinkParseCore
 import LinkParseHummingbird
 import LinkParsePostgres
@@ -12,10 +13,10 @@ import LinkParseProviders
 import LinkParseRouter
 import PostgresNIO
 
-/// Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, the block at line 28 and those continuing it.
+/// Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, the block at line 29 and those continuing it.
 @available(macOS 13, iOS 16, *)
 func snippet_ReceivingFormPostCallbacksOnAServer_1() async throws {
-  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 28:
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 29:
 
   func serve<Store: PendingAuthorizationStoring>(store: Store) async throws {
     let apple = LoginStart.apple(clientID: "com.example.web", redirectURI: "https://example.com/auth/apple/callback")
@@ -26,13 +27,14 @@ func snippet_ReceivingFormPostCallbacksOnAServer_1() async throws {
     let endpoint = LinkParseCallbackEndpoint(store: store, publicBaseURL: "https://example.com")
     let router = Router()
     router.add(middleware: endpoint.callbackRoutes(table, context: BasicRequestContext.self, unknownRoutePrefix: "/auth/") {
-      callback, match, request, context in
-      guard case .apple(.success(let success)) = callback else {
+      consumed, match, request, context in
+      guard case .apple(.success(let success)) = consumed.callback else {
         // Apple's user_cancelled_authorize (.cancelled) or another provider error: not a problem, your call.
         return Response(status: .seeOther, headers: [.location: "/login"])
       }
-      // success.code: exchange it with AppleClient (LinkParseOAuth) and its client_secret JWT, then verify
-      // the id_token and set the session. success.user (first login only) is unsigned: names, never trust.
+      // consumed.tokenRequest(clientSecret: jwt) (LinkParseOAuth) exchanges success.code with Apple's client_secret
+      // JWT and the PKCE verifier; then verify the id_token against consumed.authorization.nonce and set the
+      // session. success.user (first login only) is unsigned: names, never trust.
       return Response(status: .seeOther, headers: [.location: "/"])
     })
     endpoint.registerStart(on: router, path: "/login/apple", login: apple)
@@ -40,10 +42,10 @@ func snippet_ReceivingFormPostCallbacksOnAServer_1() async throws {
     let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 8080)))
     try await app.runService()
   }
-  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 120):
+  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 123):
   let databaseURL = "postgres://app@127.0.0.1/logins?sslmode=verify-full"
   let secret = SymmetricKey(size: .bits256)
-  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 120:
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 123:
 
   let client = PostgresClient(
     configuration: try PostgresPendingAuthorizationStore.clientConfiguration(databaseURL: databaseURL))

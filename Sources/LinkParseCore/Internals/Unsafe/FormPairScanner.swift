@@ -11,6 +11,7 @@
 // Safe because: `base` is valid for `0..<end` (the caller's whole buffer, with absolute offsets, even when
 // the scan starts later: the final block may begin before `start`). Blocks are read at `i` with
 // `0 <= i` and `i + 16 <= end`; single bytes at `p < end`.
+public import LinkParseBytes
 
 /// One non-empty `name[=value]` sequence of form-encoded text, as byte offsets into the scanned buffer.
 @usableFromInline package struct FormPair {

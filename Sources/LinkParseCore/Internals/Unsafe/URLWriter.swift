@@ -14,6 +14,7 @@
 // from `input` is below `count <= input.count` or inside a range the parser took from `input`'s bounds. Once
 // diverged, every write to `out` is preceded by `reserve`, so it stays below `capacity`; the writer is
 // noncopyable, so the buffer has one owner, which frees it in `deinit`.
+public import LinkParseBytes
 
 @usableFromInline
 internal struct URLWriter: ~Copyable {

@@ -6,6 +6,7 @@
 // name bytes cover the same offsets.
 
 import LinkParseCore
+import LinkParseBytes
 
 extension CallbackFields {
   /// The key whose name is exactly `name`: one slot of the generated ``nameTable`` (by ``nameSlot(_:_:)``), then

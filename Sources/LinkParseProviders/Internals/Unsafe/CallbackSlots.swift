@@ -4,6 +4,7 @@
 // Safe because: a homogeneous tuple is laid out as an array of its element; the pointer lives only inside
 // `withSlots`'s closure, while the scan is exclusively accessed; every index is a `Key`'s raw value, which
 // is below the tuple's count (`Key.allCases.count`, checked by `CallbackNameLookupTests`).
+import LinkParseBytes
 
 extension CallbackFields.Scan {
   /// Calls `body` with these slots as a table it can write.

@@ -7,6 +7,7 @@
 // compared with `equals` are padded to a multiple of eight (`ComponentCode`).
 
 import LinkParseCore
+import LinkParseBytes
 
 /// A read-only view of bytes by offset.
 struct Bytes {

@@ -8,6 +8,7 @@
 // elements are trivial values, so nothing needs deinitializing.
 
 import LinkParseCore
+import LinkParseBytes
 
 /// A table of `Element`s in memory owned by an `Arena`. Reads project straight into the memory (only the field
 /// read is loaded); writes are for building (StaticRoutes' open addressing), before any search.

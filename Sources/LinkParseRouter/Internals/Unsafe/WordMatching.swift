@@ -7,6 +7,7 @@
 // platform, and the lowest flagged byte of a mask is the first one in memory.
 
 import LinkParseCore
+import LinkParseBytes
 
 /// The first `min(count, 8)` bytes at `p` as a word, the bytes past them zero. Reads eight bytes at once
 /// when `readable` (how many bytes from `p` are valid memory) allows, else one byte at a time.

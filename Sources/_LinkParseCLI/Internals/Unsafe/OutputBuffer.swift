@@ -10,6 +10,7 @@
 // and initialized. Source buffers are only read within their own `count`.
 
 import LinkParse  // `Scan.hasJSONEscapable`
+import LinkParseBytes
 
 /// The bytes a ``JSONWriter`` produced and has not yet handed to its sink.
 struct OutputBuffer: ~Copyable {

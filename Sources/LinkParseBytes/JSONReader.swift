@@ -13,7 +13,6 @@
 // the ranges handed out lie inside the buffer, which the caller keeps alive while it reads.
 
 import CByteScan
-import LinkParseCore
 
 /// What a value is, from its first byte.
 package enum JSONToken: Sendable, Hashable {

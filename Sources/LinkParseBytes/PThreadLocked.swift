@@ -24,11 +24,11 @@ import Darwin
 /// let counter = PThreadLocked(0)
 /// counter.withLock { $0 += 1 }
 /// ```
-final class PThreadLocked<Value>: @unchecked Sendable {
+package final class PThreadLocked<Value>: @unchecked Sendable {
   private let mutex: UnsafeMutablePointer<pthread_mutex_t>
   private var value: Value
 
-  init(_ value: Value) {
+  package init(_ value: Value) {
     self.value = value
     mutex = .allocate(capacity: 1)
     mutex.initialize(to: pthread_mutex_t())
@@ -43,7 +43,7 @@ final class PThreadLocked<Value>: @unchecked Sendable {
   }
 
   /// Runs `body` with the value while holding the lock.
-  func withLock<R>(_ body: (inout Value) -> R) -> R {
+  package func withLock<R>(_ body: (inout Value) -> R) -> R {
     pthread_mutex_lock(mutex)
     defer { pthread_mutex_unlock(mutex) }
     return body(&value)

@@ -3,6 +3,7 @@
 // redirect URI is written once and the verifier never travels separately.
 
 public import LinkParseCore
+public import LinkParseProviders
 
 extension PendingAuthorization {
   /// How long a pending authorization stays acceptable by default: ten minutes, VK ID's and Sber ID's code

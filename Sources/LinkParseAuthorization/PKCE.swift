@@ -1,6 +1,8 @@
 // RFC 7636 Proof Key for Code Exchange (providers.md §6.4).
 
 internal import Crypto
+import LinkParseBytes
+public import LinkParseProviders
 
 /// A PKCE verifier and its S256 challenge (RFC 7636).
 ///

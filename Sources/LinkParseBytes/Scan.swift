@@ -15,7 +15,7 @@
 public import CByteScan  // public: the inlinable masks below call it from other modules
 
 @inlinable @inline(__always)
-internal func load16(_ base: UnsafePointer<UInt8>, _ i: Int) -> SIMD16<UInt8> {
+package func load16(_ base: UnsafePointer<UInt8>, _ i: Int) -> SIMD16<UInt8> {
   UnsafeRawPointer(base + i).loadUnaligned(as: SIMD16<UInt8>.self)
 }
 
@@ -26,31 +26,31 @@ internal func load16(_ base: UnsafePointer<UInt8>, _ i: Int) -> SIMD16<UInt8> {
 // masked compare. Combining them as `SIMD2<UInt64>` words instead made LLVM shuffle the halves at every
 // step (twice the instructions per block). Only the combined mask is read as two words, to test and locate.
 @inlinable @inline(__always)
-internal func lanes(_ m: SIMDMask<SIMD16<Int8>>) -> SIMD16<UInt8> { unsafeBitCast(m, to: SIMD16<UInt8>.self) }
+package func lanes(_ m: SIMDMask<SIMD16<Int8>>) -> SIMD16<UInt8> { unsafeBitCast(m, to: SIMD16<UInt8>.self) }
 
 @inlinable @inline(__always)
-internal func words(_ m: SIMD16<UInt8>) -> SIMD2<UInt64> { unsafeBitCast(m, to: SIMD2<UInt64>.self) }
+package func words(_ m: SIMD16<UInt8>) -> SIMD2<UInt64> { unsafeBitCast(m, to: SIMD2<UInt64>.self) }
 
 @inlinable @inline(__always)
-internal func eq(_ v: SIMD16<UInt8>, _ c: UInt8) -> SIMD16<UInt8> { lanes(v .== SIMD16(repeating: c)) }
+package func eq(_ v: SIMD16<UInt8>, _ c: UInt8) -> SIMD16<UInt8> { lanes(v .== SIMD16(repeating: c)) }
 
 @inlinable @inline(__always)
-internal func isZero(_ m: SIMD16<UInt8>) -> Bool {
+package func isZero(_ m: SIMD16<UInt8>) -> Bool {
   let w = words(m)
   return w[0] | w[1] == 0
 }
 
 @inlinable @inline(__always)
-internal func notVisibleASCII(_ v: SIMD16<UInt8>) -> SIMD16<UInt8> {
+package func notVisibleASCII(_ v: SIMD16<UInt8>) -> SIMD16<UInt8> {
   lanes((v &- SIMD16(repeating: 0x21)) .>= SIMD16(repeating: 0x5E))
 }
 
 @inlinable @inline(__always)
-internal func notVisibleASCII(_ b: UInt8) -> Bool { b &- 0x21 >= 0x5E }
+package func notVisibleASCII(_ b: UInt8) -> Bool { b &- 0x21 >= 0x5E }
 
 /// The index of the first lane whose mask byte is set, given that one is.
 @inlinable @inline(__always)
-internal func firstLane(_ m: SIMD16<UInt8>) -> Int {
+package func firstLane(_ m: SIMD16<UInt8>) -> Int {
   let w = words(m)
   return w[0] != 0 ? w[0].trailingZeroBitCount &>> 3 : 8 &+ (w[1].trailingZeroBitCount &>> 3)
 }
@@ -58,13 +58,13 @@ internal func firstLane(_ m: SIMD16<UInt8>) -> Int {
 /// The high bit of each of the eight bytes of `w`, gathered into one byte (byte k's bit becomes bit k): the
 /// multiplication moves bit 8k+7 to bit 56+k for every k at once, without carries between them.
 @inlinable @inline(__always)
-internal func gatherHighBits(_ w: UInt64) -> UInt64 {
+package func gatherHighBits(_ w: UInt64) -> UInt64 {
   ((w & 0x8080_8080_8080_8080) &* 0x0002_0408_1020_4081) &>> 56
 }
 
 /// A compare mask as sixteen bits, lane k at bit k (what SSE2's `pmovmskb` does, which Swift cannot name).
 @inlinable @inline(__always)
-internal func bitmask(_ m: SIMD16<UInt8>) -> UInt32 {
+package func bitmask(_ m: SIMD16<UInt8>) -> UInt32 {
   let w = words(m)
   return UInt32(truncatingIfNeeded: gatherHighBits(w[0]) | gatherHighBits(w[1]) &<< 8)
 }
@@ -73,8 +73,8 @@ internal func bitmask(_ m: SIMD16<UInt8>) -> UInt32 {
 /// or 0xFF lanes), or `end`. Blocks of sixteen from `start` (tested in pairs); then, when the input has
 /// sixteen bytes, the sixteen ending at `end` with the lanes already scanned shifted out of the mask (no byte
 /// loop for the tail, which is most of a short component); only inputs shorter than sixteen bytes use `byte`.
-@inline(__always)
-private func scan(
+@inlinable @inline(__always)
+func scan(
   _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, _ block: (SIMD16<UInt8>) -> SIMD16<UInt8>,
   _ byte: (UInt8) -> Bool
 ) -> Int {
@@ -102,8 +102,8 @@ private func scan(
 }
 
 /// The lanes of `v` in the path percent-encode set (which includes '?' and '#') and, for special URLs, at '\'.
-@inline(__always)
-private func pathEncoded(_ v: SIMD16<UInt8>, special: Bool) -> SIMD16<UInt8> {
+@inlinable @inline(__always)
+func pathEncoded(_ v: SIMD16<UInt8>, special: Bool) -> SIMD16<UInt8> {
   var m = notVisibleASCII(v) | eq(v, 0x22) | eq(v, 0x23) | eq(v, 0x3C) | eq(v, 0x3E)
   m = m | eq(v, 0x3F) | eq(v, 0x5E) | eq(v, 0x60) | eq(v, 0x7B) | eq(v, 0x7D)
   return special ? m | eq(v, 0x5C) : m
@@ -113,8 +113,8 @@ private func pathEncoded(_ v: SIMD16<UInt8>, special: Bool) -> SIMD16<UInt8> {
 
   /// Stops at the query percent-encode set (which includes '#', the fragment's start) and, for special
   /// URLs, at '\''.
-  @inline(__always)
-  static func query(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, special: Bool) -> Int {
+  @inlinable @inline(__always)
+  package static func query(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, special: Bool) -> Int {
     let set: ByteSet = special ? .specialQuery : .query
     return scan(base, start, end, { v in
       let m = notVisibleASCII(v) | eq(v, 0x22) | eq(v, 0x23) | eq(v, 0x3C) | eq(v, 0x3E)
@@ -123,16 +123,16 @@ private func pathEncoded(_ v: SIMD16<UInt8>, special: Bool) -> SIMD16<UInt8> {
   }
 
   /// Stops at the fragment percent-encode set.
-  @inline(__always)
-  static func fragment(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+  @inlinable @inline(__always)
+  package static func fragment(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
     scan(base, start, end, { v in
       notVisibleASCII(v) | eq(v, 0x22) | eq(v, 0x3C) | eq(v, 0x3E) | eq(v, 0x60)
     }, ByteSet.fragment.contains)
   }
 
   /// Stops at the first byte that is not a lower-case scheme byte (`a`–`z`, digits, `+`, `-`, `.`).
-  @inline(__always)
-  static func lowerCaseScheme(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+  @inlinable @inline(__always)
+  package static func lowerCaseScheme(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
     lowerCaseAlphanumeric(or: 0x2B, 0x2D, 0x2E, base, start, end)
   }
 
@@ -142,8 +142,8 @@ private func pathEncoded(_ v: SIMD16<UInt8>, special: Bool) -> SIMD16<UInt8> {
   /// restarts at every '/'. `start` is at least 1: each block is compared with the one a byte before it.
   /// (Its own loop rather than `scan`'s: each block also reads the byte before it, so the tail block needs
   /// seventeen bytes, and paths are short enough that testing blocks in pairs cost more than it saved.)
-  @inline(__always)
-  static func path(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, special: Bool) -> Int {
+  @inlinable @inline(__always)
+  package static func path(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, special: Bool) -> Int {
     @inline(__always) func block(_ i: Int) -> SIMD16<UInt8> {
       let v = load16(base, i)
       let afterSlash = eq(load16(base, i &- 1), 0x2F)
@@ -174,22 +174,22 @@ private func pathEncoded(_ v: SIMD16<UInt8>, special: Bool) -> SIMD16<UInt8> {
   /// Stops at the path percent-encode set (which includes '?' and '#'), at '/', and for special URLs at '\'.
   /// `end` is the end of the input, not of the segment: the segment ends at one of these bytes anyway, so
   /// blocks of sixteen can run past it.
-  @inline(__always)
-  static func pathSegment(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, special: Bool) -> Int {
+  @inlinable @inline(__always)
+  package static func pathSegment(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, special: Bool) -> Int {
     let set: ByteSet = special ? .specialPathSegmentEnd : .pathSegmentEnd
     return scan(base, start, end, { v in pathEncoded(v, special: special) | eq(v, 0x2F) }, set.contains)
   }
 
   /// Stops at the first byte that is not a lower-case ASCII letter, a digit, '.', '-' or '_' (the bytes of a
   /// host the fast path accepts as canonical). `end` is the input's end: the host ends at such a byte anyway.
-  @inline(__always)
-  static func simpleHost(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+  @inlinable @inline(__always)
+  package static func simpleHost(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
     lowerCaseAlphanumeric(or: 0x2E, 0x2D, 0x5F, base, start, end)
   }
 
   /// Stops at the first byte that is neither a lower-case ASCII letter, a digit, nor `a`, `b` or `c`.
   @inline(__always)
-  private static func lowerCaseAlphanumeric(
+  @inlinable static func lowerCaseAlphanumeric(
     or a: UInt8, _ b: UInt8, _ c: UInt8, _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int
   ) -> Int {
     scan(base, start, end, { v in
@@ -200,16 +200,16 @@ private func pathEncoded(_ v: SIMD16<UInt8>, special: Bool) -> SIMD16<UInt8> {
   }
 
   /// Stops at the first byte that is not ASCII (0x80 and above).
-  @inline(__always)
-  static func nonASCII(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+  @inlinable @inline(__always)
+  package static func nonASCII(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
     scan(base, start, end, { v in lanes(v .>= SIMD16(repeating: 0x80)) }, { $0 >= 0x80 })
   }
 
   /// Stops at an ASCII tab or newline (0x09, 0x0A, 0x0D). One compare per block ("below 0x0E", rare in a
   /// URL) and an exact look only at a block that has such a byte; the last partial block is read as the
   /// sixteen bytes ending at `end` (rereading bytes already known to be clean is harmless here).
-  @inline(__always)
-  static func tabOrNewline(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+  @inlinable @inline(__always)
+  package static func tabOrNewline(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
     @inline(__always) func exact(_ from: Int, _ to: Int) -> Int? {
       var k = from
       while k < to {
@@ -234,8 +234,8 @@ private func pathEncoded(_ v: SIMD16<UInt8>, special: Bool) -> SIMD16<UInt8> {
   }
 
   /// The index of the first `a` or `b` in `start..<end`, or `end`.
-  @inline(__always)
-  static func firstOf(_ a: UInt8, _ b: UInt8, _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+  @inlinable @inline(__always)
+  package static func firstOf(_ a: UInt8, _ b: UInt8, _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
     scan(base, start, end, { v in eq(v, a) | eq(v, b) }, { $0 == a || $0 == b })
   }
 

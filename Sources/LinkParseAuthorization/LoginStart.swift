@@ -1,8 +1,8 @@
-// Start-login endpoints: a fresh state, nonce and PKCE verifier per login, the provider's authorize URL built by
-// LinkParseProviders' request builders, and the pending authorization that the callback will be checked against.
+// How a login starts: a fresh state, nonce and PKCE verifier per login, the provider's authorize URL built by the
+// request builders, and the pending authorization that the callback will be checked against.
 
-public import Hummingbird
 public import LinkParseCore
+package import LinkParseBytes
 public import LinkParseProviders
 
 /// How one provider's login starts on a web server: the authorize URL to send the browser to, and the pending
@@ -15,7 +15,8 @@ public import LinkParseProviders
 /// try await store.insert(pending)   // then answer 302 to `url`
 /// ```
 ///
-/// ``LinkParseCallbackEndpoint/registerStart(on:path:login:)`` does exactly that on a Hummingbird router.
+/// LinkParseHummingbird's `LinkParseCallbackEndpoint.registerStart(on:path:login:)` does exactly that on a
+/// Hummingbird router.
 public struct LoginStart: Sendable {
   /// The provider whose callback the pending authorization expects.
   ///
@@ -169,27 +170,3 @@ public struct LoginStart: Sendable {
   }
 }
 
-extension LinkParseCallbackEndpoint {
-  /// Registers GET on `path` that starts a `login`: a fresh state, nonce and PKCE verifier, the pending
-  /// authorization inserted into ``store``, and 302 to the provider's authorize URL (`Cache-Control: no-store`).
-  /// A store that fails gives 503 `store-unavailable`; a redirect URI that is not a URL, 500
-  /// `invalid-configuration`.
-  ///
-  /// ```swift
-  /// endpoint.registerStart(on: router, path: "/login/vk",
-  ///   login: .vkID(clientID: "7915193", redirectURI: "https://example.com/auth/vk/callback"))
-  /// ```
-  public func registerStart<Methods: RouterMethods>(on router: Methods, path: RouterPath, login: LoginStart) {
-    let endpoint = self
-    router.get(path) { _, _ -> Response in
-      let authorizeURL: String
-      let pending: PendingAuthorization
-      do {
-        (authorizeURL, pending) = try login.makeAuthorization(now: endpoint.now())
-      } catch {
-        return endpoint.problem(.invalidConfiguration, event: "login start failed")
-      }
-      return await endpoint.start(authorizeURL: authorizeURL, pending: pending)
-    }
-  }
-}

@@ -13,7 +13,7 @@ package struct ByteSet: Sendable {
   @usableFromInline let includesNonASCII: Bool
 
   @inlinable @inline(__always)
-  init(low: UInt64, high: UInt64, includesNonASCII: Bool) {
+  package init(low: UInt64, high: UInt64, includesNonASCII: Bool) {
     self.low = low
     self.high = high
     self.includesNonASCII = includesNonASCII
@@ -31,19 +31,19 @@ extension ByteSet {
   // Percent-encode sets (https://url.spec.whatwg.org/#percent-encoded-bytes).
 
   /// C0 controls and every byte above U+007E.
-  @inlinable static var c0Control: ByteSet {
+  @inlinable package static var c0Control: ByteSet {
     ByteSet(low: 0x0000_0000_FFFF_FFFF, high: 0x8000_0000_0000_0000, includesNonASCII: true)
   }
   /// C0 control set plus space, `"`, `<`, `>`, and backtick.
-  @inlinable static var fragment: ByteSet {
+  @inlinable package static var fragment: ByteSet {
     ByteSet(low: 0x5000_0005_FFFF_FFFF, high: 0x8000_0001_0000_0000, includesNonASCII: true)
   }
   /// C0 control set plus space, `"`, `#`, `<`, `>`.
-  @inlinable static var query: ByteSet {
+  @inlinable package static var query: ByteSet {
     ByteSet(low: 0x5000_000D_FFFF_FFFF, high: 0x8000_0000_0000_0000, includesNonASCII: true)
   }
   /// Query set plus `'`.
-  @inlinable static var specialQuery: ByteSet {
+  @inlinable package static var specialQuery: ByteSet {
     ByteSet(low: 0x5000_008D_FFFF_FFFF, high: 0x8000_0000_0000_0000, includesNonASCII: true)
   }
   /// Query set plus `?`, `^`, backtick, `{`, `}`.
@@ -51,15 +51,15 @@ extension ByteSet {
     ByteSet(low: 0xD000_000D_FFFF_FFFF, high: 0xA800_0001_4000_0000, includesNonASCII: true)
   }
   /// Path set plus `/`, `:`, `;`, `=`, `@`, `[` to `^`, `|`.
-  @inlinable static var userinfo: ByteSet {
+  @inlinable package static var userinfo: ByteSet {
     ByteSet(low: 0xFC00_800D_FFFF_FFFF, high: 0xB800_0001_7800_0001, includesNonASCII: true)
   }
   /// Path set plus `/`: where a path segment's run of unchanged bytes ends.
-  @inlinable static var pathSegmentEnd: ByteSet {
+  @inlinable package static var pathSegmentEnd: ByteSet {
     ByteSet(low: 0xD000_800D_FFFF_FFFF, high: 0xA800_0001_4000_0000, includesNonASCII: true)
   }
   /// Path set plus `/` and `\`: the same for special URLs.
-  @inlinable static var specialPathSegmentEnd: ByteSet {
+  @inlinable package static var specialPathSegmentEnd: ByteSet {
     ByteSet(low: 0xD000_800D_FFFF_FFFF, high: 0xA800_0001_5000_0000, includesNonASCII: true)
   }
   /// Userinfo set plus `$` to `&`, `+`, `,`.
@@ -74,11 +74,11 @@ extension ByteSet {
   // Host code points (https://url.spec.whatwg.org/#host-miscellaneous).
 
   /// NUL, tab, LF, CR, space, `#`, `/`, `:`, `<`, `>`, `?`, `@`, `[`, `\`, `]`, `^`, `|`.
-  @inlinable static var forbiddenHost: ByteSet {
+  @inlinable package static var forbiddenHost: ByteSet {
     ByteSet(low: 0xD400_8009_0000_2601, high: 0x1000_0000_7800_0001, includesNonASCII: false)
   }
   /// Forbidden host code points plus C0 controls, `%`, and DEL.
-  @inlinable static var forbiddenDomain: ByteSet {
+  @inlinable package static var forbiddenDomain: ByteSet {
     ByteSet(low: 0xD400_8029_FFFF_FFFF, high: 0x9000_0000_7800_0001, includesNonASCII: false)
   }
 }
@@ -86,7 +86,7 @@ extension ByteSet {
 extension ByteSet {
   /// Forbidden domain code points plus `A`-`Z` and every non-ASCII byte: the bytes of a host that need a
   /// closer look before it can be copied as a domain.
-  @inlinable static var domainAttention: ByteSet {
+  @inlinable package static var domainAttention: ByteSet {
     ByteSet(low: 0xD400_8029_FFFF_FFFF, high: 0x9000_0000_7FFF_FFFF, includesNonASCII: true)
   }
 }
@@ -94,20 +94,20 @@ extension ByteSet {
 // MARK: - ASCII helpers
 
 @inlinable @inline(__always)
-internal func isASCIIAlpha(_ b: UInt8) -> Bool { (b | 0x20) &- 0x61 < 26 }
+package func isASCIIAlpha(_ b: UInt8) -> Bool { (b | 0x20) &- 0x61 < 26 }
 
 @inlinable @inline(__always)
-internal func isASCIIDigit(_ b: UInt8) -> Bool { b &- 0x30 < 10 }
+package func isASCIIDigit(_ b: UInt8) -> Bool { b &- 0x30 < 10 }
 
 @inlinable @inline(__always)
-internal func isASCIIHexDigit(_ b: UInt8) -> Bool { isASCIIDigit(b) || (b | 0x20) &- 0x61 < 6 }
+package func isASCIIHexDigit(_ b: UInt8) -> Bool { isASCIIDigit(b) || (b | 0x20) &- 0x61 < 6 }
 
 @inlinable @inline(__always)
 package func asciiLowercased(_ b: UInt8) -> UInt8 { b &- 0x41 < 26 ? b | 0x20 : b }
 
 /// The value of an ASCII hex digit; the caller has checked `isASCIIHexDigit`.
 @inlinable @inline(__always)
-internal func hexValue(_ b: UInt8) -> UInt8 { isASCIIDigit(b) ? b &- 0x30 : (b | 0x20) &- 0x61 &+ 10 }
+package func hexValue(_ b: UInt8) -> UInt8 { isASCIIDigit(b) ? b &- 0x30 : (b | 0x20) &- 0x61 &+ 10 }
 
 /// Upper-case hex digit for a nibble (0...15).
 @inlinable @inline(__always)
@@ -115,6 +115,6 @@ package func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? nibble &+ 0x30 :
 
 /// Scheme code points after the first: ASCII alphanumeric, `+`, `-`, `.`.
 @inlinable @inline(__always)
-internal func isSchemeByte(_ b: UInt8) -> Bool {
+package func isSchemeByte(_ b: UInt8) -> Bool {
   isASCIIAlpha(b) || isASCIIDigit(b) || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
 }

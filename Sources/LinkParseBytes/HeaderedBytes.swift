@@ -10,10 +10,10 @@
 internal import CByteScan
 
 /// A header and `count` bytes in one object (`ManagedBuffer`), read in place.
-final class HeaderedBytes<Header>: ManagedBuffer<Header, UInt8> {
+package final class HeaderedBytes<Header>: ManagedBuffer<Header, UInt8> {
 
   /// A new object with `header` and a copy of `bytes`.
-  static func make(_ header: Header, bytes: [UInt8]) -> HeaderedBytes<Header> {
+  package static func make(_ header: Header, bytes: [UInt8]) -> HeaderedBytes<Header> {
     let object = unsafeDowncast(create(minimumCapacity: max(bytes.count, 1)) { _ in header }, to: Self.self)
     object.withUnsafeMutablePointerToElements { elements in
       bytes.withUnsafeBufferPointer { elements.initialize(from: $0.baseAddress!, count: $0.count) }
@@ -25,13 +25,13 @@ final class HeaderedBytes<Header>: ManagedBuffer<Header, UInt8> {
   /// whose every read is checked for exclusive access at run time, and reading one field through a getter
   /// would copy all of them).
   @inline(__always)
-  var fields: Header {
+  package var fields: Header {
     unsafeAddress { UnsafePointer(withUnsafeMutablePointerToHeader { $0 }) }
   }
 
   /// The bytes at `start..<start + count`, or nil when `count` is -1 (a value not kept).
   @inline(__always)
-  func bytes(_ start: Int, _ count: Int) -> UnsafeBufferPointer<UInt8>? {
+  package func bytes(_ start: Int, _ count: Int) -> UnsafeBufferPointer<UInt8>? {
     guard count >= 0 else { return nil }
     return withUnsafeMutablePointerToElements { UnsafeBufferPointer(start: $0 + start, count: count) }
   }
@@ -39,7 +39,7 @@ final class HeaderedBytes<Header>: ManagedBuffer<Header, UInt8> {
   /// Asks the CPU for the object's first four cache lines (its header and usually its bytes), so that their
   /// misses overlap when a server's many pending authorizations are out of cache.
   @inline(__always)
-  func prefetch() {
+  package func prefetch() {
     linkparse_prefetch(UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()), 256)
   }
 }

@@ -1,9 +1,9 @@
 // Standard base64 (RFC 4648 §4, with padding) for HTTP Basic credentials, without Foundation.
 
-enum Base64 {
+package enum Base64 {
   private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
-  static func encode(_ bytes: some Collection<UInt8>) -> String {
+  package static func encode(_ bytes: some Collection<UInt8>) -> String {
     let input = Array(bytes)
     var out: [UInt8] = []
     out.reserveCapacity((input.count + 2) / 3 * 4)
@@ -25,7 +25,7 @@ enum Base64 {
   }
 
   /// `Basic base64(id:secret)`.
-  static func basicCredentials(_ id: String, _ secret: String) -> String {
+  package static func basicCredentials(_ id: String, _ secret: String) -> String {
     "Basic " + encode(Array((id + ":" + secret).utf8))
   }
 }

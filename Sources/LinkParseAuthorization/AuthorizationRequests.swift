@@ -3,9 +3,10 @@
 // query then breaks the request. These builders never do that.
 
 import LinkParseCore
+public import LinkParseProviders
 
 /// Appends form-encoded `pairs` to `base` (after `?`, or `&` when `base` already has a query).
-func appendQuery(_ base: String, _ pairs: [(String, String)]) -> String {
+package func appendQuery(_ base: String, _ pairs: [(String, String)]) -> String {
   let query = FormParameters.encode(pairs)
   guard !query.isEmpty else { return base }
   if base.hasSuffix("?") || base.hasSuffix("&") { return base + query }

@@ -1,67 +1,10 @@
-// The interface every pending-authorization store offers (in process, or shared through a database).
+// What a store needs from a callback to bind it, and the one rule for whether validating spends a login: for the
+// consume policy in LinkParseAuthorization (SPI `PendingAuthorizationStores`).
 
 public import LinkParseCore
 
-/// A store of pending authorizations whose callbacks are consumed once: the in-process
-/// ``PendingAuthorizationStore``, or a store that several server instances share (LinkParsePostgres's
-/// `PostgresPendingAuthorizationStore`).
-///
-/// Every implementation follows ``PendingAuthorizationStore``'s rules: binding by redirect URI then state
-/// (constant time), single use (`replayed` afterwards), state-less forged errors reported without retiring the
-/// real authorization, the T-ID single-pending rule (`ambiguous-authorization`). A store that cannot answer
-/// (a lost database) throws ``CallbackError`` with code ``CallbackError/Code/storeUnavailable``, so
-/// ``consume(_:parameters:now:)`` has one error type.
-///
-/// ```swift
-/// func finish(_ store: some PendingAuthorizationStoring, _ url: ParsedURL) async throws(CallbackError) -> String? {
-///   try await store.consume(url, parameters: nil, now: PendingAuthorization.currentUnixTime()).code
-/// }
-/// ```
-public protocol PendingAuthorizationStoring: Sendable {
-  /// Adds a pending authorization.
-  ///
-  /// ```swift
-  /// try await store.insert(PendingAuthorization(provider: .vk, redirectURI: try ParsedURL("vk1://vk.ru/blank.html"), state: "s"))
-  /// ```
-  func insert(_ authorization: PendingAuthorization) async throws
-
-  /// Binds `url` (and its `parameters`, `nil` for the URL's own) to a pending authorization, validates it at
-  /// `now` (Unix seconds) and consumes it.
-  ///
-  /// ```swift
-  /// let callback = try await store.consume(url, parameters: nil, now: PendingAuthorization.currentUnixTime())
-  /// ```
-  ///
-  /// - Throws: ``CallbackError``: `not-pending`, `replayed`, `ambiguous-authorization`, any error of
-  ///   ``PendingAuthorization/validate(_:parameters:now:)``, or `store-unavailable`.
-  func consume(_ url: ParsedURL, parameters: FormParameters?, now: Int64) async throws(CallbackError)
-    -> ProviderCallback
-
-  /// Drops what has expired at `now` (Unix seconds); returns how many entries went.
-  ///
-  /// ```swift
-  /// let dropped = try await store.removeExpired(now: PendingAuthorization.currentUnixTime())
-  /// ```
-  func removeExpired(now: Int64) async throws -> Int
-
-  /// The number of pending (not yet consumed) authorizations.
-  ///
-  /// ```swift
-  /// let pending = try await store.count
-  /// ```
-  var count: Int { get async throws }
-}
-
-/// The in-process store, used synchronously as before or through the protocol.
-///
-/// ```swift
-/// let store: any PendingAuthorizationStoring = PendingAuthorizationStore()
-/// ```
-extension PendingAuthorizationStore: PendingAuthorizationStoring {}
-
 /// What a store needs from a callback to bind it, computed with the same scan
-/// ``PendingAuthorizationStore`` uses: for stores outside this module (LinkParsePostgres). Not API for
-/// applications.
+/// the consume policy uses (LinkParseAuthorization's `PendingAuthorizationStorage`). Not API for applications.
 ///
 /// ```swift
 /// let binding = CallbackBinding(url, parameters: ProviderDetector.callbackParameters(of: url))
@@ -125,7 +68,7 @@ public struct CallbackBinding: Sendable {
 
 extension PendingAuthorization {
   /// Whether validating a callback against this authorization spends it (single use), given what the validation
-  /// gave: the one retire rule every ``PendingAuthorizationStoring`` follows. Not API for applications.
+  /// gave: the one retire rule of the consume policy. Not API for applications.
   ///
   /// - A callback bound by its `state` (or a VK SDK 1.x `payload`'s `oauth.state`) spends the authorization
   ///   whatever it says — success, error, cancel — unless it failed before binding (`state-mismatch`,

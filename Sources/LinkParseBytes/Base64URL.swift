@@ -21,6 +21,7 @@ package enum Base64URL {
 
   /// Where a text stops being base64url.
   package struct Failure: Error, Sendable, Hashable {
+    package init(offset: Int) { self.offset = offset }
     /// The byte offset of the first byte the mode refuses.
     package var offset: Int
   }
@@ -93,7 +94,7 @@ package enum Base64URL {
 
   /// Decodes base64url or standard base64, with or without padding (``Mode/lenient``); `nil` on any other
   /// byte.
-  static func decode(_ string: some StringProtocol) -> [UInt8]? {
+  package static func decode(_ string: some StringProtocol) -> [UInt8]? {
     withUTF8Bytes(string) { try? decode($0, mode: .lenient).get() }
   }
 

@@ -1,0 +1,365 @@
+// The interface every pending-authorization store offers, the consumed authorization a callback hands back,
+// and the one consume policy, written once over a small storage interface (in process, or in a database).
+
+public import LinkParseCore
+@_spi(PendingAuthorizationStores) public import LinkParseProviders
+import LinkParseBytes
+
+/// A store of pending authorizations whose callbacks are consumed once: the in-process
+/// ``PendingAuthorizationStore``, or a store that several server instances share (LinkParsePostgres's
+/// `PostgresPendingAuthorizationStore`).
+///
+/// Both are ``PendingAuthorizationStorage``s: they implement a handful of queries, and the one consume policy
+/// (``PendingAuthorizationStorage/consume(_:parameters:now:)``) binds and spends callbacks for all of them.
+///
+/// ```swift
+/// func finish(_ store: some PendingAuthorizationStoring, _ url: ParsedURL) async throws -> OAuthRequest {
+///   let consumed = try await store.consume(url, parameters: nil, now: PendingAuthorization.currentUnixTime())
+///   return try consumed.tokenRequest()   // LinkParseOAuth: verifier, client id, redirect URI as sent
+/// }
+/// ```
+public protocol PendingAuthorizationStoring: Sendable {
+  /// Adds a pending authorization.
+  ///
+  /// ```swift
+  /// try await store.insert(PendingAuthorization(provider: .vk, redirectURI: try ParsedURL("vk1://vk.ru/blank.html"), state: "s"))
+  /// ```
+  func insert(_ authorization: PendingAuthorization) async throws
+
+  /// Binds `url` (and its `parameters`, `nil` for the URL's own) to a pending authorization, validates it at
+  /// `now` (Unix seconds) and consumes it: the pending authorization (its PKCE verifier, nonce, client id and
+  /// redirect URI as sent) together with the callback.
+  ///
+  /// ```swift
+  /// let consumed = try await store.consume(url, parameters: nil, now: PendingAuthorization.currentUnixTime())
+  /// consumed.callback.code           // the authorization code
+  /// consumed.authorization.nonce     // what the id_token must carry
+  /// ```
+  ///
+  /// - Throws: ``CallbackError``: `not-pending`, `replayed`, `ambiguous-authorization`, any error of
+  ///   ``PendingAuthorization/validate(_:parameters:now:)``; or the store's own error when it cannot answer
+  ///   (LinkParsePostgres: `PostgresStoreError`).
+  func consume(_ url: ParsedURL, parameters: FormParameters?, now: Int64) async throws -> ConsumedAuthorization
+
+  /// Drops what has expired at `now` (Unix seconds); returns how many entries went.
+  ///
+  /// ```swift
+  /// let dropped = try await store.removeExpired(now: PendingAuthorization.currentUnixTime())
+  /// ```
+  func removeExpired(now: Int64) async throws -> Int
+
+  /// The number of pending (not yet consumed) authorizations.
+  ///
+  /// ```swift
+  /// let pending = try await store.count
+  /// ```
+  var count: Int { get async throws }
+}
+
+/// A callback bound to the pending authorization it answers: what a server needs for the next step. The
+/// token request comes from it (`consumed.tokenRequest()` in LinkParseOAuth), with the PKCE verifier, the
+/// client id and the redirect URI exactly as the authorization request sent them; the `nonce` checks the
+/// id_token.
+///
+/// ```swift
+/// let consumed = try await store.consume(url, parameters: nil, now: PendingAuthorization.currentUnixTime())
+/// switch consumed.callback.outcome {
+/// case .success: let request = try consumed.tokenRequest()   // send it (LinkParseHTTP)
+/// default: break                                             // cancelled, or the provider's error
+/// }
+/// ```
+public struct ConsumedAuthorization: Sendable, Hashable {
+  /// The pending authorization the callback answers.
+  ///
+  /// ```swift
+  /// consumed.authorization.codeVerifier  // the PKCE verifier the token request needs
+  /// ```
+  public let authorization: PendingAuthorization
+  /// The validated, decoded callback.
+  ///
+  /// ```swift
+  /// consumed.callback.code  // "FA21"
+  /// ```
+  public let callback: ProviderCallback
+  /// Whether the callback spent the authorization (single use). `false` only for a callback without a state
+  /// that does not deliver a code to an authorization without state (a T-ID `?cancelled`, a Sber app's
+  /// `?result=FAILURE&error_code=5`): anyone can send those, so the login stays pending and the genuine
+  /// callback still succeeds. Report such an outcome; do not end the login on it.
+  ///
+  /// ```swift
+  /// if !consumed.isSpent { /* a state-less error: the login is still pending */ }
+  /// ```
+  public let isSpent: Bool
+
+  /// Pairs a pending authorization with its validated callback (a store's ``PendingAuthorizationStoring/consume(_:parameters:now:)``
+  /// makes these; tests and custom flows may too).
+  ///
+  /// ```swift
+  /// let consumed = ConsumedAuthorization(authorization: pending, callback: try pending.validate(url))
+  /// ```
+  public init(authorization: PendingAuthorization, callback: ProviderCallback, isSpent: Bool = true) {
+    self.authorization = authorization
+    self.callback = callback
+    self.isSpent = isSpent
+  }
+}
+
+/// A pending authorization as a storage keeps it, with the storage's own identifier.
+///
+/// ```swift
+/// let record = StoredAuthorization(id: 7, authorization: pending)
+/// ```
+public struct StoredAuthorization<ID: Sendable>: Sendable {
+  /// The storage's identifier of the record.
+  public var id: ID
+  /// The pending authorization.
+  public var authorization: PendingAuthorization
+
+  /// Creates a record.
+  ///
+  /// ```swift
+  /// StoredAuthorization(id: 7, authorization: pending)
+  /// ```
+  public init(id: ID, authorization: PendingAuthorization) {
+    self.id = id
+    self.authorization = authorization
+  }
+}
+
+/// The queries a pending-authorization store answers; the consume policy
+/// (``consume(_:parameters:now:)``) is written once on top of them, so every store binds and spends callbacks
+/// the same way. Implement it to keep pending authorizations somewhere else (Redis, another database).
+///
+/// A record is *pending* until it is *consumed*; a consumed record is remembered for a while (to answer
+/// `replayed`), then dropped. Records are found by a keyed hash of their state (``stateKey(_:)``, never the
+/// state itself) and by redirect key (``PendingAuthorization/redirectKey(_:)``).
+///
+/// The policy, in order:
+/// 1. A callback with a `state` (or a VK SDK 1.x `payload`'s `oauth.state`) is bound by its state key:
+///    ``claim(stateKey:now:)`` marks the record consumed atomically, so of any number of concurrent callbacks
+///    exactly one gets it. The state is compared again in constant time and the redirect URI is matched; the
+///    callback is validated (``PendingAuthorization/validate(_:parameters:now:)``). A callback that turns out
+///    not to be bound to it (`redirect-mismatch`, `state-mismatch`) puts it back (``release(_:)``); anything
+///    else spends it, whatever validation said.
+/// 2. A repeated critical parameter binds nothing: `duplicate-parameter` while anything is pending at the
+///    redirect URI.
+/// 3. A callback without a state binds only the one authorization without state pending at its redirect URI
+///    (`ambiguous-authorization` for several; for T-ID, exactly one state-less T-ID authorization pending at
+///    all), else the one authorization pending there at all (the Sber apps' state-less error grammars). It
+///    spends the authorization only as ``PendingAuthorization/retires(_:callbackHasState:authorizationHasState:)``
+///    says (a code delivered to an authorization without state), through ``retire(_:now:)``, which fails when
+///    another callback got there first (`replayed`).
+/// 4. Nothing bound: `replayed` when a consumed record for the state (and redirect URI) is remembered, else
+///    `not-pending` when nothing is pending at all, `redirect-mismatch` when nothing is pending at the URL's
+///    redirect URI, `state-mismatch` otherwise.
+///
+/// ```swift
+/// final class RedisStore: PendingAuthorizationStorage { … }   // the queries below
+/// let consumed = try await RedisStore().consume(url, parameters: nil, now: PendingAuthorization.currentUnixTime())
+/// ```
+public protocol PendingAuthorizationStorage: PendingAuthorizationStoring {
+  /// The storage's identifier of a record.
+  associatedtype RecordID: Sendable
+
+  /// The keyed hash a state is stored and found by (HMAC-SHA256 under a key of the storage's own).
+  ///
+  /// ```swift
+  /// storage.stateKey(Array("s".utf8)).count  // 32
+  /// ```
+  func stateKey(_ state: [UInt8]) -> [UInt8]
+
+  /// Stores a pending authorization under its state key (`nil` without state) and redirect key.
+  ///
+  /// ```swift
+  /// try await storage.add(pending, stateKey: storage.stateKey(Array("s".utf8)), redirectKey: "https://a/cb", now: now)
+  /// ```
+  func add(_ authorization: PendingAuthorization, stateKey: [UInt8]?, redirectKey: String, now: Int64) async throws
+
+  /// Marks the pending record with this state key consumed and returns it, atomically; `nil` when none is
+  /// pending.
+  ///
+  /// ```swift
+  /// let record = try await storage.claim(stateKey: key, now: now)
+  /// ```
+  func claim(stateKey: [UInt8], now: Int64) async throws -> StoredAuthorization<RecordID>?
+
+  /// Makes a claimed record pending again (its callback was not bound to it).
+  ///
+  /// ```swift
+  /// try await storage.release(record.id)
+  /// ```
+  func release(_ id: RecordID) async throws
+
+  /// Marks a pending record consumed; `false` when it was no longer pending.
+  ///
+  /// ```swift
+  /// guard try await storage.retire(record.id, now: now) else { throw CallbackError(.replayed) }
+  /// ```
+  func retire(_ id: RecordID, now: Int64) async throws -> Bool
+
+  /// Pending records at `redirectKey`: those with a state (`withState` `true`), without (`false`), or both
+  /// (`nil`), at most `limit`, in any order.
+  ///
+  /// ```swift
+  /// let stateless = try await storage.pending(redirectKey: "myapp://authorized/", withState: false, limit: 16)
+  /// ```
+  func pending(redirectKey: String, withState: Bool?, limit: Int) async throws -> [StoredAuthorization<RecordID>]
+
+  /// Consumed records still remembered at `redirectKey` with this state key (`nil`: those without state).
+  ///
+  /// ```swift
+  /// let replays = try await storage.consumed(stateKey: key, redirectKey: "https://a/cb")
+  /// ```
+  func consumed(stateKey: [UInt8]?, redirectKey: String) async throws -> [PendingAuthorization]
+
+  /// Whether anything at all is pending.
+  ///
+  /// ```swift
+  /// try await storage.hasPending()  // false for an empty store
+  /// ```
+  func hasPending() async throws -> Bool
+
+  /// How many authorizations without state are pending for `provider` (the T-ID app flow's rule).
+  ///
+  /// ```swift
+  /// try await storage.pendingWithoutState(provider: .tid)  // 1
+  /// ```
+  func pendingWithoutState(provider: Provider) async throws -> Int
+}
+
+extension PendingAuthorizationStorage {
+  /// Adds a pending authorization under its state key and redirect key.
+  ///
+  /// ```swift
+  /// try await store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
+  /// ```
+  public func insert(_ authorization: PendingAuthorization) async throws {
+    try await add(
+      authorization, stateKey: authorization.state.map { stateKey(Array($0.utf8)) },
+      redirectKey: PendingAuthorization.redirectKey(authorization.redirectURI),
+      now: PendingAuthorization.currentUnixTime())
+  }
+
+  /// The consume policy (see ``PendingAuthorizationStorage``).
+  ///
+  /// ```swift
+  /// do {
+  ///   let consumed = try await store.consume(url)
+  /// } catch let error as CallbackError where error.code == .replayed {
+  ///   // a second callback for an authorization already used
+  /// }
+  /// ```
+  ///
+  /// - Throws: ``CallbackError`` for the callback; the storage's own error when it cannot answer.
+  public func consume(
+    _ url: ParsedURL, parameters: FormParameters? = nil, now: Int64 = PendingAuthorization.currentUnixTime()
+  ) async throws -> ConsumedAuthorization {
+    let parameters = parameters ?? ProviderDetector.callbackParameters(of: url)
+    let binding = CallbackBinding(url, parameters: parameters)
+    let redirectKey = PendingAuthorization.redirectKey(url)
+    if let state = binding.state {
+      return try await consumeStated(url, parameters, now, binding, state, redirectKey)
+    }
+    return try await consumeStateless(url, parameters, now, binding, redirectKey)
+  }
+
+  /// A callback with a state: claimed by its state key.
+  private func consumeStated(
+    _ url: ParsedURL, _ parameters: FormParameters, _ now: Int64, _ binding: CallbackBinding, _ state: [UInt8],
+    _ redirectKey: String
+  ) async throws -> ConsumedAuthorization {
+    let key = stateKey(state)
+    if let duplicate = binding.duplicate {
+      // A repeated critical parameter binds nothing: rejected while anything is pending at this redirect URI.
+      if try await !candidates(url, redirectKey, withState: nil, limit: 16).isEmpty { throw duplicate }
+      throw try await notBound(url, binding, key, redirectKey)
+    }
+    if let record = try await claim(stateKey: key, now: now) {
+      let pending = record.authorization
+      // The keyed hash found it; the state itself is compared too, in constant time, over the decoded bytes (a
+      // `%FF` state matches no state).
+      let sameState = pending.state.map { expected in
+        withUTF8Bytes(expected) { e in state.withUnsafeBufferPointer { constantTimeEquals(e, $0) } }
+      } ?? false
+      if sameState && pending.matchesRedirect(url) {
+        let result = Self.validate(pending, url, parameters, now)
+        // Bound by its state: spent, unless it failed before binding (the one retire rule).
+        let spent = PendingAuthorization.retires(
+          result, callbackHasState: true, authorizationHasState: pending.state != nil)
+        if !spent { try await release(record.id) }
+        return ConsumedAuthorization(authorization: pending, callback: try result.get(), isSpent: spent)
+      }
+      try await release(record.id)  // not this callback's: as if the state had matched nothing
+    }
+    throw try await notBound(url, binding, key, redirectKey)
+  }
+
+  /// A callback without a state: the one state-less authorization at its redirect URI, or the one pending there.
+  private func consumeStateless(
+    _ url: ParsedURL, _ parameters: FormParameters, _ now: Int64, _ binding: CallbackBinding, _ redirectKey: String
+  ) async throws -> ConsumedAuthorization {
+    let stateless = try await candidates(url, redirectKey, withState: false, limit: 16)
+    let chosen: StoredAuthorization<RecordID>
+    if let only = stateless.first {
+      if let duplicate = binding.duplicate { throw duplicate }
+      guard stateless.count == 1 else { throw CallbackError(.ambiguousAuthorization) }
+      // T-ID app flow: bind only while exactly one T-ID authorization without state is pending at all.
+      if only.authorization.provider == .tid, try await pendingWithoutState(provider: .tid) != 1 {
+        throw CallbackError(.ambiguousAuthorization)
+      }
+      chosen = only
+    } else {
+      let stated = try await candidates(url, redirectKey, withState: true, limit: 4)
+      guard let only = stated.first else { throw try await notBound(url, binding, nil, redirectKey) }
+      if let duplicate = binding.duplicate { throw duplicate }
+      guard stated.count == 1 else {
+        if try await wasConsumed(url, nil, redirectKey) { throw CallbackError(.replayed) }
+        throw binding.stateMismatchNone
+      }
+      chosen = only  // validate() decides (the Sber apps' error grammars); else state-mismatch
+    }
+    // Spent only as the one retire rule says (a code to an authorization without state); a forged `?cancelled`
+    // or Sber app error is reported but leaves the login pending.
+    let pending = chosen.authorization
+    let result = Self.validate(pending, url, parameters, now)
+    let spent = PendingAuthorization.retires(result, callbackHasState: false, authorizationHasState: pending.state != nil)
+    if spent, try await !retire(chosen.id, now: now) { throw CallbackError(.replayed) }
+    return ConsumedAuthorization(authorization: pending, callback: try result.get(), isSpent: spent)
+  }
+
+  private static func validate(
+    _ pending: PendingAuthorization, _ url: ParsedURL, _ parameters: FormParameters, _ now: Int64
+  ) -> Result<ProviderCallback, CallbackError> {
+    do throws(CallbackError) {
+      return .success(try pending.validate(url, parameters: parameters, now: now))
+    } catch {
+      return .failure(error)
+    }
+  }
+
+  /// Pending records at the URL's redirect key that its redirect URI matches.
+  private func candidates(
+    _ url: ParsedURL, _ redirectKey: String, withState: Bool?, limit: Int
+  ) async throws -> [StoredAuthorization<RecordID>] {
+    try await pending(redirectKey: redirectKey, withState: withState, limit: limit).filter {
+      $0.authorization.matchesRedirect(url)
+    }
+  }
+
+  /// Whether a consumed record for this state key (or without state) and the URL's redirect URI is remembered.
+  private func wasConsumed(_ url: ParsedURL, _ key: [UInt8]?, _ redirectKey: String) async throws -> Bool {
+    try await consumed(stateKey: key, redirectKey: redirectKey).contains { $0.matchesRedirect(url) }
+  }
+
+  /// Nothing bound: `replayed`, `not-pending`, `redirect-mismatch`, the duplicate, or `state-mismatch`.
+  private func notBound(
+    _ url: ParsedURL, _ binding: CallbackBinding, _ key: [UInt8]?, _ redirectKey: String
+  ) async throws -> CallbackError {
+    if try await wasConsumed(url, key, redirectKey) { return CallbackError(.replayed) }
+    if try await candidates(url, redirectKey, withState: nil, limit: 16).isEmpty {
+      return try await hasPending() ? binding.redirectMismatch : CallbackError(.notPending)
+    }
+    if let duplicate = binding.duplicate { return duplicate }
+    return key == nil ? binding.stateMismatchNone : binding.stateMismatch
+  }
+}

@@ -303,9 +303,14 @@ extension PendingAuthorizationStorage {
     if let only = stateless.first {
       if let duplicate = binding.duplicate { throw duplicate }
       guard stateless.count == 1 else { throw CallbackError(.ambiguousAuthorization) }
-      // T-ID app flow: bind only while exactly one T-ID authorization without state is pending at all.
-      if only.authorization.provider == .tid, try await pendingWithoutState(provider: .tid) != 1 {
-        throw CallbackError(.ambiguousAuthorization)
+      // T-ID app flow: bind only while exactly one T-ID authorization without state is pending at all (none
+      // left: a concurrent callback has just spent this one).
+      if only.authorization.provider == .tid {
+        switch try await pendingWithoutState(provider: .tid) {
+        case 1: break
+        case 0: throw CallbackError(.replayed)
+        default: throw CallbackError(.ambiguousAuthorization)
+        }
       }
       chosen = only
     } else {

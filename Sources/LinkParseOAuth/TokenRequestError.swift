@@ -44,6 +44,12 @@ public struct TokenRequestError: Error, Sendable, Hashable, CustomStringConverti
     /// No issuer is known for the id_token check: Sber ID, or a generic server whose pending authorization
     /// has no ``PendingAuthorization/issuer``, and none was given.
     public static let missingIssuer = Code("missing-issuer")
+    /// VK ID's exchange or refresh needs the `device_id` and none was given.
+    public static let missingDeviceID = Code("missing-device-id")
+    /// The provider's code exchange needs the redirect URI as sent and none was given.
+    public static let missingRedirectURI = Code("missing-redirect-uri")
+    /// The provider has no such request (Sber ID revocation, Apple user info, …).
+    public static let unsupportedGrant = Code("unsupported-grant")
   }
 
   /// What went wrong.

@@ -30,6 +30,19 @@ package struct TokenRequestCommand: StreamCommand {
     case publicInfo = "public-info"
     /// Token introspection (T-ID, generic; `--token`).
     case introspect
+
+    /// The library's name for it.
+    var request: ProviderClient.Request {
+      switch self {
+      case .code: .tokenExchange
+      case .refresh: .refresh
+      case .revoke: .revoke
+      case .logout: .logout
+      case .userInfo: .userInfo
+      case .publicInfo: .publicInfo
+      case .introspect: .introspect
+      }
+    }
   }
 
   /// The command's name and help.
@@ -74,7 +87,7 @@ package struct TokenRequestCommand: StreamCommand {
 
   /// `--provider`.
   @Option(help: "The provider: sber, vk, tid, apple or oauth2.")
-  package var provider: String
+  package var provider: Provider
 
   /// `--grant`.
   @Option(help: "What to ask for: code, refresh, revoke, logout, user-info, public-info or introspect.")
@@ -148,13 +161,10 @@ package struct TokenRequestCommand: StreamCommand {
 
   /// Checks the options' combination.
   package func validate() throws {
-    guard Provider(rawValue: provider) != nil else {
-      throw ValidationError("unknown provider '\(provider)': expected one of sber, vk, tid, apple, oauth2")
-    }
     if grant == .code && callback == nil && code == nil {
       throw ValidationError("--grant code needs --callback or --code")
     }
-    if Provider(rawValue: provider) == .oauth2 && endpoint == nil {
+    if provider == .oauth2 && endpoint == nil {
       throw ValidationError("--provider oauth2 needs --endpoint (a generic server has no default endpoint)")
     }
   }
@@ -183,114 +193,44 @@ package struct TokenRequestCommand: StreamCommand {
     return ExitStatus.success
   }
 
-  /// The request the options describe.
+  /// The request the options describe: the library's ``ProviderClient`` dispatch, after the options each
+  /// grant needs.
   func build() throws -> OAuthRequest {
-    let provider = Provider(rawValue: self.provider)!  // validate() checked it
     func need(_ value: String?, _ option: String) throws -> String {
       guard let value, !value.isEmpty else {
         throw Failure(code: "missing-option", message: "--grant \(grant.rawValue) for \(provider.rawValue) needs \(option)")
       }
       return value
     }
-    func unsupported() -> Failure {
-      Failure(code: "unsupported-grant", message: "\(provider.rawValue) has no '\(grant.rawValue)' request")
+    if grant == .code, let callback { return try exchange(callback) }
+    guard ProviderClient.supports(grant.request, provider: provider) else {
+      throw Failure(code: "unsupported-grant", message: "\(provider.rawValue) has no '\(grant.rawValue)' request")
     }
-    if grant == .code, let callback { return try exchange(callback, provider: provider) }
-    switch (provider, grant) {
-    case (.vk, _):
-      var client = VKIDClient(clientID: clientID, shape: vkShape)
-      if let endpoint {
-        client = VKIDClient(
-          clientID: clientID, tokenEndpoint: endpoint, revokeEndpoint: endpoint, logoutEndpoint: endpoint,
-          userInfoEndpoint: endpoint, publicInfoEndpoint: endpoint, shape: vkShape)
-      }
+    do {
+      let client = try ProviderClient(
+        provider: provider, clientID: clientID, clientSecret: clientSecret, endpoint: endpoint, vkShape: vkShape)
       switch grant {
       case .code:
-        return client.tokenExchange(
-          code: try need(code, "--code"), codeVerifier: try need(codeVerifier, "--code-verifier"),
-          deviceID: try need(deviceID, "--device-id"), redirectURI: try need(redirectURI, "--redirect-uri"),
+        return try client.tokenExchange(
+          code: try need(code, "--code"), redirectURI: redirectURI, codeVerifier: codeVerifier, deviceID: deviceID,
           state: state)
       case .refresh:
-        return client.refresh(
-          refreshToken: try need(refreshToken, "--refresh-token"), deviceID: try need(deviceID, "--device-id"),
-          state: state)
-      case .revoke: return client.revoke(accessToken: try need(accessToken ?? token, "--access-token"))
-      case .logout: return client.logout(accessToken: try need(accessToken, "--access-token"))
-      case .userInfo: return client.userInfo(accessToken: try need(accessToken, "--access-token"))
-      case .publicInfo: return client.publicInfo(idToken: try need(idToken, "--id-token"))
-      case .introspect: throw unsupported()
+        return try client.refresh(refreshToken: try need(refreshToken, "--refresh-token"), deviceID: deviceID, state: state)
+      case .revoke:
+        return try client.revoke(token: try need(provider == .vk ? accessToken ?? token : token, provider == .vk ? "--access-token" : "--token"))
+      case .logout: return try client.logout(accessToken: try need(accessToken, "--access-token"))
+      case .userInfo: return try client.userInfo(accessToken: try need(accessToken, "--access-token"))
+      case .publicInfo: return try client.publicInfo(idToken: try need(idToken, "--id-token"))
+      case .introspect: return try client.introspect(token: try need(token, "--token"))
       }
-    case (.sber, _):
-      let secret = try need(clientSecret, "--client-secret")
-      let client =
-        endpoint.map {
-          SberIDClient(clientID: clientID, clientSecret: secret, tokenEndpoint: $0, userInfoEndpoint: $0)
-        } ?? SberIDClient(clientID: clientID, clientSecret: secret)
-      switch grant {
-      case .code:
-        return client.tokenExchange(
-          code: try need(code, "--code"), redirectURI: try need(redirectURI, "--redirect-uri"),
-          codeVerifier: codeVerifier)
-      case .refresh: return client.refresh(refreshToken: try need(refreshToken, "--refresh-token"))
-      case .userInfo: return client.userInfo(accessToken: try need(accessToken, "--access-token"))
-      default: throw unsupported()
-      }
-    case (.tid, _):
-      let client =
-        endpoint.map {
-          TIDClient(
-            clientID: clientID, clientSecret: clientSecret, tokenEndpoint: $0, revokeEndpoint: $0,
-            introspectionEndpoint: $0, userInfoEndpoint: $0)
-        } ?? TIDClient(clientID: clientID, clientSecret: clientSecret)
-      switch grant {
-      case .code:
-        return client.tokenExchange(
-          code: try need(code, "--code"), redirectURI: try need(redirectURI, "--redirect-uri"),
-          codeVerifier: codeVerifier)
-      case .refresh: return client.refresh(refreshToken: try need(refreshToken, "--refresh-token"))
-      case .revoke: return client.revoke(token: try need(token, "--token"))
-      case .introspect: return client.introspect(token: try need(token, "--token"))
-      case .userInfo: return client.userInfo(accessToken: try need(accessToken, "--access-token"))
-      default: throw unsupported()
-      }
-    case (.apple, _):
-      let secret = try need(clientSecret, "--client-secret (Apple's client_secret JWT)")
-      let client =
-        endpoint.map { AppleClient(clientID: clientID, tokenEndpoint: $0, revokeEndpoint: $0) }
-        ?? AppleClient(clientID: clientID)
-      switch grant {
-      case .code:
-        return client.tokenExchange(
-          code: try need(code, "--code"), clientSecret: secret, redirectURI: redirectURI, codeVerifier: codeVerifier)
-      case .refresh: return client.refresh(refreshToken: try need(refreshToken, "--refresh-token"), clientSecret: secret)
-      case .revoke: return client.revoke(token: try need(token, "--token"), clientSecret: secret)
-      default: throw unsupported()
-      }
-    case (.oauth2, _):
-      let endpoint = endpoint!  // validate() checked it
-      let client = OAuth2Client(
-        clientID: clientID, authentication: clientSecret.map { .clientSecretBasic($0) } ?? .none,
-        tokenEndpoint: endpoint, revocationEndpoint: endpoint, introspectionEndpoint: endpoint,
-        userInfoEndpoint: endpoint)
-      do {
-        switch grant {
-        case .code:
-          return client.tokenExchange(code: try need(code, "--code"), redirectURI: redirectURI, codeVerifier: codeVerifier)
-        case .refresh: return client.refresh(refreshToken: try need(refreshToken, "--refresh-token"))
-        case .revoke: return try client.revoke(token: try need(token, "--token"))
-        case .introspect: return try client.introspect(token: try need(token, "--token"))
-        case .userInfo: return try client.userInfo(accessToken: try need(accessToken, "--access-token"))
-        default: throw unsupported()
-        }
-      } catch let error as TokenRequestError {
-        throw Failure(code: error.code.rawValue, message: error.message)
-      }
+    } catch let error as TokenRequestError {
+      throw Failure(code: error.code.rawValue, message: error.message)
     }
   }
 
   /// The exchange for a callback: validated against the pending authorization the options describe, then
   /// ``PendingAuthorization/tokenRequest(for:clientSecret:endpoint:)``.
-  private func exchange(_ callback: String, provider: Provider) throws -> OAuthRequest {
+  private func exchange(_ callback: String) throws -> OAuthRequest {
     guard let redirectURI else {
       throw Failure(code: "missing-option", message: "--callback needs --redirect-uri (the redirect URI as sent)")
     }
@@ -360,3 +300,6 @@ package struct TokenRequestCommand: StreamCommand {
 
 /// `--vk-shape guide|form-body`.
 extension VKIDClient.RequestShape: ExpressibleByArgument {}
+
+/// `--provider sber|vk|tid|apple|oauth2`.
+extension Provider: ExpressibleByArgument {}

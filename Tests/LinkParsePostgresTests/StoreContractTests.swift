@@ -6,6 +6,7 @@
 import Crypto
 import LinkParseAuthorization
 import LinkParseCore
+import LinkParseOAuth
 import LinkParsePostgres
 import LinkParseProviders
 import LinkParseServerTestSupport
@@ -119,6 +120,60 @@ func consumeCode(_ store: any PendingAuthorizationStoring, _ url: String, now: I
       let payload = "payload=%7B%22oauth%22%3A%7B%22code%22%3A%22c1%22%2C%22state%22%3A%22s1%22%7D%7D"
       #expect(try await store.consume(ParsedURL("vk1://vk.com/blank.html?\(payload)"), parameters: nil, now: 1).callback.code == "c1", "\(name)")
       #expect(await consumeCode(store, "vk1://vk.com/blank.html?\(payload)") == .replayed, "\(name)")
+    }
+  }
+}
+
+/// From a real start to the token request, for every provider, through each store: the consumed authorization
+/// carries what the login sent (client id, redirect URI as sent, PKCE verifier, nonce), so the exchange is built
+/// from it alone.
+@Suite(.serialized) struct ConsumedAuthorizationTests {
+  struct Case: Sendable, CustomStringConvertible {
+    var login: LoginStart
+    var callbackQuery: @Sendable (_ state: String) -> String
+    var clientSecret: String?
+    var endpoint: String?
+    var description: String { login.provider.rawValue }
+  }
+
+  static let cases: [Case] = [
+    Case(
+      login: .vkID(clientID: "7915193", redirectURI: "https://example.com/auth/vk/callback"),
+      callbackQuery: { "code=vk2.a.c0de&state=\($0)&device_id=dev-1&type=code_v2" }),
+    Case(
+      login: .sberID(clientID: "0A1B2C3D", redirectURI: "https://example.com/auth/sber/callback"),
+      callbackQuery: { "code=FA21&state=\($0)" }, clientSecret: "sber-secret"),
+    Case(
+      login: .tid(clientID: "partner", redirectURI: "https://example.com/auth/tid/callback"),
+      callbackQuery: { "code=c.9fQ2&state=\($0)" }, clientSecret: "tid-secret"),
+    Case(
+      login: .apple(clientID: "com.example.web", redirectURI: "https://example.com/auth/apple/callback"),
+      callbackQuery: { "code=c0a1&state=\($0)" }, clientSecret: "apple.client.secret.jwt"),
+    Case(
+      login: .oauth2(
+        authorizeURL: "https://id.example/authorize", clientID: "app", redirectURI: "https://example.com/auth/oidc/callback"),
+      callbackQuery: { "code=xyz&state=\($0)" }, endpoint: "https://id.example/token"),
+  ]
+
+  @Test(arguments: cases) func callbackToTokenRequest(_ c: Case) async throws {
+    try await withEveryStore { name, store in
+      let (_, pending) = try c.login.makeAuthorization(now: 1_000)
+      try await store.insert(pending)
+      let state = try #require(pending.state)
+      let url = try ParsedURL(c.login.redirectURI + "?" + c.callbackQuery(state))
+      let consumed = try await store.consume(url, parameters: nil, now: 1_001)
+      #expect(consumed.isSpent, "\(name)")
+      #expect(consumed.authorization == pending, "\(name): the consumed authorization is the one inserted")
+      let request = try consumed.tokenRequest(clientSecret: c.clientSecret, endpoint: c.endpoint)
+      #expect(request.kind == .tokenExchange && request.provider == c.login.provider, "\(name)")
+      #expect(request.formValue("code") == consumed.callback.code.map(String.init), "\(name)")
+      #expect(request.formValue("code_verifier") == pending.codeVerifier, "\(name): the PKCE verifier went along")
+      #expect(request.formValue("redirect_uri") == c.login.redirectURI, "\(name): the redirect URI as sent")
+      if c.login.provider == .vk {
+        #expect(request.formValue("device_id") == "dev-1" && request.formValue("client_id") == "7915193", "\(name)")
+      }
+      // Single use: the same callback again is a replay, and builds nothing.
+      #expect(await consumeCode(store, url.href, now: 1_002) == .replayed, "\(name)")
     }
   }
 }

@@ -43,3 +43,14 @@ package final class HeaderedBytes<Header>: ManagedBuffer<Header, UInt8> {
     linkparse_prefetch(UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()), 256)
   }
 }
+
+/// A reference to an object that is never written after it is made, as `Sendable` as a value: the one unchecked
+/// conformance for the values built on ``HeaderedBytes`` (`PendingAuthorization` is plainly `Sendable`; a
+/// `ManagedBuffer` subclass cannot conform itself).
+package struct Immutable<Object: AnyObject>: @unchecked Sendable {
+  /// The object; whoever makes an `Immutable` promises never to write it again.
+  package let object: Object
+
+  @inlinable @inline(__always)
+  package init(_ object: Object) { self.object = object }
+}

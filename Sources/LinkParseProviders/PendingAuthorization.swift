@@ -45,10 +45,13 @@ import Darwin
 /// let callback = try pending.validate(url)
 /// callback.code  // "FA21"
 /// ```
-public struct PendingAuthorization: @unchecked Sendable {
-  // @unchecked: the box is never written after it is made (a setter makes a new one); it is a
-  // `ManagedBuffer`, which the standard library leaves non-Sendable.
-  private var box: Box
+public struct PendingAuthorization: Sendable {
+  /// Never written after it is made (a setter makes a new one).
+  private var storage: Immutable<Box>
+  private var box: Box {
+    @inline(__always) get { storage.object }
+    @inline(__always) set { storage = Immutable(newValue) }
+  }
 
   /// The provider the request went to.
   ///
@@ -158,7 +161,7 @@ public struct PendingAuthorization: @unchecked Sendable {
     let extras = PendingExtras(
       clientID: clientID, codeVerifier: codeVerifier, nonce: nonce,
       redirectURIAsSent: redirectURIAsSent == redirectURI.href ? nil : redirectURIAsSent)
-    box = Box.make(provider, redirectURI, state, issuer, expiresAt, extras)
+    storage = Immutable(Box.make(provider, redirectURI, state, issuer, expiresAt, extras))
   }
 
   /// The properties and the bytes `validate` reads, in one object (see the extension below).
@@ -542,7 +545,7 @@ fileprivate extension HeaderedBytes where Header == BoxHeader {
 }
 
 /// What ``PendingAuthorization``'s box holds in its header: what `validate` reads on every call first.
-fileprivate struct BoxHeader {
+fileprivate struct BoxHeader: Sendable {
   /// The redirect URI's layout up to its path's end.
   let layout: ParsedURL.LayoutThroughPath
   let expiresAt: Int64?

@@ -7,7 +7,7 @@ import Testing
 import LinkParseBytes
 
 /// Fix 6: `ProviderCallback` and `CallbackError` are `Codable`, and a JSON round trip gives back an equal value.
-@Suite("Providers: Codable callbacks and errors (fix 6)")
+@Suite("Providers: Codable callbacks and errors")
 struct CodableTests {
   static func roundTrip<T: Codable & Equatable>(_ value: T) throws -> T {
     let data = try JSONEncoder().encode(value)
@@ -90,7 +90,7 @@ struct CodableTests {
 }
 
 /// Fix 6: the store's lock is a pthread mutex of its own (no `Synchronization.Mutex`, no OS-version floor).
-@Suite("Providers: the store's lock (fix 6)")
+@Suite("Providers: the store's lock")
 struct StoreLockTests {
   @Test func incrementsAreNotLost() async {
     let counter = PThreadLocked(0)

@@ -116,7 +116,7 @@ import LinkParseBytes
     let p = PendingAuthorization(provider: .sber, redirectURI: try ParsedURL("app://merchant_app/"), state: "S")
     let callback = try p.validate(ParsedURL("app://merchant_app/?result=FAILURE&error_code=5"))
     #expect(callback.providerError?.code == "5")
-    // The iOS grammar carries no state either: its error is kept (fix 2).
+    // The iOS grammar carries no state either: its error is kept.
     let iOS = try p.validate(ParsedURL("app://merchant_app/?status=fail&error=invalid_scope"))
     #expect(iOS.outcome == .error && iOS.providerError?.code == "invalid_scope")
     #expect(rejection { try p.validate(ParsedURL("app://merchant_app/?code=c")) } == .stateMismatch)

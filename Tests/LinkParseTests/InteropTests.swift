@@ -25,7 +25,7 @@ struct InteropTests {
   }
 }
 
-@Suite("Foundation: CallbackError and ProviderCallback (fix 6)")
+@Suite("Foundation: CallbackError and ProviderCallback")
 struct CallbackErrorFoundationTests {
   @Test func localizedDescriptionIsTheEnglishSentence() throws {
     let pending = PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://c.example/cb"), state: "s")

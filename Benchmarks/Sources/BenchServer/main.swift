@@ -20,6 +20,7 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import Hummingbird
+import LinkParseAuthorization
 import LinkParseCore
 import LinkParseHummingbird
 import LinkParsePostgres

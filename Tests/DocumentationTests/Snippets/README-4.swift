@@ -9,12 +9,12 @@ import LinkParseHummingbird
 import LinkParseProviders
 import LinkParseRouter
 
-/// README.md, the block at line 180.
+/// README.md, the block at line 198.
 @available(macOS 13, iOS 16, *)
 func snippet_README_4() async throws {
-  // given (README.md, before line 180):
+  // given (README.md, before line 198):
   let store = PendingAuthorizationStore()
-  // README.md, line 180:
+  // README.md, line 198:
   let endpoint = LinkParseCallbackEndpoint(store: store, publicBaseURL: "https://example.com")
   let table = try LinkParseRouter.Router([
     Route("vk", "https://example.com/auth/vk/callback", provider: .vk),

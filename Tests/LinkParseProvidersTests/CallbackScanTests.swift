@@ -7,7 +7,7 @@ import LinkParseBytes
 
 /// The one-pass field scan, zero-copy values, lazy JSON and the allocation-free checks behave exactly like
 /// the per-key lookups and eager decoding they replace.
-@Suite struct FastPathTests {
+@Suite struct CallbackScanTests {
 
   @Test func fieldsMatchDecodedNamesAndKeepTheFirstOccurrence() {
     let fields = CallbackFields(FormParameters("c%6Fde=1&code=2&st+ate=x&state&%73tate=3&error_description=a+b%21"))
@@ -186,7 +186,7 @@ import LinkParseBytes
   }
 }
 
-@Suite struct Base64FastPathTests {
+@Suite struct Base64ScanTests {
   /// The in-place decoder (four characters at a time, then the general loop) agrees with the array one.
   @Test func inPlaceDecodeAgrees() {
     var generator = SystemRandomNumberGenerator()

@@ -5,7 +5,7 @@ import Testing
 @testable import LinkParseProviders
 
 /// Regression tests for the defects fixed on the `fixes` branch, one suite per defect.
-@Suite("Providers: T-ID debug success (fix 3)")
+@Suite("Providers: T-ID debug success")
 struct TIDDebugSuccessTests {
   /// `result=success` from the T-ID debug app carries no code: its outcome is not `.success`.
   @Test func debugSuccessIsNotSuccess() throws {
@@ -26,7 +26,7 @@ struct TIDDebugSuccessTests {
   }
 }
 
-@Suite("Providers: Sber detection and raw codes (fix 4)")
+@Suite("Providers: Sber detection and raw codes")
 struct SberDetectionTests {
   @Test func statusSuccessDetectsSber() throws {
     for href in [
@@ -67,7 +67,7 @@ struct SberDetectionTests {
   }
 }
 
-@Suite("Providers: state-less Sber iOS errors and 'report both' (fix 2)")
+@Suite("Providers: state-less Sber iOS errors and 'report both'")
 struct SberStatelessErrorTests {
   static let pending = PendingAuthorization(
     provider: .sber, redirectURI: try! ParsedURL("myapp://sberidauth"), state: "Qk7x2LmN9pRtVw3a")
@@ -113,7 +113,7 @@ struct SberStatelessErrorTests {
   }
 }
 
-@Suite("Providers: security (fix 5)")
+@Suite("Providers: security")
 struct SecurityFixTests {
   /// 5a: a state-less forged error is reported but does not consume the real pending authorization.
   @Test(arguments: [
@@ -214,7 +214,7 @@ struct SecurityFixTests {
   }
 }
 
-@Suite("Providers: OIDC code id_token and the implicit flow (fix 1)")
+@Suite("Providers: OIDC code id_token and the implicit flow")
 struct OAuth2ImplicitAndIDTokenTests {
   @Test func codeIDTokenFragmentKeepsTheIDToken() throws {
     let token = jwt(#"{"iss":"https://as.example","sub":"1","nonce":"n"}"#)

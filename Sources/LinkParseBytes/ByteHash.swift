@@ -13,7 +13,7 @@
 
 /// Non-cryptographic hashes of byte ranges, for tables that confirm a hit by comparing bytes. Not keyed: do
 /// not use them where an attacker choosing colliding inputs matters more than a few extra comparisons.
-package enum ByteHash {
+@usableFromInline package enum ByteHash {
 
   /// 64-bit FNV-1a over `bytes`, each ASCII upper-case letter lower-cased first when `folded` (so texts that
   /// differ only in ASCII case hash alike).

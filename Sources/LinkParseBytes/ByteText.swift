@@ -49,6 +49,7 @@ package func constantTimeEquals(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBuff
 /// ```swift
 /// "600".utf8.withContiguousStorageIfAvailable(parseDecimalInt)  // 600
 /// ```
+@inlinable
 package func parseDecimalInt(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
   var i = 0
   var negative = false
@@ -76,6 +77,7 @@ package func parseDecimalInt(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
 package enum JSONText {
   /// `text` as a JSON string literal: `"` and `\\` escaped, control characters as `\\n`, `\\r`, `\\t` or
   /// `\\u00XX`, everything else as it is (the result is UTF-8 JSON).
+  @inlinable
   package static func quoted(_ text: String) -> String {
     var out = "\""
     for scalar in text.unicodeScalars {

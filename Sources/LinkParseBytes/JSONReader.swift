@@ -12,20 +12,25 @@
 // happens only when `index + 16 <= count`, and Core's `Scan.jsonStringSpecial` is given the whole buffer;
 // the ranges handed out lie inside the buffer, which the caller keeps alive while it reads.
 
-import CByteScan
+public import CByteScan  // public: the inlinable scans call it from other modules
 
 /// What a value is, from its first byte.
-package enum JSONToken: Sendable, Hashable {
+@usableFromInline package enum JSONToken: Sendable, Hashable {
   case object, array, string, number, `true`, `false`, null
 }
 
 /// A string the reader went over: its contents (between the quotes, escapes still in) and whether they
 /// contain escapes.
-package struct JSONString: Sendable, Hashable {
+@usableFromInline package struct JSONString: Sendable, Hashable {
   /// The bytes between the quotes.
-  package var range: Range<Int>
+  @usableFromInline package var range: Range<Int>
   /// Whether any backslash escape occurs (the contents are then not the string's bytes).
-  package var hasEscapes: Bool
+  @usableFromInline package var hasEscapes: Bool
+
+  @inlinable package init(range: Range<Int>, hasEscapes: Bool) {
+    self.range = range
+    self.hasEscapes = hasEscapes
+  }
 }
 
 /// A strict RFC 8259 reader over `bytes`, one token at a time.
@@ -42,24 +47,25 @@ package struct JSONString: Sendable, Hashable {
 /// }
 /// try reader.expectEnd()
 /// ```
-package struct JSONReader {
+@usableFromInline package struct JSONReader {
   /// The text.
-  package let bytes: UnsafeBufferPointer<UInt8>
+  @usableFromInline package let bytes: UnsafeBufferPointer<UInt8>
   /// The read position.
-  package var index = 0
+  @usableFromInline package var index = 0
   /// How many containers are open.
-  package private(set) var depth = 0
+  @usableFromInline package var depth = 0
   /// How deep containers may nest: the bracket that would open one more level is ``JSONSyntaxError/Kind/tooDeep``.
-  package let maximumDepth: Int
+  @usableFromInline package let maximumDepth: Int
   /// Whether bytes above 0x7F in strings must be well-formed UTF-8 (`false`: they pass unchecked, and the
   /// caller repairs them when it makes a `String`).
-  package let validatesUTF8: Bool
+  @usableFromInline package let validatesUTF8: Bool
   /// Whether a digit right after a leading `0` is ``JSONSyntaxError/Kind/leadingZero`` (`false`: the number
   /// ends at the `0`, and the digit is whatever the caller expects next).
-  package let diagnosesLeadingZeros: Bool
+  @usableFromInline package let diagnosesLeadingZeros: Bool
   /// Whether any string read so far had a `\u` escape.
-  package private(set) var sawUnicodeEscape = false
+  @usableFromInline package var sawUnicodeEscape = false
 
+  @inlinable
   package init(
     _ bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, validatesUTF8: Bool = true,
     diagnosesLeadingZeros: Bool = true
@@ -72,8 +78,9 @@ package struct JSONReader {
 
   /// The byte at the read position, `nil` at the end.
   @inline(__always)
-  package var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+  @inlinable package var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
 
+  @inlinable
   @inline(__always)
   func fail(_ kind: JSONSyntaxError.Kind, at offset: Int, start: Int? = nil) -> JSONSyntaxError {
     JSONSyntaxError(kind, at: offset, start: start)
@@ -82,6 +89,7 @@ package struct JSONReader {
   // MARK: Whitespace and structure
 
   /// Skips spaces, tabs, line feeds and carriage returns.
+  @inlinable
   @inline(__always)
   package mutating func skipWhitespace() {
     while index < bytes.count {
@@ -93,6 +101,7 @@ package struct JSONReader {
   }
 
   /// Only whitespace may follow: ``JSONSyntaxError/Kind/trailingData`` at the first other byte.
+  @inlinable
   package mutating func expectEnd() throws(JSONSyntaxError) {
     skipWhitespace()
     if index < bytes.count { throw fail(.trailingData, at: index) }
@@ -100,6 +109,7 @@ package struct JSONReader {
 
   /// What the value at the read position is (nothing consumed); ``JSONSyntaxError/Kind/expectedValue`` when
   /// no value starts there.
+  @inlinable
   @inline(__always)
   package func value() throws(JSONSyntaxError) -> JSONToken {
     guard index < bytes.count else { throw fail(.expectedValue, at: index) }
@@ -118,6 +128,7 @@ package struct JSONReader {
   /// At `{` or `[`: one level deeper (``JSONSyntaxError/Kind/tooDeep`` at the bracket past
   /// ``maximumDepth``), past the bracket and the whitespace after it. `false` when the container is empty:
   /// its closing bracket is consumed and the level left.
+  @inlinable
   @inline(__always)
   package mutating func enter(_ container: JSONSyntaxError.Container) throws(JSONSyntaxError) -> Bool {
     guard depth < maximumDepth else { throw fail(.tooDeep, at: index) }
@@ -134,6 +145,7 @@ package struct JSONReader {
 
   /// After a member or element: whitespace, then `,` (and the whitespace after it: `true`, another one
   /// follows) or the closing bracket (`false`: the container is done and its level left).
+  @inlinable
   @inline(__always)
   package mutating func next(_ container: JSONSyntaxError.Container) throws(JSONSyntaxError) -> Bool {
     skipWhitespace()
@@ -151,6 +163,7 @@ package struct JSONReader {
   }
 
   /// An object's key at the read position (after ``enter(_:)`` or ``next(_:)``).
+  @inlinable
   @inline(__always)
   package mutating func key(pairingSurrogates: Bool = true) throws(JSONSyntaxError) -> JSONString {
     guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail(.expectedKey, at: index) }
@@ -158,6 +171,7 @@ package struct JSONReader {
   }
 
   /// Whitespace, `:` and whitespace, between a key and its value.
+  @inlinable
   @inline(__always)
   package mutating func colon() throws(JSONSyntaxError) {
     skipWhitespace()
@@ -169,6 +183,7 @@ package struct JSONReader {
   /// Checks and skips the value at the read position, whatever it is. `pairingSurrogates: false` checks
   /// only the syntax of `\u` escapes (a caller that never decodes the value need not refuse a lone
   /// surrogate).
+  @inlinable
   package mutating func skipValue(pairingSurrogates: Bool = true) throws(JSONSyntaxError) {
     switch try value() {
     case .object:
@@ -192,6 +207,7 @@ package struct JSONReader {
   // MARK: Scalars
 
   /// The literal at the read position (its first letter already seen by ``value()``).
+  @inlinable
   package mutating func literal(_ literal: JSONSyntaxError.Literal) throws(JSONSyntaxError) {
     let word: StaticString
     switch literal {
@@ -216,6 +232,7 @@ package struct JSONReader {
 
   /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?` at the read position (on `-` or a digit): the
   /// number's range.
+  @inlinable
   package mutating func number() throws(JSONSyntaxError) -> Range<Int> {
     let start = index
     @inline(__always) func isDigit(_ i: Int) -> Bool { i < bytes.count && bytes[i] &- 0x30 < 10 }
@@ -246,6 +263,7 @@ package struct JSONReader {
 
   /// The string at the read position (on its `"`), checked: no unescaped control, valid escapes, `\u`
   /// surrogates paired (unless `pairingSurrogates` is `false`), UTF-8 well-formed (when ``validatesUTF8``).
+  @inlinable
   package mutating func string(pairingSurrogates: Bool = true) throws(JSONSyntaxError) -> JSONString {
     index &+= 1
     let start = index
@@ -295,7 +313,8 @@ package struct JSONReader {
   }
 
   /// The escape at the read position (its backslash), checked.
-  private mutating func escape(pairingSurrogates: Bool) throws(JSONSyntaxError) {
+  @inlinable
+  mutating func escape(pairingSurrogates: Bool) throws(JSONSyntaxError) {
     let at = index
     guard index &+ 1 < bytes.count else { throw fail(.unterminatedString, at: bytes.count) }
     let letter = bytes[index &+ 1]
@@ -324,7 +343,8 @@ package struct JSONReader {
   }
 
   /// Four hex digits at the read position.
-  private mutating func hex4() throws(JSONSyntaxError) -> UInt16 {
+  @inlinable
+  mutating func hex4() throws(JSONSyntaxError) -> UInt16 {
     var value: UInt16 = 0
     for _ in 0..<4 {
       guard index < bytes.count, let digit = Self.hexValue(bytes[index]) else {
@@ -336,8 +356,9 @@ package struct JSONReader {
     return value
   }
 
+  @inlinable
   @inline(__always)
-  private static func hexValue(_ b: UInt8) -> UInt8? {
+  static func hexValue(_ b: UInt8) -> UInt8? {
     switch b {
     case 0x30...0x39: return b &- 0x30
     case 0x41...0x46: return b &- 0x41 &+ 10
@@ -349,7 +370,8 @@ package struct JSONReader {
   /// Where the ill-formed sequence at `i` goes wrong (`UTF8Validation.sequenceLength(bytes, at: i) == 0`):
   /// its lead byte, or the first continuation byte that no well-formed sequence has there. Each prefix is
   /// asked of `UTF8Validation` completed with 0x80 (a valid third and fourth byte after any lead).
-  private func utf8Failure(at i: Int) -> JSONSyntaxError {
+  @inlinable
+  func utf8Failure(at i: Int) -> JSONSyntaxError {
     let lead = bytes[i]
     // Table 3-7's lead bytes: C2–DF start two bytes, E0–EF three, F0–F4 four.
     let length = lead < 0xC2 ? 0 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : lead < 0xF5 ? 4 : 0
@@ -370,6 +392,7 @@ package struct JSONReader {
   /// The contents of `string` (read by ``string(pairingSurrogates:)`` with surrogates paired) as a
   /// `String`: from its bytes in place when it has no escapes, else decoded in `scratch` (reused). Bytes
   /// that are not UTF-8 (a reader that does not validate) become U+FFFD.
+  @inlinable
   package func text(_ string: JSONString, scratch: inout [UInt8]) -> String {
     let contents = UnsafeBufferPointer(rebasing: bytes[string.range])
     guard string.hasEscapes else { return String(decoding: contents, as: UTF8.self) }
@@ -380,6 +403,7 @@ package struct JSONReader {
 
   /// Appends the contents of `string` to `out` with its escapes decoded (a lone surrogate, which only a
   /// string read without pairing can hold, as U+FFFD).
+  @inlinable
   package func unescape(_ string: JSONString, into out: inout [UInt8]) {
     var i = string.range.lowerBound
     let end = string.range.upperBound
@@ -419,14 +443,16 @@ package struct JSONReader {
   }
 
   /// The four hex digits at `i` (checked when the string was read).
-  private func hexAt(_ i: Int) -> UInt16 {
+  @inlinable
+  func hexAt(_ i: Int) -> UInt16 {
     var value: UInt16 = 0
     for k in 0..<4 { value = value << 4 | UInt16(Self.hexValue(bytes[i &+ k]) ?? 0) }
     return value
   }
 
   /// UTF-8 by hand (a `String` per escape would allocate).
-  private func appendUTF8(_ scalar: Unicode.Scalar, to out: inout [UInt8]) {
+  @inlinable
+  func appendUTF8(_ scalar: Unicode.Scalar, to out: inout [UInt8]) {
     let v = scalar.value
     switch v {
     case 0..<0x80:

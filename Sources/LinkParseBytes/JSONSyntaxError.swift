@@ -3,22 +3,22 @@
 // `--input-format json` records); the shape check only needs to know that there was an error.
 
 /// Where and why JSON text stops being strict RFC 8259 JSON.
-package struct JSONSyntaxError: Error, Sendable, Hashable {
+@usableFromInline package struct JSONSyntaxError: Error, Sendable, Hashable {
   /// A container: the bracket that closes it, and the words for it.
-  package enum Container: Sendable, Hashable {
+  @usableFromInline package enum Container: Sendable, Hashable {
     case object, array
 
     /// `}` or `]`.
-    var close: UInt8 { self == .object ? UInt8(ascii: "}") : UInt8(ascii: "]") }
+    @inlinable var close: UInt8 { self == .object ? UInt8(ascii: "}") : UInt8(ascii: "]") }
   }
 
   /// One of the three JSON literals.
-  package enum Literal: String, Sendable, Hashable {
+  @usableFromInline package enum Literal: String, Sendable, Hashable {
     case `true`, `false`, null
   }
 
   /// The part of a number a digit was expected in.
-  package enum NumberPart: Sendable, Hashable {
+  @usableFromInline package enum NumberPart: Sendable, Hashable {
     /// After the optional `-`.
     case integer
     /// After the `.`.
@@ -28,7 +28,7 @@ package struct JSONSyntaxError: Error, Sendable, Hashable {
   }
 
   /// How UTF-8 inside a string went wrong (at ``JSONSyntaxError/offset``).
-  package enum UTF8Problem: Sendable, Hashable {
+  @usableFromInline package enum UTF8Problem: Sendable, Hashable {
     /// A byte that starts no well-formed sequence (a continuation byte, C0, C1, F5–FF).
     case cannotStart(UInt8)
     /// A byte where a sequence needed a continuation byte of another range.
@@ -37,7 +37,7 @@ package struct JSONSyntaxError: Error, Sendable, Hashable {
     case truncated
   }
 
-  package enum Kind: Sendable, Hashable {
+  @usableFromInline package enum Kind: Sendable, Hashable {
     /// No value starts here (or the input ended).
     case expectedValue
     /// `t`, `f` or `n` not followed by the rest of the literal: ``JSONSyntaxError/offset`` is the first byte
@@ -78,14 +78,14 @@ package struct JSONSyntaxError: Error, Sendable, Hashable {
     case duplicateKey
   }
 
-  package var kind: Kind
+  @usableFromInline package var kind: Kind
   /// The byte offset where the text stops being JSON.
-  package var offset: Int
+  @usableFromInline package var offset: Int
   /// Where the token that failed starts: a literal's first letter, the first escape of a surrogate pair;
   /// ``offset`` for every other kind.
-  package var start: Int
+  @usableFromInline package var start: Int
 
-  package init(_ kind: Kind, at offset: Int, start: Int? = nil) {
+  @inlinable package init(_ kind: Kind, at offset: Int, start: Int? = nil) {
     self.kind = kind
     self.offset = offset
     self.start = start ?? offset

@@ -5,7 +5,7 @@
 // at `i`) happens only when `i + 8 <= count`.
 
 /// Well-formed UTF-8 by Unicode's Table 3-7: no overlong forms, no surrogates, nothing above U+10FFFF.
-package enum UTF8Validation {
+@usableFromInline package enum UTF8Validation {
 
   /// Whether `bytes` is well-formed UTF-8. An ASCII prefix is skipped sixteen bytes at a time, later ASCII
   /// eight at a time.
@@ -14,6 +14,7 @@ package enum UTF8Validation {
   /// Array("jörg".utf8).withUnsafeBufferPointer(UTF8Validation.isValid)  // true
   /// [0xC0, 0x80].withUnsafeBufferPointer(UTF8Validation.isValid)       // false (overlong)
   /// ```
+  @inlinable
   package static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     let n = bytes.count
     guard let base = bytes.baseAddress else { return true }
@@ -44,6 +45,7 @@ package enum UTF8Validation {
   /// ```swift
   /// Array("é!".utf8).withUnsafeBufferPointer { UTF8Validation.sequenceLength($0, at: 0) }  // 2
   /// ```
+  @inlinable
   @inline(__always)
   package static func sequenceLength(_ buf: UnsafeBufferPointer<UInt8>, at i: Int) -> Int {
     let count = buf.count

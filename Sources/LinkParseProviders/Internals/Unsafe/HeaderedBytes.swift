@@ -10,10 +10,10 @@
 internal import CByteScan
 
 /// A header and `count` bytes in one object (`ManagedBuffer`), read in place.
-package final class HeaderedBytes<Header>: ManagedBuffer<Header, UInt8> {
+final class HeaderedBytes<Header>: ManagedBuffer<Header, UInt8> {
 
   /// A new object with `header` and a copy of `bytes`.
-  package static func make(_ header: Header, bytes: [UInt8]) -> HeaderedBytes<Header> {
+  static func make(_ header: Header, bytes: [UInt8]) -> HeaderedBytes<Header> {
     let object = unsafeDowncast(create(minimumCapacity: max(bytes.count, 1)) { _ in header }, to: Self.self)
     object.withUnsafeMutablePointerToElements { elements in
       bytes.withUnsafeBufferPointer { elements.initialize(from: $0.baseAddress!, count: $0.count) }
@@ -25,13 +25,13 @@ package final class HeaderedBytes<Header>: ManagedBuffer<Header, UInt8> {
   /// whose every read is checked for exclusive access at run time, and reading one field through a getter
   /// would copy all of them).
   @inline(__always)
-  package var fields: Header {
+  var fields: Header {
     unsafeAddress { UnsafePointer(withUnsafeMutablePointerToHeader { $0 }) }
   }
 
   /// The bytes at `start..<start + count`, or nil when `count` is -1 (a value not kept).
   @inline(__always)
-  package func bytes(_ start: Int, _ count: Int) -> UnsafeBufferPointer<UInt8>? {
+  func bytes(_ start: Int, _ count: Int) -> UnsafeBufferPointer<UInt8>? {
     guard count >= 0 else { return nil }
     return withUnsafeMutablePointerToElements { UnsafeBufferPointer(start: $0 + start, count: count) }
   }
@@ -39,7 +39,7 @@ package final class HeaderedBytes<Header>: ManagedBuffer<Header, UInt8> {
   /// Asks the CPU for the object's first four cache lines (its header and usually its bytes), so that their
   /// misses overlap when a server's many pending authorizations are out of cache.
   @inline(__always)
-  package func prefetch() {
+  func prefetch() {
     linkparse_prefetch(UnsafeRawPointer(Unmanaged.passUnretained(self).toOpaque()), 256)
   }
 }
@@ -47,10 +47,10 @@ package final class HeaderedBytes<Header>: ManagedBuffer<Header, UInt8> {
 /// A reference to an object that is never written after it is made, as `Sendable` as a value: the one unchecked
 /// conformance for the values built on ``HeaderedBytes`` (`PendingAuthorization` is plainly `Sendable`; a
 /// `ManagedBuffer` subclass cannot conform itself).
-package struct Immutable<Object: AnyObject>: @unchecked Sendable {
+struct Immutable<Object: AnyObject>: @unchecked Sendable {
   /// The object; whoever makes an `Immutable` promises never to write it again.
-  package let object: Object
+  let object: Object
 
-  @inlinable @inline(__always)
-  package init(_ object: Object) { self.object = object }
+  @inline(__always)
+  init(_ object: Object) { self.object = object }
 }

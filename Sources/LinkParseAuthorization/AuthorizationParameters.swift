@@ -1,7 +1,7 @@
 // Extra parameters of an outbound authorization request, checked before they are sent: what a provider
 // documents beyond the builders' own options (VK's `lang_id`, a generic server's `ui_locales`, `acr_values`…).
 
-public import LinkParseProviders
+import LinkParseProviders
 
 /// Parameters added to an authorization request after the ones its builder sets, checked when added.
 ///

@@ -72,12 +72,19 @@ public struct SberIDAuthorizationRequest: Sendable, Hashable {
     appendQuery(base, pairs(responseType: false))
   }
 
+  /// Sber ID's web authorization page.
+  ///
+  /// ```swift
+  /// SberIDAuthorizationRequest.defaultWebURL  // "https://online.sberbank.ru/CSAFront/oidc/authorize.do"
+  /// ```
+  public static let defaultWebURL = "https://online.sberbank.ru/CSAFront/oidc/authorize.do"
+
   /// The web authorization page (`response_type=code`).
   ///
   /// ```swift
   /// request.webURL(base: "https://id.sber.ru/CSAFront/oidc/authorize.do")
   /// ```
-  public func webURL(base: String = "https://online.sberbank.ru/CSAFront/oidc/authorize.do") -> String {
+  public func webURL(base: String = SberIDAuthorizationRequest.defaultWebURL) -> String {
     appendQuery(base, pairs(responseType: true))
   }
 
@@ -137,6 +144,13 @@ public struct VKIDAuthorizationRequest: Sendable, Hashable {
   /// Further parameters, after the builder's own (checked: see ``AuthorizationParameters``).
   public var extraParameters: AuthorizationParameters
 
+  /// VK ID's authorize endpoint.
+  ///
+  /// ```swift
+  /// VKIDAuthorizationRequest.defaultEndpoint  // "https://id.vk.ru/authorize"
+  /// ```
+  public static let defaultEndpoint = "https://id.vk.ru/authorize"
+
   /// Creates a request.
   ///
   /// ```swift
@@ -144,7 +158,7 @@ public struct VKIDAuthorizationRequest: Sendable, Hashable {
   /// ```
   public init(
     clientID: String, redirectURI: String, state: String, pkce: PKCE, scope: [String] = [],
-    codeChallengeMethod: String = "S256", endpoint: String = "https://id.vk.ru/authorize",
+    codeChallengeMethod: String = "S256", endpoint: String = VKIDAuthorizationRequest.defaultEndpoint,
     prompt: [AuthorizationPrompt] = [], extraParameters: AuthorizationParameters = AuthorizationParameters()
   ) {
     self.clientID = clientID

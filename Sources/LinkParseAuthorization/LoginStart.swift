@@ -2,7 +2,7 @@
 // request builders, and the pending authorization that the callback will be checked against.
 
 public import LinkParseCore
-package import LinkParseBytes
+import LinkParseBytes
 public import LinkParseProviders
 
 /// How one provider's login starts on a web server: the authorize URL to send the browser to, and the pending
@@ -77,7 +77,7 @@ public struct LoginStart: Sendable {
   /// LoginStart.vkID(clientID: "7915193", redirectURI: "https://example.com/auth/vk", scope: ["vkid.personal_info"], prompt: [.login])
   /// ```
   public static func vkID(
-    clientID: String, redirectURI: String, scope: [String] = [], endpoint: String = "https://id.vk.ru/authorize",
+    clientID: String, redirectURI: String, scope: [String] = [], endpoint: String = VKIDAuthorizationRequest.defaultEndpoint,
     prompt: [AuthorizationPrompt] = [], extraParameters: AuthorizationParameters = AuthorizationParameters()
   ) -> LoginStart {
     LoginStart(provider: .vk, redirectURI: redirectURI) { (s, expiresAt) throws(URLParseError) in
@@ -96,7 +96,7 @@ public struct LoginStart: Sendable {
   /// ```
   public static func sberID(
     clientID: String, redirectURI: String, scope: [String] = ["openid"],
-    authorizeURL: String = "https://online.sberbank.ru/CSAFront/oidc/authorize.do", loginHint: String? = nil,
+    authorizeURL: String = SberIDAuthorizationRequest.defaultWebURL, loginHint: String? = nil,
     extraParameters: AuthorizationParameters = AuthorizationParameters()
   ) -> LoginStart {
     LoginStart(provider: .sber, redirectURI: redirectURI) { (s, expiresAt) throws(URLParseError) in

@@ -2,7 +2,7 @@
 
 internal import Crypto
 import LinkParseBytes
-public import LinkParseProviders
+import LinkParseProviders
 
 /// A PKCE verifier and its S256 challenge (RFC 7636).
 ///

@@ -149,7 +149,7 @@ extension ParsedURL {
 /// value witnesses) in some callers. The copy for storage that is not contiguous is a function of its own, so
 /// that its second read of `href` does not make the optimizer retain the URL around both paths.
 @inlinable @inline(__always)
-package func withHrefBytes<R>(_ url: ParsedURL, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+@_spi(Bytes) public func withHrefBytes<R>(_ url: ParsedURL, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
   if let r = url.href.utf8.withContiguousStorageIfAvailable(body) { return r }
   return withCopiedHrefBytes(url, body)
 }

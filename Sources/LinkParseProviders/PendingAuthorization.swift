@@ -1,7 +1,7 @@
 // Binding a callback to the request that caused it (providers.md §7 steps 1 and 4, RFC 6749 §10.12,
 // RFC 8252 §7.3, RFC 9207).
 
-public import LinkParseCore
+@_spi(Bytes) public import LinkParseCore
 import LinkParseBytes
 
 #if canImport(Glibc)

@@ -232,7 +232,7 @@ public enum ProviderCallback: Sendable, Hashable {
   /// ```swift
   /// callback.forEachValueBytes { name, value in print(name, value.needsDecoding) }  // code false, …
   /// ```
-  package func forEachValueBytes(_ body: (_ name: String, _ value: FormParameters.UnsafeDecodedBytes) -> Void) {
+  @_spi(Bytes) public func forEachValueBytes(_ body: (_ name: String, _ value: FormParameters.UnsafeDecodedBytes) -> Void) {
     visitValues { name, text, span, unflagged in
       text.withDecodedBytes(span, unflagged: unflagged) { body(name, $0) }
     } other: { name, value in

@@ -1,7 +1,7 @@
 // The `auto` detector: which provider a callback comes from, and the parameters to decode (the query, or the
 // fragment), with one scan of the parameters.
 
-public import LinkParseCore
+@_spi(Bytes) public import LinkParseCore
 import LinkParseBytes
 
 /// What ``ProviderDetector/decode(url:ssoPolicy:)`` found: the detected provider, and its decoder's answer (the
@@ -109,7 +109,7 @@ public enum ProviderDetector {
   /// generic value witnesses (about 290 instructions per line of the tool): here nothing wraps the callback,
   /// which is destroyed as the concrete type it is. (`inout`: the scan, ~370 bytes, is read in place, not
   /// copied.)
-  package static func decode(
+  @_spi(Bytes) public static func decode(
     url: ParsedURL, scannedQuery: inout CallbackQueryScan, ssoPolicy: SberSSOTrustPolicy = .default,
     decoded: (ProviderCallback) -> Void, rejected: (Provider, CallbackError) -> Void
   ) -> Bool {

@@ -97,7 +97,7 @@ public enum VKIDCallback: Sendable, Hashable {
   /// `expires_in`'s raw bytes as seconds when they are 1 to 10 ASCII digits, else `nil` (the command line
   /// writes VK's `expires_in` as a number by the same rule).
   @inline(__always)
-  package static func lifetime(_ raw: UnsafeBufferPointer<UInt8>) -> Int? {
+  @_spi(Bytes) public static func lifetime(_ raw: UnsafeBufferPointer<UInt8>) -> Int? {
     guard raw.count >= 1, raw.count <= 10 else { return nil }
     var value = 0
     for byte in raw {

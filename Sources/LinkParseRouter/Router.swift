@@ -1,4 +1,4 @@
-public import LinkParseCore
+@_spi(Bytes) public import LinkParseCore
 
 /// A compiled, immutable route table: says which route a URL belongs to, with its captures.
 ///

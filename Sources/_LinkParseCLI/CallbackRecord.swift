@@ -1,6 +1,7 @@
 import ArgumentParser
 import LinkParse
 @_spi(Bytes) import LinkParseCore
+@_spi(Bytes) import LinkParseProviders
 
 /// `--provider`: which decoder reads a record's callback parameters.
 public enum ProviderOption: String, ExpressibleByArgument, CaseIterable, Sendable {

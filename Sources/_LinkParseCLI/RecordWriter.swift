@@ -1,5 +1,6 @@
 import LinkParse
 @_spi(Bytes) import LinkParseCore
+@_spi(Bytes) import LinkParseProviders
 import LinkParseBytes
 
 /// Turns input records into output records: parses each URL and writes one JSON line for it.

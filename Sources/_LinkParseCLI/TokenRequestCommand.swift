@@ -1,5 +1,6 @@
 import ArgumentParser
 import LinkParse
+import LinkParseBytes
 
 /// `linkparse token-request`: prints the HTTP request that follows a callback (token exchange, refresh,
 /// revoke, logout, user info, introspection) as one JSON object, for scripts and debugging. Nothing is sent.
@@ -285,7 +286,7 @@ package struct TokenRequestCommand: StreamCommand {
 
   /// The request as one JSON object, keys in the documented order.
   static func json(_ request: OAuthRequest) -> String {
-    func quoted(_ s: String) -> String { JSONValue.quoted(s) }
+    func quoted(_ s: String) -> String { JSONText.quoted(s) }
     func pairs(_ list: [(String, String)]) -> String {
       "[" + list.map { "[\(quoted($0.0)),\(quoted($0.1))]" }.joined(separator: ",") + "]"
     }

@@ -31,30 +31,27 @@ extension TestDatabase {
   }
 }
 
-/// The code of the ``CallbackError`` `body` throws, `nil` when it succeeds (any other error is an issue).
-func code<T>(_ body: () async throws -> T) async -> CallbackError.Code? {
+/// What `body` throws, as `E`'s code; `nil` when it succeeds (another error is an issue).
+func thrownCode<E: Error, Code, T>(_: E.Type, _ code: (E) -> Code, _ body: () async throws -> T) async -> Code? {
   do {
     _ = try await body()
     return nil
-  } catch let error as CallbackError {
-    return error.code
+  } catch let error as E {
+    return code(error)
   } catch {
-    Issue.record("not a CallbackError: \(error)")
+    Issue.record("not a \(E.self): \(error)")
     return nil
   }
 }
 
+/// The code of the ``CallbackError`` `body` throws, `nil` when it succeeds (any other error is an issue).
+func code<T>(_ body: () async throws -> T) async -> CallbackError.Code? {
+  await thrownCode(CallbackError.self, \.code, body)
+}
+
 /// The code of the ``PostgresStoreError`` `body` throws, `nil` when it succeeds (any other error is an issue).
 func storeFailure<T>(_ body: () async throws -> T) async -> PostgresStoreError.Code? {
-  do {
-    _ = try await body()
-    return nil
-  } catch let error as PostgresStoreError {
-    return error.code
-  } catch {
-    Issue.record("not a PostgresStoreError: \(error)")
-    return nil
-  }
+  await thrownCode(PostgresStoreError.self, \.code, body)
 }
 
 @Suite struct PostgresStoreEnvironmentTests {

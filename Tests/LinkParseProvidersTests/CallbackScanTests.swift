@@ -4,6 +4,7 @@ import Testing
 
 @testable import LinkParseProviders
 import LinkParseBytes
+@_spi(Bytes) import LinkParseProviders
 
 /// The one-pass field scan, zero-copy values, lazy JSON and the allocation-free checks behave exactly like
 /// the per-key lookups and eager decoding they replace.

@@ -1,6 +1,7 @@
 import Testing
 @_spi(Bytes) import LinkParseCore
 @testable import LinkParseProviders
+@_spi(Bytes) import LinkParseProviders
 
 /// `ProviderDetector.decode(url:scannedQuery:decoded:rejected:)` (the command line tool records the query's pairs as it lists
 /// them) must answer exactly as `decode(url:)`, which scans the query itself.

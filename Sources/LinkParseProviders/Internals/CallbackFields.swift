@@ -9,7 +9,7 @@
 // text's bytes in place, sixteen bytes at a time, and values are read from those bytes (or sliced from the
 // text) only when asked for.
 
-@_spi(Bytes) package import LinkParseCore
+@_spi(Bytes) public import LinkParseCore
 import LinkParseBytes
 
 /// The parameters of one callback, scanned once.
@@ -528,13 +528,13 @@ func withFormDecoded<R>(_ raw: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBuffer
 ///   ProviderDetector.decode(url: url, scannedQuery: &scan, decoded: { print($0.outcome) }, rejected: { print($0, $1) })
 /// }
 /// ```
-package struct CallbackQueryScan {
+@_spi(Bytes) public struct CallbackQueryScan {
   fileprivate var scan = CallbackFields.Scan()
   private var recorder = CallbackFields.PairRecorder()
 
   /// A scan of the query at `query` (UTF-8 offsets into the URL's serialization), `nil` for none. Offsets are
   /// limited as the decoders' own scan limits them (``ValueSpan``): `isUsable` is false past that.
-  package init(query: Range<Int>?) {
+  public init(query: Range<Int>?) {
     let range = query ?? 0..<0
     scan.start = UInt32(truncatingIfNeeded: range.lowerBound)
     scan.end = UInt32(truncatingIfNeeded: range.upperBound)
@@ -542,10 +542,10 @@ package struct CallbackQueryScan {
   }
 
   /// Whether the offsets fit the decoders' record (else decode with ``ProviderDetector/decode(url:ssoPolicy:)``).
-  package let isUsable: Bool
+  public let isUsable: Bool
 
   /// Records one pair, as ``FormPairScanner`` gives it from the URL's serialization at `href`.
-  package mutating func add(_ pair: FormPair, href: UnsafePointer<UInt8>) {
+  public mutating func add(_ pair: FormPair, href: UnsafePointer<UInt8>) {
     guard isUsable else { return }
     scan.withSlots { recorder.add(href, $0, pair) }
   }

@@ -12,7 +12,7 @@
 // come before it in `search`, each giving the trie's answer: literal-only routes found by one hash
 // (StaticRoutes.swift), and small tables matched route by route in priority order (LinearRoutes.swift).
 
-import LinkParseCore
+@_spi(Bytes) import LinkParseCore
 import LinkParseBytes
 
 /// A trie node while the trie is built (`TrieTables` holds the form the search reads).

@@ -1,7 +1,7 @@
 // One route compiled on its own: used by `explain`, by reverse routing's check, and by the ambiguity search.
 // The trie (CompiledRouter.swift) shares these components between routes for `match`.
 
-import LinkParseCore
+@_spi(Bytes) import LinkParseCore
 
 /// Where the scheme, the host (with its port) and the path of a URL start and end, as UTF-8 offsets into its
 /// serialization: the parser's stored offsets, read without a scan (`ParsedURL.utf8Ranges` computes every

@@ -14,31 +14,31 @@
 public import LinkParseBytes
 
 /// One non-empty `name[=value]` sequence of form-encoded text, as byte offsets into the scanned buffer.
-@usableFromInline package struct FormPair {
+@_spi(Bytes) public struct FormPair {
   /// ``nameFlags``/``valueFlags`` bit: the bytes contain a `%`.
-  @inlinable package static var percent: UInt8 { 1 }
+  @inlinable public static var percent: UInt8 { 1 }
   /// ``nameFlags``/``valueFlags`` bit: the bytes contain a `+`.
-  @inlinable package static var plus: UInt8 { 2 }
+  @inlinable public static var plus: UInt8 { 2 }
 
   /// The name's first byte.
-  @usableFromInline package var nameStart: Int
+  public var nameStart: Int
   /// The end of the name: the sequence's first `=`, or ``end`` when it has none.
-  @usableFromInline package var nameEnd: Int
+  public var nameEnd: Int
   /// The end of the sequence: the `&` after it, or the end of the text.
-  @usableFromInline package var end: Int
+  public var end: Int
   /// Whether the sequence has a `=` (its value is then `nameEnd + 1 ..< end`, possibly empty).
-  @usableFromInline package var hasValue: Bool
+  public var hasValue: Bool
   /// ``percent`` and ``plus`` bits for the name's bytes.
-  @usableFromInline package var nameFlags: UInt8
+  public var nameFlags: UInt8
   /// ``percent`` and ``plus`` bits for the value's bytes (0 for a bare name).
-  @usableFromInline package var valueFlags: UInt8
+  public var valueFlags: UInt8
 
   /// The value's first byte (meaningful when ``hasValue``).
-  @inlinable package var valueStart: Int { nameEnd &+ 1 }
+  @inlinable public var valueStart: Int { nameEnd &+ 1 }
 
   /// The name's bytes in `base` (the buffer the scanner read).
   @inlinable @inline(__always)
-  package func nameBytes(in base: UnsafePointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+  public func nameBytes(in base: UnsafePointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
     UnsafeBufferPointer(start: base + nameStart, count: nameEnd &- nameStart)
   }
 
@@ -64,7 +64,7 @@ public import LinkParseBytes
 /// ```
 ///
 /// Inlined into its callers (each loop over it specializes to a tight block loop), hence `@inlinable`.
-@usableFromInline package struct FormPairScanner {
+@_spi(Bytes) public struct FormPairScanner {
   @usableFromInline let base: UnsafePointer<UInt8>
   @usableFromInline let end: Int
   /// The first byte not yet classified into a mask.
@@ -81,7 +81,7 @@ public import LinkParseBytes
 
   /// A scanner of `start..<end` of `base`, which must be valid for `0..<end`.
   @inlinable
-  package init(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int) {
+  public init(_ base: UnsafePointer<UInt8>, from start: Int, to end: Int) {
     self.base = base
     self.end = end
     self.cursor = start
@@ -90,7 +90,7 @@ public import LinkParseBytes
 
   /// A scanner of `buffer` from `start` (offsets are `buffer`'s).
   @inlinable
-  package init(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int = 0) {
+  public init(_ buffer: UnsafeBufferPointer<UInt8>, from start: Int = 0) {
     guard let base = buffer.baseAddress else {
       // Empty: nothing is ever read through this pointer.
       self.init(UnsafePointer(bitPattern: MemoryLayout<UInt64>.alignment)!, from: 0, to: 0)
@@ -101,13 +101,13 @@ public import LinkParseBytes
 
   /// Where the sequence after the last pair returned starts (the byte after its `&`): a new scanner started
   /// there continues this one.
-  @inlinable package var position: Int { start }
+  @inlinable public var position: Int { start }
 
   /// The next non-empty pair, or `nil` after the last. (For callers that stop early or keep a position:
   /// iterators and lookups. A caller that reads every pair uses ``forEach(_:)``, whose loop keeps the block's
   /// mask in a register.)
   @inlinable
-  package mutating func next() -> FormPair? {
+  public mutating func next() -> FormPair? {
     while true {
       while mask == 0 {
         guard loadBlock() else { return finish() }
@@ -121,7 +121,7 @@ public import LinkParseBytes
   /// Calls `body` with every remaining pair, in order: the scanner's visitor form, specialised into the
   /// caller (no closure call per pair or per special byte).
   @inlinable @inline(__always)
-  package mutating func forEach(_ body: (FormPair) throws -> Void) rethrows {
+  public mutating func forEach(_ body: (FormPair) throws -> Void) rethrows {
     while loadBlock() {
       var m = mask
       mask = 0

@@ -73,27 +73,67 @@ package func parseDecimalInt(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
   return value
 }
 
-/// JSON text the package writes by hand (problem answers, client-secret headers, the command's output).
-package enum JSONText {
-  /// `text` as a JSON string literal: `"` and `\\` escaped, control characters as `\\n`, `\\r`, `\\t` or
-  /// `\\u00XX`, everything else as it is (the result is UTF-8 JSON).
+/// JSON text the package writes: the one spelling of a JSON string's escapes (problem answers, client-secret
+/// headers, JSON values, and the command's streaming writer all use it).
+@usableFromInline package enum JSONText {
+  /// The escape of `byte` (`"`, `\\` or a control character below 0x20) as `JSON.stringify` spells it: `\"`,
+  /// `\\`, `\b`, `\t`, `\n`, `\f`, `\r`, else `\u00xx` in lower-case hex; passed to `body` (2 or 6 bytes).
+  ///
+  /// ```swift
+  /// JSONText.withEscape(0x0A) { Array($0) }  // Array("\\n".utf8)
+  /// ```
   @inlinable
-  package static func quoted(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case _ where scalar.value < 0x20:
-        let hex = String(scalar.value, radix: 16)
-        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: out.unicodeScalars.append(scalar)
+  package static func withEscape<R>(_ byte: UInt8, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+    @inline(__always) func hex(_ digit: UInt8) -> UInt8 { digit < 10 ? 0x30 &+ digit : 0x57 &+ digit }
+    let short: UInt8
+    switch byte {
+    case 0x22: short = 0x22  // \"
+    case 0x5C: short = 0x5C  // \\
+    case 0x08: short = 0x62  // \b
+    case 0x09: short = 0x74  // \t
+    case 0x0A: short = 0x6E  // \n
+    case 0x0C: short = 0x66  // \f
+    case 0x0D: short = 0x72  // \r
+    default:
+      return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 6) { out in
+        out[0] = 0x5C
+        out[1] = 0x75  // u
+        out[2] = 0x30
+        out[3] = 0x30
+        out[4] = hex(byte >> 4)
+        out[5] = hex(byte & 0x0F)
+        return body(UnsafeBufferPointer(out))
       }
     }
-    return out + "\""
+    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2) { out in
+      out[0] = 0x5C
+      out[1] = short
+      return body(UnsafeBufferPointer(out))
+    }
+  }
+
+  /// `text` as a JSON string literal, escaped as ``withEscape(_:_:)`` spells it (the result is UTF-8 JSON).
+  ///
+  /// ```swift
+  /// JSONText.quoted("a\"b\n")  // "\"a\\\"b\\n\""
+  /// ```
+  package static func quoted(_ text: String) -> String {
+    var out: [UInt8] = [0x22]
+    withUTF8Bytes(text) { utf8 in
+      out.reserveCapacity(utf8.count + 2)
+      guard let base = utf8.baseAddress else { return }
+      var runStart = 0
+      var index = Scan.jsonEscapable(base, 0, utf8.count)
+      while index < utf8.count {
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+        withEscape(utf8[index]) { out.append(contentsOf: $0) }
+        runStart = index &+ 1
+        index = Scan.jsonEscapable(base, runStart, utf8.count)
+      }
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+    }
+    out.append(0x22)
+    return String(decoding: out, as: UTF8.self)
   }
 }
 

@@ -149,29 +149,10 @@ package struct JSONWriter: ~Copyable {
     if length > runStart { raw(UnsafeBufferPointer(rebasing: utf8[runStart..<length])) }
   }
 
-  /// Appends the escape sequence of `"`, `\` or a control character.
+  /// Appends the escape sequence of `"`, `\` or a control character (the bytes layer's one spelling).
   private mutating func escape(_ byte: UInt8) {
     reserve(6)
-    buffer.append(byte: 0x5C)  // backslash
-    let short: UInt8
-    switch byte {
-    case 0x22: short = 0x22  // \"
-    case 0x5C: short = 0x5C  // \\
-    case 0x08: short = 0x62  // \b
-    case 0x09: short = 0x74  // \t
-    case 0x0A: short = 0x6E  // \n
-    case 0x0C: short = 0x66  // \f
-    case 0x0D: short = 0x72  // \r
-    default:
-      // \u00XX, lower-case hex as JSON.stringify writes it.
-      @inline(__always) func hex(_ digit: UInt8) -> UInt8 { digit < 10 ? 0x30 &+ digit : 0x57 &+ digit }
-      buffer.append(byte: 0x75)  // u
-      buffer.append(byte: 0x30)
-      buffer.append(byte: 0x30)
-      buffer.append(byte: hex(byte >> 4))
-      buffer.append(byte: hex(byte & 0x0F))
-      return
-    }
-    buffer.append(byte: short)
+    JSONText.withEscape(byte) { _ = buffer.append($0) }
   }
+
 }

@@ -54,11 +54,9 @@ public enum AppleCallback: Sendable, Hashable {
       throw CallbackError(.malformedParameter, parameter: "id_token")
     }
     let user = fields.span(.user)
-    if !user.isAbsent {
-      let valid = fields.withDecodedValue(.user) { JSONShape.isCertainlyValid($0, as: .appleUser) }
-      guard valid || fields.string(.user).flatMap(JSONSupport.decodeAppleUser) != nil else {
-        throw CallbackError(.malformedParameter, parameter: "user")
-      }
+    // As ``AppleSuccess/user`` reads it: from the form-decoded text as a `String`.
+    if !user.isAbsent && fields.string(.user).flatMap(JSONSupport.decodeAppleUser) == nil {
+      throw CallbackError(.malformedParameter, parameter: "user")
     }
     // `user` is kept as sent (its span marked as needing no decoding, so that it stays raw when a setter
     // rebuilds the values); `userJSON` decodes it.
@@ -232,8 +230,8 @@ public struct UnverifiedAppleIDTokenClaims: Sendable, Hashable, Codable {
     self = claims
   }
 
-  /// Whether ``init(jwt:)`` succeeds on `jwt`, without decoding the claims when the payload is plainly
-  /// well-formed (no allocation for payloads up to a few kilobytes).
+  /// Whether ``init(jwt:)`` succeeds on `jwt`, the payload decoded in a temporary buffer (on the stack when
+  /// small).
   static func isDecodable(jwt: Substring) -> Bool {
     var token = jwt
     return token.withUTF8 { isDecodable(jwt: $0) }
@@ -241,22 +239,19 @@ public struct UnverifiedAppleIDTokenClaims: Sendable, Hashable, Codable {
 
   /// ``isDecodable(jwt:)-(Substring)`` over the token's UTF-8 bytes.
   static func isDecodable(jwt bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    func certain() -> Bool {
-      // Exactly two dots.
-      guard let base = bytes.baseAddress else { return false }
-      func dot(after start: Int) -> Int? {
-        let i = Scan.first(0x2E, base, start, bytes.count)
-        return i < bytes.count ? i : nil
-      }
-      guard let first = dot(after: 0), let second = dot(after: first + 1), dot(after: second + 1) == nil else {
-        return false
-      }
-      let segment = UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second])
-      return Base64URL.withDecoded(segment) { claims in
-        claims.map { JSONShape.isCertainlyValid($0, as: .claims) } ?? false
-      }
+    // Exactly two dots, as ``init(jwt:)`` splits.
+    guard let base = bytes.baseAddress else { return false }
+    func dot(after start: Int) -> Int? {
+      let i = Scan.first(0x2E, base, start, bytes.count)
+      return i < bytes.count ? i : nil
     }
-    return certain() || UnverifiedAppleIDTokenClaims(jwt: String(decoding: bytes, as: UTF8.self)) != nil
+    guard let first = dot(after: 0), let second = dot(after: first + 1), dot(after: second + 1) == nil else {
+      return false
+    }
+    let segment = UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second])
+    return Base64URL.withDecoded(segment) { claims in
+      claims.map { JSONSupport.decodeClaims($0) != nil } ?? false
+    }
   }
 
   init(

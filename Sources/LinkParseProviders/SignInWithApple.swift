@@ -54,8 +54,11 @@ public enum AppleCallback: Sendable, Hashable {
       throw CallbackError(.malformedParameter, parameter: "id_token")
     }
     let user = fields.span(.user)
-    // As ``AppleSuccess/user`` reads it: from the form-decoded text as a `String`.
-    if !user.isAbsent && fields.string(.user).flatMap(JSONSupport.decodeAppleUser) == nil {
+    // Checked without building anything; bytes that are not UTF-8 pass, as in the `String` that
+    // ``AppleSuccess/user`` decodes (they read as U+FFFD there).
+    if !user.isAbsent
+      && !fields.withDecodedValue(.user, { JSONSupport.conforms($0, to: .appleUser, validatesUTF8: false) })
+    {
       throw CallbackError(.malformedParameter, parameter: "user")
     }
     // `user` is kept as sent (its span marked as needing no decoding, so that it stays raw when a setter
@@ -259,8 +262,8 @@ public struct UnverifiedAppleIDTokenClaims: Sendable, Hashable, Codable {
     self = claims
   }
 
-  /// Whether ``init(jwt:)`` succeeds on `jwt`, the payload decoded in a temporary buffer (on the stack when
-  /// small).
+  /// Whether ``init(jwt:)`` succeeds on `jwt`, without building the claims (no allocation for payloads up to
+  /// a few kilobytes: the payload is decoded in a temporary buffer on the stack).
   static func isDecodable(jwt: Substring) -> Bool {
     var token = jwt
     return token.withUTF8 { isDecodable(jwt: $0) }
@@ -279,7 +282,7 @@ public struct UnverifiedAppleIDTokenClaims: Sendable, Hashable, Codable {
     }
     let segment = UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second])
     return Base64URL.withDecoded(segment) { claims in
-      claims.map { JSONSupport.decodeClaims($0) != nil } ?? false
+      claims.map { JSONSupport.conforms($0, to: .claims) } ?? false
     }
   }
 

@@ -6,7 +6,10 @@
 // on strict RFC 8259 text: the top level must be an object; a string property (`email`) holding anything but a
 // string or `null`, or an object property (`name`) holding anything but an object or `null`, fails the whole
 // text; the lenient scalars (`exp`, `email_verified`, `aud`, …) never fail, they read as `nil` (or `[]`); a
-// repeated key counts once, the first time; unknown keys are checked and skipped.
+// repeated key counts once, the first time; unknown keys are checked and skipped. Each decoder's keys are a
+// `Schema`; `conforms(_:to:)` checks a text against one without building anything (what the callback decoders
+// ask when they accept an `id_token` or a `user`, whose values are read later), and `TypedObject` makes the same
+// check before it builds the members the schema names.
 
 import LinkParseBytes
 
@@ -16,19 +19,14 @@ enum JSONSupport {
   static func decodeVKPayload(_ json: String) -> (code: String?, state: String?, user: VKIDLegacyPayload.User?)? {
     var json = json
     return json.withUTF8 { bytes in
-      do throws(TypedObject.Mismatch) {
-        guard let payload = TypedObject(bytes, keeping: ["oauth", "user"]) else { return nil }
-        let oauth = try payload.object("oauth")
-        var user: VKIDLegacyPayload.User? = nil
-        if let u = try payload.object("user") {
-          user = VKIDLegacyPayload.User(
-            id: u.lenientInt("id"), firstName: try u.string("first_name"), lastName: try u.string("last_name"),
-            email: try u.string("email"), avatar: try u.string("avatar"))
-        }
-        return (try oauth?.string("code"), try oauth?.string("state"), user)
-      } catch {
-        return nil
+      guard let payload = TypedObject(bytes, .vkPayload) else { return nil }
+      let oauth = payload.object("oauth")
+      let user = payload.object("user").map { u in
+        VKIDLegacyPayload.User(
+          id: u.lenientInt("id"), firstName: u.string("first_name"), lastName: u.string("last_name"),
+          email: u.string("email"), avatar: u.string("avatar"))
       }
+      return (oauth?.string("code"), oauth?.string("state"), user)
     }
   }
 
@@ -37,61 +35,150 @@ enum JSONSupport {
   static func decodeAppleUser(_ json: String) -> AppleUser? {
     var json = json
     return json.withUTF8 { bytes in
-      do throws(TypedObject.Mismatch) {
-        guard let user = TypedObject(bytes, keeping: ["name", "email"]) else { return nil }
-        let name = try user.object("name")
-        return AppleUser(
-          firstName: try name?.string("firstName"), middleName: try name?.string("middleName"),
-          lastName: try name?.string("lastName"), email: try user.string("email"))
-      } catch {
-        return nil
-      }
+      guard let user = TypedObject(bytes, .appleUser) else { return nil }
+      let name = user.object("name")
+      return AppleUser(
+        firstName: name?.string("firstName"), middleName: name?.string("middleName"),
+        lastName: name?.string("lastName"), email: user.string("email"))
     }
   }
 
   // MARK: id_token claims
 
   static func decodeClaims(_ payload: UnsafeBufferPointer<UInt8>) -> UnverifiedAppleIDTokenClaims? {
-    let names: [StaticString] = [
-      "iss", "aud", "sub", "exp", "iat", "auth_time", "nonce", "nonce_supported", "email", "email_verified",
-      "is_private_email", "real_user_status", "transfer_sub",
-    ]
-    do throws(TypedObject.Mismatch) {
-      guard let c = TypedObject(payload, keeping: names) else { return nil }
-      return UnverifiedAppleIDTokenClaims(
-        issuer: try c.string("iss"), audience: c.lenientStrings("aud"), subject: try c.string("sub"),
-        expiresAt: c.lenientInt("exp"), issuedAt: c.lenientInt("iat"), authTime: c.lenientInt("auth_time"),
-        nonce: try c.string("nonce"), nonceSupported: c.lenientBool("nonce_supported"),
-        email: try c.string("email"), emailVerified: c.lenientBool("email_verified"),
-        isPrivateEmail: c.lenientBool("is_private_email"), realUserStatus: c.lenientInt("real_user_status"),
-        transferSubject: try c.string("transfer_sub"))
-    } catch {
-      return nil
-    }
+    guard let c = TypedObject(payload, .claims) else { return nil }
+    return UnverifiedAppleIDTokenClaims(
+      issuer: c.string("iss"), audience: c.lenientStrings("aud"), subject: c.string("sub"),
+      expiresAt: c.lenientInt("exp"), issuedAt: c.lenientInt("iat"), authTime: c.lenientInt("auth_time"),
+      nonce: c.string("nonce"), nonceSupported: c.lenientBool("nonce_supported"), email: c.string("email"),
+      emailVerified: c.lenientBool("email_verified"), isPrivateEmail: c.lenientBool("is_private_email"),
+      realUserStatus: c.lenientInt("real_user_status"), transferSubject: c.string("transfer_sub"))
   }
 
   static func decodeClaims(_ payload: [UInt8]) -> UnverifiedAppleIDTokenClaims? {
     payload.withUnsafeBufferPointer { decodeClaims($0) }
   }
+
+  // MARK: Schemas
+
+  /// The keys of one object a decoder reads, and what each must hold.
+  struct Schema: Sendable {
+    /// What a member must hold.
+    indirect enum Kind: Sendable {
+      /// A string or `null` (a `String?` property): anything else fails the text.
+      case string
+      /// An object or `null`, its members checked against the schema: anything else fails the text.
+      case object(Schema)
+      /// Anything (a lenient scalar, which reads as `nil` when it is of no type it takes).
+      case lenient
+    }
+
+    let members: [(name: StaticString, kind: Kind)]
+    /// The members' names, for ``JSONValue/object(in:keeping:validatesUTF8:)``.
+    let names: [StaticString]
+
+    init(_ members: [(name: StaticString, kind: Kind)]) {
+      self.members = members
+      self.names = members.map(\.name)
+    }
+
+    static let vkOAuth = Schema([("code", .string), ("state", .string)])
+    static let vkUser = Schema([
+      ("id", .lenient), ("first_name", .string), ("last_name", .string), ("email", .string), ("avatar", .string),
+    ])
+    static let vkPayload = Schema([("oauth", .object(vkOAuth)), ("user", .object(vkUser))])
+    static let appleName = Schema([("firstName", .string), ("middleName", .string), ("lastName", .string)])
+    static let appleUser = Schema([("name", .object(appleName)), ("email", .string)])
+    static let claims = Schema([
+      ("iss", .string), ("aud", .lenient), ("sub", .string), ("exp", .lenient), ("iat", .lenient),
+      ("auth_time", .lenient), ("nonce", .string), ("nonce_supported", .lenient), ("email", .string),
+      ("email_verified", .lenient), ("is_private_email", .lenient), ("real_user_status", .lenient),
+      ("transfer_sub", .string),
+    ])
+
+    /// The index of the member named `key` (compared as bytes after unescaping, in `scratch`).
+    fileprivate func index(of key: JSONString, in reader: JSONReader, scratch: inout [UInt8]) -> Int? {
+      if !key.hasEscapes {
+        let bytes = UnsafeBufferPointer(rebasing: reader.bytes[key.range])
+        return members.firstIndex { bytesEqual(bytes, $0.name) }
+      }
+      scratch.removeAll(keepingCapacity: true)
+      reader.unescape(key, into: &scratch)
+      return scratch.withUnsafeBufferPointer { bytes in members.firstIndex { bytesEqual(bytes, $0.name) } }
+    }
+  }
+
+  /// Whether `bytes` are a JSON object that `schema`'s decoder reads (the check ``TypedObject`` makes before
+  /// it builds anything), without building anything: strict RFC 8259 text (nesting up to
+  /// ``JSONValue/decoderDepth``) whose first occurrence of each typed key holds its type. With
+  /// `validatesUTF8: false`, bytes that are not UTF-8 inside strings pass (a `String` made from the text
+  /// holds U+FFFD there).
+  static func conforms(_ bytes: UnsafeBufferPointer<UInt8>, to schema: Schema, validatesUTF8: Bool = true) -> Bool {
+    var reader = JSONReader(bytes, maximumDepth: JSONValue.decoderDepth, validatesUTF8: validatesUTF8)
+    var scratch: [UInt8] = []
+    reader.skipWhitespace()
+    guard reader.peek == UInt8(ascii: "{") else { return false }
+    do throws(JSONSyntaxError) {
+      guard try object(&reader, schema, &scratch) else { return false }
+      try reader.expectEnd()
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  /// The object at the read position (`{`) against `schema`: `false` when the first occurrence of a typed
+  /// key holds another type (later occurrences are only read, as JSONDecoder ignored them).
+  private static func object(
+    _ reader: inout JSONReader, _ schema: Schema, _ scratch: inout [UInt8]
+  ) throws(JSONSyntaxError) -> Bool {
+    guard try reader.enter(.object) else { return true }
+    var seen: UInt64 = 0
+    repeat {
+      let key = try reader.key()
+      try reader.colon()
+      guard let i = schema.index(of: key, in: reader, scratch: &scratch), seen & (1 << i) == 0 else {
+        try reader.skipValue()
+        continue
+      }
+      seen |= 1 << i
+      switch (schema.members[i].kind, reader.peek) {
+      case (.lenient, _): try reader.skipValue()
+      case (.string, UInt8(ascii: "\"")): _ = try reader.string()
+      case (.object(let nested), UInt8(ascii: "{")): guard try object(&reader, nested, &scratch) else { return false }
+      case (.string, UInt8(ascii: "n")), (.object, UInt8(ascii: "n")): try reader.literal(.null)
+      default: return false
+      }
+    } while try reader.next(.object)
+    return true
+  }
 }
 
-/// A JSON object's members read as a Decodable struct's properties were: a typed member of the wrong type is
-/// a ``Mismatch`` (the whole text fails), a lenient one reads as `nil`.
+/// A JSON object that conforms to a ``JSONSupport/Schema``, its members read as a Decodable struct's
+/// properties were: a typed member is its value or `nil` (absent or `null`), a lenient one whatever it can be
+/// read as.
 struct TypedObject {
-  /// A member that is neither `null` nor of its property's type.
-  struct Mismatch: Error {}
-
   /// The object's members (the first of a repeated key is the one read).
   let value: JSONValue
 
-  /// The object `bytes` hold, with the members `names` (see ``JSONValue/object(in:keeping:validatesUTF8:)``);
-  /// `nil` when they are not a JSON object.
-  init?(_ bytes: UnsafeBufferPointer<UInt8>, keeping names: [StaticString]) {
-    guard let value = JSONValue.object(in: bytes, keeping: names) else { return nil }
+  /// The object `bytes` hold when they conform to `schema`, with the members it names (see
+  /// ``JSONValue/object(in:keeping:validatesUTF8:)``); `nil` otherwise.
+  init?(_ bytes: UnsafeBufferPointer<UInt8>, _ schema: JSONSupport.Schema) {
+    guard JSONSupport.conforms(bytes, to: schema), let value = JSONValue.object(in: bytes, keeping: schema.names)
+    else { return nil }
     self.value = value
   }
 
   private init(value: JSONValue) { self.value = value }
+
+  /// A `String?` property.
+  func string(_ key: String) -> String? { value[key]?.string }
+
+  /// An object property (all of whose members are built).
+  func object(_ key: String) -> TypedObject? {
+    guard let member = value[key], case .object = member else { return nil }
+    return TypedObject(value: member)
+  }
 
   /// The member `key`, `nil` when absent or `null`.
   private func member(_ key: String) -> JSONValue? {
@@ -99,20 +186,6 @@ struct TypedObject {
     case nil, .null?: return nil
     case let member?: return member
     }
-  }
-
-  /// A `String?` property.
-  func string(_ key: String) throws(Mismatch) -> String? {
-    guard let member = member(key) else { return nil }
-    guard case .string(let s) = member else { throw Mismatch() }
-    return s
-  }
-
-  /// An object property (`null` or an object, whose members are all built).
-  func object(_ key: String) throws(Mismatch) -> TypedObject? {
-    guard let member = member(key) else { return nil }
-    guard case .object = member else { throw Mismatch() }
-    return TypedObject(value: member)
   }
 
   /// An integer sent as a number or a numeric string (JSONDecoder's `Int64`, then `Double` truncated below

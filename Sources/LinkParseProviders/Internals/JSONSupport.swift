@@ -98,13 +98,21 @@ enum JSONSupport {
 
     /// The index of the member named `key` (compared as bytes after unescaping, in `scratch`).
     fileprivate func index(of key: JSONString, in reader: JSONReader, scratch: inout [UInt8]) -> Int? {
-      if !key.hasEscapes {
-        let bytes = UnsafeBufferPointer(rebasing: reader.bytes[key.range])
-        return members.firstIndex { bytesEqual(bytes, $0.name) }
-      }
+      if !key.hasEscapes { return index(of: UnsafeBufferPointer(rebasing: reader.bytes[key.range])) }
       scratch.removeAll(keepingCapacity: true)
       reader.unescape(key, into: &scratch)
-      return scratch.withUnsafeBufferPointer { bytes in members.firstIndex { bytesEqual(bytes, $0.name) } }
+      return scratch.withUnsafeBufferPointer { index(of: $0) }
+    }
+
+    /// The index of the member named `bytes` (a loop over ``names``: their elements are trivial, so nothing
+    /// is retained or allocated even unoptimised).
+    private func index(of bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+      var i = 0
+      while i < names.count {
+        if bytesEqual(bytes, names[i]) { return i }
+        i += 1
+      }
+      return nil
     }
   }
 

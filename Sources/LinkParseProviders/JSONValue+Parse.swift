@@ -10,7 +10,7 @@
 // object has more than a few members. The grammar is LinkParseBytes' `JSONReader`; this file builds values and
 // words the errors. LinkParseOAuth's `JSONValue.parse(_:)` throws these as `OAuthResponseError` (`invalid-json`).
 //
-// The module's own decoders (`JSONSupport`) read through ``JSONValue/object(in:keeping:validatesUTF8:)``: the
+// The module's own decoders (`JSONSupport`) read through ``JSONValue/object(in:keeping:)``: the
 // same grammar, but the way Foundation's JSONDecoder read objects before it: a repeated key is not an error
 // (the first one counts), nesting may go to 512, and only the members asked for are built.
 
@@ -75,21 +75,17 @@ extension JSONValue {
     }
   }
 
-  /// How deep ``object(in:keeping:validatesUTF8:)`` lets arrays and objects nest (as JSONDecoder did).
+  /// How deep ``object(in:keeping:)`` lets arrays and objects nest (as JSONDecoder did).
   static let decoderDepth = 512
 
   /// The JSON object that `buffer` holds, with only its members named in `names` (every other member's value
   /// is checked and skipped), for the module's decoders: `nil` when `buffer` is not JSON or not an object.
   ///
   /// A repeated key is no error, each occurrence is kept, and ``subscript(_:)`` reads the first one (what
-  /// JSONDecoder did). Nesting may go ``decoderDepth`` deep. With `validatesUTF8: false`, bytes that are not
-  /// UTF-8 inside strings become U+FFFD (as in a `String` made from the text) instead of failing.
-  static func object(
-    in buffer: UnsafeBufferPointer<UInt8>, keeping names: [StaticString], validatesUTF8: Bool = true
-  ) -> JSONValue? {
+  /// JSONDecoder did). Nesting may go ``decoderDepth`` deep.
+  static func object(in buffer: UnsafeBufferPointer<UInt8>, keeping names: [StaticString]) -> JSONValue? {
     var builder = JSONValueBuilder(
-      reader: JSONReader(buffer, maximumDepth: decoderDepth, validatesUTF8: validatesUTF8),
-      rejectsDuplicateKeys: false)
+      reader: JSONReader(buffer, maximumDepth: decoderDepth), rejectsDuplicateKeys: false)
     do throws(JSONSyntaxError) {
       builder.reader.skipWhitespace()
       guard builder.reader.peek == UInt8(ascii: "{") else { return nil }
@@ -222,11 +218,13 @@ private struct JSONValueBuilder {
   private mutating func wanted(_ key: JSONString, _ names: [StaticString]) -> String? {
     if !key.hasEscapes {
       let bytes = UnsafeBufferPointer(rebasing: reader.bytes[key.range])
-      guard let name = names.first(where: { bytesEqual(bytes, $0) }) else { return nil }
-      return name.description
+      for name in names where bytesEqual(bytes, name) { return name.description }
+      return nil
     }
-    let text = reader.text(key, scratch: &scratch)
-    return names.contains(where: { text.utf8.elementsEqual(UnsafeBufferPointer(start: $0.utf8Start, count: $0.utf8CodeUnitCount)) }) ? text : nil
+    scratch.removeAll(keepingCapacity: true)
+    reader.unescape(key, into: &scratch)
+    let found = scratch.withUnsafeBufferPointer { bytes in names.contains { bytesEqual(bytes, $0) } }
+    return found ? String(decoding: scratch, as: UTF8.self) : nil
   }
 }
 

@@ -74,7 +74,7 @@ enum JSONSupport {
     }
 
     let members: [(name: StaticString, kind: Kind)]
-    /// The members' names, for ``JSONValue/object(in:keeping:validatesUTF8:)``.
+    /// The members' names, for ``JSONValue/object(in:keeping:)``.
     let names: [StaticString]
 
     init(_ members: [(name: StaticString, kind: Kind)]) {
@@ -170,7 +170,7 @@ struct TypedObject {
   let value: JSONValue
 
   /// The object `bytes` hold when they conform to `schema`, with the members it names (see
-  /// ``JSONValue/object(in:keeping:validatesUTF8:)``); `nil` otherwise.
+  /// ``JSONValue/object(in:keeping:)``); `nil` otherwise.
   init?(_ bytes: UnsafeBufferPointer<UInt8>, _ schema: JSONSupport.Schema) {
     guard JSONSupport.conforms(bytes, to: schema), let value = JSONValue.object(in: bytes, keeping: schema.names)
     else { return nil }

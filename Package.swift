@@ -67,6 +67,8 @@ let package = Package(
     ),
     // Provider callback decoders, `ProviderCallback`, `CallbackError`, detection, and the check of a callback
     // against the authorization it answers (`PendingAuthorization.validate`, on the decoders' hot path).
+    // `JSONValue`, the package's one JSON model (parsed with the bytes layer's reader), lives here too. No
+    // Foundation.
     .target(
       name: "LinkParseProviders",
       dependencies: ["LinkParseCore", "LinkParseBytes", "CByteScan"],

@@ -1,7 +1,8 @@
 // The package's one strict JSON reader (RFC 8259): a cursor over a contiguous buffer that reads one token at
 // a time and reports where the text stops being JSON (`JSONSyntaxError`: a kind and a byte offset). Its
-// callers are thin: `JSONValue.parse` (LinkParseOAuth) builds values, `JSONShape` checks the providers' JSON
-// before JSONDecoder runs, and the command's `JSONRecordReader` reads `--input-format json` lines.
+// callers are thin: `JSONValue`'s parser (LinkParseProviders) builds values, for LinkParseOAuth's
+// `JSONValue.parse` and the providers' JSON decoders, and the command's `JSONRecordReader` reads
+// `--input-format json` lines.
 //
 // The grammar lives here only: whitespace, strings (escapes, `\u` with surrogate pairs, UTF-8 validated with
 // Core's `UTF8Validation`), numbers, literals, nesting with a depth limit. Strings are skipped sixteen bytes

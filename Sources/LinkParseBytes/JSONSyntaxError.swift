@@ -1,6 +1,6 @@
-// What the package's one JSON reader (`Internals/Unsafe/JSONReader.swift`) reports when a text stops being
-// JSON: a kind and a byte offset. Each caller words its own messages (`JSONValue.parse`, the command's
-// `--input-format json` records); the shape check only needs to know that there was an error.
+// What the package's one JSON reader (`JSONReader.swift`) reports when a text stops being JSON: a kind and a
+// byte offset. Each caller words its own messages (`JSONValue.parse`, the command's `--input-format json`
+// records); the providers' JSON decoders only need to know that there was an error.
 
 /// Where and why JSON text stops being strict RFC 8259 JSON.
 @usableFromInline package struct JSONSyntaxError: Error, Sendable, Hashable {

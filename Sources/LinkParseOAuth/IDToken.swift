@@ -120,12 +120,18 @@ public struct IDTokenClaims: Sendable, Hashable {
 
   // MARK: Provider views
 
-  /// Sign in with Apple's claims (`is_private_email`, `real_user_status`, …).
+  /// Sign in with Apple's claims (`is_private_email`, `real_user_status`, …) as LinkParseProviders' one type
+  /// for them, read from these claims with this type's rules (`UnverifiedAppleIDTokenClaims.init(_:)`).
+  ///
+  /// The type's name says what it is as the callback carries it; read from a ``VerifiedIDToken``'s claims,
+  /// these values come from a token whose signature and claims ``IDTokenVerifier`` checked.
   ///
   /// ```swift
-  /// token.claims.apple.isPrivateEmail   // true
+  /// let token = try verifier.verify(idToken, expecting: .apple(clientID: "com.example.web", nonce: nonce))
+  /// token.claims.apple.isPrivateEmail        // true: from the verified token
+  /// token.claims.apple.realUserStatusValue   // .likelyReal
   /// ```
-  public var apple: AppleIDTokenClaims { AppleIDTokenClaims(self) }
+  public var apple: UnverifiedAppleIDTokenClaims { UnverifiedAppleIDTokenClaims(self) }
 
   /// The subject, phone and names as VK ID, Sber ID or T-ID name them.
   ///
@@ -147,60 +153,25 @@ public struct IDTokenClaims: Sendable, Hashable {
   }
 }
 
-/// Sign in with Apple's id_token claims (Apple's "Authenticating users with Sign in with Apple"; LinkParse
-/// providers.md §4.2), read from a token's claims.
-///
-/// Apple sends `email_verified` and `is_private_email` as the strings `"true"`/`"false"` or as Booleans;
-/// both read as `Bool` here.
-///
-/// ```swift
-/// let apple = verified.claims.apple
-/// apple.emailVerified      // true (from "true" or true)
-/// apple.realUserStatus     // .likelyReal
-/// ```
-public struct AppleIDTokenClaims: Sendable, Hashable {
-  /// The claims this view reads.
-  public var claims: IDTokenClaims
-
-  /// A view of `claims`.
+extension UnverifiedAppleIDTokenClaims {
+  /// Apple's claims read from a token's claims, with ``IDTokenClaims``' rules: times are NumericDates (JSON
+  /// numbers), `email_verified`, `is_private_email` and `nonce_supported` are `true`/`false` or
+  /// `"true"`/`"false"`, `real_user_status` is a whole number or a string of digits; a claim of another type
+  /// reads as `nil`. From a ``VerifiedIDToken``'s claims, every value is from the verified token.
   ///
   /// ```swift
-  /// AppleIDTokenClaims(token.claims).transferSubject
+  /// let apple = UnverifiedAppleIDTokenClaims(verified.claims)   // the same as verified.claims.apple
+  /// apple.emailVerified        // true (from "true" or true)
+  /// apple.realUserStatusValue  // .likelyReal
   /// ```
-  public init(_ claims: IDTokenClaims) { self.claims = claims }
-
-  /// Apple's `real_user_status`.
-  ///
-  /// ```swift
-  /// AppleIDTokenClaims.RealUserStatus(rawValue: 2)   // .likelyReal
-  /// ```
-  public enum RealUserStatus: Int64, Sendable, Hashable, Codable {
-    /// 0: the platform cannot tell (not iOS 14+ / the web).
-    case unsupported = 0
-    /// 1: Apple cannot tell.
-    case unknown = 1
-    /// 2: very likely a real person.
-    case likelyReal = 2
+  public init(_ claims: IDTokenClaims) {
+    self.init(
+      issuer: claims.issuer, audience: claims.audience, subject: claims.subject, expiresAt: claims.expiresAt,
+      issuedAt: claims.issuedAt, authTime: claims.authTime, nonce: claims.nonce,
+      nonceSupported: claims["nonce_supported"]?.boolean, email: claims.email, emailVerified: claims.emailVerified,
+      isPrivateEmail: claims["is_private_email"]?.boolean, realUserStatus: claims["real_user_status"]?.integer,
+      transferSubject: claims["transfer_sub"]?.string)
   }
-
-  /// `sub`: stable per Apple ID and developer team.
-  public var subject: String? { claims.subject }
-  /// `email` (a `privaterelay.appleid.com` address when the user hid it).
-  public var email: String? { claims.email }
-  /// `email_verified`, from `"true"` or `true`.
-  public var emailVerified: Bool? { claims.emailVerified }
-  /// `is_private_email`, from `"true"` or `true`.
-  public var isPrivateEmail: Bool? { claims["is_private_email"]?.boolean }
-  /// `real_user_status` (0, 1, 2; a number or a string of digits).
-  public var realUserStatus: RealUserStatus? { claims["real_user_status"]?.integer.flatMap(RealUserStatus.init) }
-  /// `transfer_sub`: present while the app is being transferred between teams.
-  public var transferSubject: String? { claims["transfer_sub"]?.string }
-  /// `nonce_supported`, from a Boolean or its string.
-  public var nonceSupported: Bool? { claims["nonce_supported"]?.boolean }
-  /// `nonce`.
-  public var nonce: String? { claims.nonce }
-  /// `auth_time`.
-  public var authTime: Int64? { claims.authTime }
 }
 
 /// The subject, phone number and names of a user as VK ID, Sber ID or T-ID put them in an id_token.

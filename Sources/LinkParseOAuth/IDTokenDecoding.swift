@@ -1,5 +1,5 @@
-// The byte-level parts of reading a compact JWS: its JSON parts read by the module's one strict parser
-// (`JSONValue.parse`). Internal. (Base64url without padding is LinkParseProviders' `Base64URL.decode(_:mode:)`
+// The byte-level parts of reading a compact JWS: its JSON parts read by the package's one strict parser
+// (`JSONValue.parse`, LinkParseProviders' parser with this module's error). Internal. (Base64url without padding is LinkParseProviders' `Base64URL.decode(_:mode:)`
 // in its strict mode, which reports the offset of the first bad byte.)
 //
 // The parser is strict where a token needs it: duplicate member names are refused (two `aud` or `iss` members

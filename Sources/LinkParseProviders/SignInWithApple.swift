@@ -54,11 +54,12 @@ public enum AppleCallback: Sendable, Hashable {
       throw CallbackError(.malformedParameter, parameter: "id_token")
     }
     let user = fields.span(.user)
-    if !user.isAbsent {
-      let valid = fields.withDecodedValue(.user) { JSONShape.isCertainlyValid($0, as: .appleUser) }
-      guard valid || fields.string(.user).flatMap(JSONSupport.decodeAppleUser) != nil else {
-        throw CallbackError(.malformedParameter, parameter: "user")
-      }
+    // Checked without building anything; bytes that are not UTF-8 pass, as in the `String` that
+    // ``AppleSuccess/user`` decodes (they read as U+FFFD there).
+    if !user.isAbsent
+      && !fields.withDecodedValue(.user, { JSONSupport.conforms($0, to: .appleUser, validatesUTF8: false) })
+    {
+      throw CallbackError(.malformedParameter, parameter: "user")
     }
     // `user` is kept as sent (its span marked as needing no decoding, so that it stays raw when a setter
     // rebuilds the values); `userJSON` decodes it.
@@ -177,19 +178,41 @@ public struct AppleUser: Sendable, Hashable, Codable {
   }
 }
 
-/// The claims of an Apple `id_token`, decoded from its payload **without verifying the signature**.
+/// The claims of an Apple `id_token` (Apple's "Authenticating users with Sign in with Apple"; providers.md
+/// §4.2): the package's one type for them.
 ///
-/// Nothing here may be trusted until the token is verified on your backend (signature against
-/// `https://appleid.apple.com/auth/keys`, `iss == "https://appleid.apple.com"`, `aud == client_id`, `exp`,
-/// `nonce`). `email_verified` and `is_private_email` are read leniently: Apple sends them as strings
-/// (`"true"`) or booleans.
+/// The type itself verifies nothing. Made by ``init(jwt:)`` (and by ``AppleSuccess/idTokenClaims``) from a
+/// token's payload **without verifying the signature**: nothing here may be trusted until the token is verified
+/// on your backend (signature against `https://appleid.apple.com/auth/keys`, `iss == "https://appleid.apple.com"`,
+/// `aud == client_id`, `exp`, `nonce`). LinkParseOAuth's `IDTokenVerifier` does that, and its
+/// `VerifiedIDToken`'s `claims.apple` is this type built from the **verified** claims.
+///
+/// `email_verified` and `is_private_email` are read leniently: Apple sends them as strings (`"true"`) or
+/// booleans.
 ///
 /// ```swift
-/// let claims = UnverifiedAppleIDTokenClaims(jwt: idToken)
+/// let claims = UnverifiedAppleIDTokenClaims(jwt: idToken)   // unverified: the callback's token as sent
 /// claims?.issuer         // "https://appleid.apple.com"
 /// claims?.emailVerified  // true, whether sent as "true" or true
+///
+/// let verified = try verifier.verify(idToken, expecting: .apple(clientID: "com.example.web", nonce: nonce))
+/// verified.claims.apple.realUserStatusValue  // .likelyReal: from a verified token
 /// ```
 public struct UnverifiedAppleIDTokenClaims: Sendable, Hashable, Codable {
+  /// Apple's `real_user_status`.
+  ///
+  /// ```swift
+  /// UnverifiedAppleIDTokenClaims.RealUserStatus(rawValue: 2)   // .likelyReal
+  /// ```
+  public enum RealUserStatus: Int64, Sendable, Hashable, Codable {
+    /// 0: the platform cannot tell (not iOS 14+ / the web).
+    case unsupported = 0
+    /// 1: Apple cannot tell.
+    case unknown = 1
+    /// 2: very likely a real person.
+    case likelyReal = 2
+  }
+
   /// `iss`.
   public var issuer: String?
   /// `aud` (a string or an array in the JWT; always an array here).
@@ -212,10 +235,17 @@ public struct UnverifiedAppleIDTokenClaims: Sendable, Hashable, Codable {
   public var emailVerified: Bool?
   /// `is_private_email` (string or bool in the JWT).
   public var isPrivateEmail: Bool?
-  /// `real_user_status`: 0 unsupported, 1 unknown, 2 likely real.
+  /// `real_user_status`: 0 unsupported, 1 unknown, 2 likely real (``realUserStatusValue`` names them).
   public var realUserStatus: Int64?
-  /// `transfer_sub`.
+  /// `transfer_sub`: present while the app is being transferred between teams.
   public var transferSubject: String?
+
+  /// ``realUserStatus`` as a ``RealUserStatus`` (`nil` when absent or not 0, 1 or 2).
+  ///
+  /// ```swift
+  /// claims.realUserStatusValue == .likelyReal
+  /// ```
+  public var realUserStatusValue: RealUserStatus? { realUserStatus.flatMap(RealUserStatus.init(rawValue:)) }
 
   /// Decodes the payload (second segment) of a compact JWT; `nil` when it is not `a.b.c` with a base64url
   /// JSON object in the middle.
@@ -232,8 +262,8 @@ public struct UnverifiedAppleIDTokenClaims: Sendable, Hashable, Codable {
     self = claims
   }
 
-  /// Whether ``init(jwt:)`` succeeds on `jwt`, without decoding the claims when the payload is plainly
-  /// well-formed (no allocation for payloads up to a few kilobytes).
+  /// Whether ``init(jwt:)`` succeeds on `jwt`, without building the claims (no allocation for payloads up to
+  /// a few kilobytes: the payload is decoded in a temporary buffer on the stack).
   static func isDecodable(jwt: Substring) -> Bool {
     var token = jwt
     return token.withUTF8 { isDecodable(jwt: $0) }
@@ -241,28 +271,31 @@ public struct UnverifiedAppleIDTokenClaims: Sendable, Hashable, Codable {
 
   /// ``isDecodable(jwt:)-(Substring)`` over the token's UTF-8 bytes.
   static func isDecodable(jwt bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    func certain() -> Bool {
-      // Exactly two dots.
-      guard let base = bytes.baseAddress else { return false }
-      func dot(after start: Int) -> Int? {
-        let i = Scan.first(0x2E, base, start, bytes.count)
-        return i < bytes.count ? i : nil
-      }
-      guard let first = dot(after: 0), let second = dot(after: first + 1), dot(after: second + 1) == nil else {
-        return false
-      }
-      let segment = UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second])
-      return Base64URL.withDecoded(segment) { claims in
-        claims.map { JSONShape.isCertainlyValid($0, as: .claims) } ?? false
-      }
+    // Exactly two dots, as ``init(jwt:)`` splits.
+    guard let base = bytes.baseAddress else { return false }
+    func dot(after start: Int) -> Int? {
+      let i = Scan.first(0x2E, base, start, bytes.count)
+      return i < bytes.count ? i : nil
     }
-    return certain() || UnverifiedAppleIDTokenClaims(jwt: String(decoding: bytes, as: UTF8.self)) != nil
+    guard let first = dot(after: 0), let second = dot(after: first + 1), dot(after: second + 1) == nil else {
+      return false
+    }
+    let segment = UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second])
+    return Base64URL.withDecoded(segment) { claims in
+      claims.map { JSONSupport.conforms($0, to: .claims) } ?? false
+    }
   }
 
-  init(
-    issuer: String?, audience: [String], subject: String?, expiresAt: Int64?, issuedAt: Int64?, authTime: Int64?,
-    nonce: String?, nonceSupported: Bool?, email: String?, emailVerified: Bool?, isPrivateEmail: Bool?,
-    realUserStatus: Int64?, transferSubject: String?
+  /// Claims with these values (LinkParseOAuth's `IDTokenClaims.apple` makes them from a token's claims).
+  ///
+  /// ```swift
+  /// UnverifiedAppleIDTokenClaims(issuer: "https://appleid.apple.com", subject: "001234.abcd", emailVerified: true)
+  /// ```
+  public init(
+    issuer: String? = nil, audience: [String] = [], subject: String? = nil, expiresAt: Int64? = nil,
+    issuedAt: Int64? = nil, authTime: Int64? = nil, nonce: String? = nil, nonceSupported: Bool? = nil,
+    email: String? = nil, emailVerified: Bool? = nil, isPrivateEmail: Bool? = nil, realUserStatus: Int64? = nil,
+    transferSubject: String? = nil
   ) {
     self.issuer = issuer
     self.audience = audience

@@ -31,9 +31,15 @@ import LinkParseCore
     #expect(token.claims.emailVerified == true)
     let apple = token.claims.apple
     #expect(apple.isPrivateEmail == true)
-    #expect(apple.realUserStatus == .likelyReal)
+    #expect(apple.realUserStatusValue == .likelyReal)
     #expect(apple.nonceSupported == true)
     #expect(apple.transferSubject == nil)
+    // The one Apple claims type, built from the verified claims with IDTokenClaims' rules.
+    #expect(apple == UnverifiedAppleIDTokenClaims(token.claims))
+    #expect(apple.issuer == "https://appleid.apple.com" && apple.subject == "001234.5f2a7e0c.0421")
+    #expect(apple.audience == [F.clientID] && apple.expiresAt == F.now + 600 && apple.issuedAt == F.now - 10)
+    #expect(apple.authTime == F.now - 12 && apple.nonce == F.nonce && apple.realUserStatus == 2)
+    #expect(apple.email == "4rtppgbhgb@privaterelay.appleid.com" && apple.emailVerified == true)
   }
 
   @Test func validES256Passes() async throws {
@@ -289,7 +295,7 @@ import LinkParseCore
     let f = try await F.get()
     let token = try f.verify(
       try f.rs256(F.claims(["real_user_status": #""0""#, "transfer_sub": #""t.1""#, "email_verified": "false"])))
-    #expect(token.claims.apple.realUserStatus == .unsupported)
+    #expect(token.claims.apple.realUserStatusValue == .unsupported)
     #expect(token.claims.apple.transferSubject == "t.1")
     #expect(token.claims.apple.emailVerified == false)
   }

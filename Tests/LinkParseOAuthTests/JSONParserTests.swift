@@ -1,5 +1,6 @@
 import Testing
 import LinkParseOAuth
+import LinkParseProviders
 
 /// The parser's error for `bytes`, or nil when it parses.
 func parseError(_ bytes: [UInt8]) -> OAuthResponseError? {

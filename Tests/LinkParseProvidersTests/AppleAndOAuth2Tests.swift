@@ -66,6 +66,11 @@ import Testing
     #expect(e.user == AppleUser())
     #expect(rejection { try AppleCallback(FormParameters("code=c&user=%7Bbroken")) } == .malformedParameter)
     #expect(rejection { try AppleCallback(FormParameters("code=c&user=42")) } == .malformedParameter)
+    // Bytes that are not UTF-8 read as U+FFFD in `user`, so the callback takes them.
+    guard case .success(let r) = try AppleCallback(FormParameters("code=c&user=%7B%22email%22%3A%22a%FF%22%7D"))
+    else { Issue.record("not a success"); return }
+    #expect(r.user?.email == "a\u{FFFD}")
+    #expect(rejection { try AppleCallback(FormParameters("code=c&user=%7B%22email%22%3A%FF%7D")) } == .malformedParameter)
   }
 
   /// Pitfall 4.5.5: `email_verified` / `is_private_email` are strings or booleans.
@@ -82,6 +87,9 @@ import Testing
     #expect(asStrings?.issuedAt == 1_700_000_000)
     #expect(asStrings?.nonce == "n1")
     #expect(asStrings?.realUserStatus == 2)
+    #expect(asStrings?.realUserStatusValue == .likelyReal)
+    #expect(UnverifiedAppleIDTokenClaims(realUserStatus: 7).realUserStatusValue == nil)
+    #expect(UnverifiedAppleIDTokenClaims(issuer: "i", emailVerified: true) == UnverifiedAppleIDTokenClaims(jwt: jwt(#"{"iss":"i","email_verified":"1"}"#)))
     #expect(asStrings?.nonceSupported == true)
     let asBools = UnverifiedAppleIDTokenClaims(jwt: jwt(#"{"email_verified":true,"is_private_email":true,"aud":["a","b"]}"#))
     #expect(asBools?.emailVerified == true)

@@ -88,30 +88,36 @@ import LinkParseBytes
     #expect(!pending.matchesRedirect(try ParsedURL("myapq://authorized?code=c")))
   }
 
-  /// The quick JSON check says "valid" only where JSONDecoder agrees; everything else goes to JSONDecoder.
+  /// The `user` decoder gives JSONDecoder's answer on strict JSON, accepts nothing JSONDecoder refused, and
+  /// the callback accepts exactly what it decodes.
   @Test(arguments: [
     "{}", #"{"name":null}"#, #"{"name":{"firstName":"A","lastName":null}}"#, #"{"name":"x"}"#, #"{"email":5}"#,
     #"{"email":"\u0041"}"#, #"{"email":"\ud800"}"#, "[1]", "42", "null", #" {"a":[1,2,{"b":null}],"email":"x"} "#,
     #"{"email":"x"}x"#, #"{"email":"x",}"#, #"{"n":01}"#, #"{"n":-0.5e+3,"t":true,"f":false}"#,
     #"{"email":"a","email":"b"}"#, #"{"name":{"firstName":"Иван"}}"#, #"{"email":"a\"b\\c\/\n"}"#, "{broken",
     #"{"name":{"firstName":1}}"#, #"{"name":[]}"#, "",
+    #"{"email":"a","email":5}"#, #"{"email":5,"email":"a"}"#, #"{"\u0065mail":5}"#, #"{"n\u0061me":{"lastName":"L"}}"#,
+    #"{"name":{"firstName":"A","firstName":1}}"#, #"{"x":"\ud800"}"#, "\u{FEFF}{}", #"{"x":[1,]}"#,
   ])
   func userJSONCheckAgreesWithJSONDecoder(json: String) {
-    let decodes = JSONSupport.decodeAppleUser(json) != nil
-    var bytes = json
-    let quick = bytes.withUTF8 { JSONShape.isCertainlyValid($0, as: .appleUser) }
-    if quick { #expect(decodes, "\(json)") }
+    let decoded = JSONSupport.decodeAppleUser(json)
+    let oracle = JSONDecoderOracle.appleUser(json)
+    if JSONDecoderOracle.isStrictJSON(Array(json.utf8)) {
+      #expect(decoded == oracle, "\(json)")
+    } else {
+      #expect(decoded == nil || decoded == oracle, "\(json)")
+    }
     let body = "code=c&user=" + FormParameters.formEncode(json)
     let accepted = rejection { try AppleCallback(FormParameters(body)) } == nil
-    #expect(accepted == (decodes || json.isEmpty), "\(json)")
+    #expect(accepted == (decoded != nil || json.isEmpty), "\(json)")
   }
 
   /// JSON strings are skipped sixteen bytes at a time up to the next `"`, `\`, control or non-ASCII byte:
   /// strings of every length around the block size, with those bytes at every position, against JSONDecoder.
   @Test func longStringsAgreeWithJSONDecoder() {
     var rng = SystemRandomNumberGenerator()
-    let valid = ["a", "Z", "é", #"\""#, #"\\"#, #"\n"#, "Иван", "\u{1F600}", "/", " "]
-    let invalid = ["\u{01}", "\"", #"\x"#, #"\u0041"#]
+    let valid = ["a", "Z", "é", #"\""#, #"\\"#, #"\n"#, "Иван", "\u{1F600}", "/", " ", #"\u0041"#, #"\uD83D\uDE00"#]
+    let invalid = ["\u{01}", "\"", #"\x"#, #"\ud800"#]
     for _ in 0..<3_000 {
       var value = ""
       var isValid = true
@@ -124,11 +130,12 @@ import LinkParseBytes
         }
       }
       let json = #"{"email":""# + value + #"","name":{"firstName":""# + value + #""}}"#
-      let decodes = JSONSupport.decodeAppleUser(json) != nil
-      var bytes = json
-      let quick = bytes.withUTF8 { JSONShape.isCertainlyValid($0, as: .appleUser) }
-      if quick { #expect(decodes, "\(json)") }
-      if isValid { #expect(quick, "\(json)") }
+      let decoded = JSONSupport.decodeAppleUser(json)
+      if isValid {
+        #expect(decoded != nil && decoded == JSONDecoderOracle.appleUser(json), "\(json)")
+      } else if let decoded {
+        #expect(decoded == JSONDecoderOracle.appleUser(json), "\(json)")
+      }
     }
   }
 
@@ -142,6 +149,69 @@ import LinkParseBytes
     #expect(UnverifiedAppleIDTokenClaims.isDecodable(jwt: token[...]) == decodes, "\(json)")
     let accepted = rejection { try AppleCallback(FormParameters("code=c&id_token=\(token)")) } == nil
     #expect(accepted == decodes, "\(json)")
+    #expect(UnverifiedAppleIDTokenClaims(jwt: token) == JSONDecoderOracle.claims(Array(json.utf8)), "\(json)")
+  }
+
+  /// The claims' lenient scalars read numbers, strings and Booleans as JSONDecoder did.
+  @Test(arguments: [
+    "1", "-1", "1.0", "1.5", "-1.5", "1e3", "1E3", "1e-3", "9.1e18", "9e18", "8.99e18", "9223372036854775807",
+    "9223372036854775808", "-9223372036854775808", "-9223372036854775809", "1e19", #""12""#, #""+12""#, #"" 12""#,
+    #""1.5""#, "true", "false", "null", "[]", "{}", "0.99999999999999999999", "-0", "-0.0", "4.9e-324", "1e400",
+    "123456789012345678901234567890", "9223372036854775807.0", "9223372036854775806.9", "0", "2", #""1""#,
+    #""0""#, #""TRUE""#, #""False""#, #""yes""#, #"["a","b"]"#, #"["a",1]"#, #"["a",null]"#, #""a""#, "[]",
+  ])
+  func lenientClaimsAgreeWithJSONDecoder(value: String) {
+    for name in ["exp", "iat", "auth_time", "real_user_status", "email_verified", "is_private_email", "nonce_supported", "aud"] {
+      let json = #"{"\#(name)":\#(value),"iss":"i"}"#
+      #expect(JSONSupport.decodeClaims(Array(json.utf8)) == JSONDecoderOracle.claims(Array(json.utf8)), "\(json)")
+    }
+  }
+
+  /// Random claims objects (known and unknown keys, repeated keys, values of every type, nesting) decode as
+  /// JSONDecoder decoded them.
+  @Test func randomClaimsAgreeWithJSONDecoder() {
+    var rng = SystemRandomNumberGenerator()
+    let keys = [
+      "iss", "aud", "sub", "exp", "iat", "auth_time", "nonce", "nonce_supported", "email", "email_verified",
+      "is_private_email", "real_user_status", "transfer_sub", "x", #"\u0065mail"#, "Email",
+    ]
+    let values = [
+      "null", "true", "false", "0", "1", "-7", "2.5", "1e3", "1E-2", "9223372036854775808", #""""#, #""a""#,
+      #""1""#, #""true""#, #""0""#, #""\u00e9\n""#, "[]", #"["a"]"#, #"["a","b"]"#, #"["a",2]"#, "{}",
+      #"{"a":[1,{"b":null}]}"#, #"[[["deep"]]]"#,
+    ]
+    for _ in 0..<2_000 {
+      var members: [String] = []
+      for _ in 0..<Int.random(in: 0...8, using: &rng) {
+        members.append("\"\(keys.randomElement(using: &rng)!)\": \(values.randomElement(using: &rng)!)")
+      }
+      let json = " {" + members.joined(separator: ", ") + "} "
+      let bytes = Array(json.utf8)
+      #expect(JSONSupport.decodeClaims(bytes) == JSONDecoderOracle.claims(bytes), "\(json)")
+    }
+  }
+
+  /// VK's legacy payload: the same values as JSONDecoder gave, and nothing it refused.
+  @Test(arguments: [
+    #"{"oauth":{"code":"c1","state":"s1"},"user":{"id":1,"first_name":"Ivan","avatar":"https://a/x.png"}}"#,
+    #"{"oauth":{"code":"c1"},"user":{"id":"42"}}"#, #"{"oauth":{"code":5}}"#, #"{"oauth":"c"}"#, #"{"user":[]}"#,
+    #"{"user":{"id":1.5,"email":null}}"#, #"{"user":{"id":true}}"#, #"{"user":{"first_name":1}}"#, "[]", "",
+    #"{"oauth":{"code":"a","code":"b"}}"#, #"{"oauth":{"code":"c"},"oauth":5}"#, #"{"oauth":null,"user":null}"#,
+    #"{"oauth":{"code":"c"}} x"#, #"{"oauth":{"code":"\ud83d\ude00"}}"#,
+  ])
+  func vkPayloadAgreesWithJSONDecoder(json: String) {
+    let decoded = JSONSupport.decodeVKPayload(json).map { d in
+      [
+        d.code, d.state, d.user == nil ? nil : "user", d.user?.id.map { String($0) }, d.user?.firstName,
+        d.user?.lastName, d.user?.email, d.user?.avatar,
+      ]
+    }
+    let oracle = JSONDecoderOracle.vkPayload(json)
+    if JSONDecoderOracle.isStrictJSON(Array(json.utf8)) {
+      #expect(decoded == oracle, "\(json)")
+    } else {
+      #expect(decoded == nil || decoded == oracle, "\(json)")
+    }
   }
 
   /// Claims and `user` are decoded when read, and equality compares decoded values.

@@ -1,7 +1,7 @@
-// A JSON value as parsed, for the fields of a provider's answer that no typed property names: they are kept,
-// not dropped, so nothing a provider adds is lost.
+// A JSON value as parsed: the package's one JSON model. LinkParseOAuth keeps the fields of a provider's answer
+// that no typed property names in it (nothing a provider adds is lost); this module's decoders read VK's legacy
+// `payload`, Apple's `user` and an `id_token`'s claims from it (`Internals/JSONSupport.swift`).
 
-internal import LinkParseProviders
 import LinkParseBytes
 
 /// A JSON value. Numbers keep their text, so `9007199254740993` and `1.10` survive unchanged.
@@ -11,16 +11,51 @@ import LinkParseBytes
 /// value["user_id"]?.integer   // 1234
 /// value["scope"]?.string      // "email phone"
 /// ```
+///
+/// (`JSONValue.parse(_:)`, throwing `OAuthResponseError`, is LinkParseOAuth's.)
 public enum JSONValue: Sendable, Hashable, Codable {
+  /// `null`.
+  ///
+  /// ```swift
+  /// JSONValue.null.string  // nil
+  /// ```
   case null
+  /// `true` or `false`.
+  ///
+  /// ```swift
+  /// JSONValue.bool(true).boolean  // true
+  /// ```
   case bool(Bool)
   /// A number, as its JSON text.
+  ///
+  /// ```swift
+  /// JSONValue.number("1.10")  // kept as written, not as 1.1
+  /// ```
   case number(String)
+  /// A string, its escapes decoded.
+  ///
+  /// ```swift
+  /// JSONValue.string("email phone").string  // "email phone"
+  /// ```
   case string(String)
+  /// An array.
+  ///
+  /// ```swift
+  /// JSONValue.array([.string("a"), .string("b")])
+  /// ```
   case array([JSONValue])
   /// An object's members in document order (duplicate keys are rejected by the parser).
+  ///
+  /// ```swift
+  /// JSONValue.object([("sub", .string("42"))])["sub"]  // .string("42")
+  /// ```
   case object([(key: String, value: JSONValue)])
 
+  /// Equal values: objects compare member by member, in order.
+  ///
+  /// ```swift
+  /// JSONValue.object([("a", .null)]) == .object([("a", .null)])  // true
+  /// ```
   public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
     switch (lhs, rhs) {
     case (.null, .null): return true
@@ -34,6 +69,11 @@ public enum JSONValue: Sendable, Hashable, Codable {
     }
   }
 
+  /// Hashes the value as ``==`` compares it.
+  ///
+  /// ```swift
+  /// Set<JSONValue>([.null, .null]).count  // 1
+  /// ```
   public func hash(into hasher: inout Hasher) {
     switch self {
     case .null: hasher.combine(0)
@@ -51,12 +91,21 @@ public enum JSONValue: Sendable, Hashable, Codable {
   }
 
   /// The member `key` of an object (the first, though the parser allows no duplicates); `nil` otherwise.
+  ///
+  /// ```swift
+  /// JSONValue.object([("scope", .string("email"))])["scope"]?.string  // "email"
+  /// ```
   public subscript(key: String) -> JSONValue? {
     guard case .object(let members) = self else { return nil }
     return members.first { $0.key == key }?.value
   }
 
   /// The string, for `.string`.
+  ///
+  /// ```swift
+  /// JSONValue.string("x").string   // "x"
+  /// JSONValue.number("1").string   // nil
+  /// ```
   public var string: String? {
     if case .string(let s) = self { return s }
     return nil
@@ -119,6 +168,12 @@ public enum JSONValue: Sendable, Hashable, Codable {
 
   // MARK: Codable (as the JSON it is)
 
+  /// Decodes whatever the decoder holds (an object's members sorted by key, as decoders keep no order).
+  ///
+  /// ```swift
+  /// try JSONDecoder().decode(JSONValue.self, from: Data(#"{"a":[1,true]}"#.utf8))
+  /// // .object([("a", .array([.number("1"), .bool(true)]))])
+  /// ```
   public init(from decoder: any Decoder) throws {
     if var array = try? decoder.unkeyedContainer() {
       var values: [JSONValue] = []
@@ -148,6 +203,11 @@ public enum JSONValue: Sendable, Hashable, Codable {
     }
   }
 
+  /// Encodes the value as the JSON it is (a number as an integer when it is one, else as a `Double`).
+  ///
+  /// ```swift
+  /// try JSONEncoder().encode(JSONValue.object([("a", .number("1"))]))  // {"a":1}
+  /// ```
   public func encode(to encoder: any Encoder) throws {
     switch self {
     case .null:

@@ -76,10 +76,19 @@ enum JSONSupport {
     let members: [(name: StaticString, kind: Kind)]
     /// The members' names, for ``JSONValue/object(in:keeping:)``.
     let names: [StaticString]
+    /// The typed members' names and kinds (lenient ones accept anything, so the check never looks them up).
+    let typedNames: [StaticString]
+    let typedKinds: [Kind]
+    /// The typed names' lengths: most keys differ from every typed name in length.
+    let typedLengths: [Int]
 
     init(_ members: [(name: StaticString, kind: Kind)]) {
       self.members = members
       self.names = members.map(\.name)
+      let typed = members.filter { if case .lenient = $0.kind { false } else { true } }
+      self.typedNames = typed.map(\.name)
+      self.typedKinds = typed.map(\.kind)
+      self.typedLengths = typed.map(\.name.utf8CodeUnitCount)
     }
 
     static let vkOAuth = Schema([("code", .string), ("state", .string)])
@@ -96,23 +105,26 @@ enum JSONSupport {
       ("transfer_sub", .string),
     ])
 
-    /// The index of the member named `key` (compared as bytes after unescaping, in `scratch`).
-    fileprivate func index(of key: JSONString, in reader: JSONReader, scratch: inout [UInt8]) -> Int? {
-      if !key.hasEscapes { return index(of: UnsafeBufferPointer(rebasing: reader.bytes[key.range])) }
+    /// The index in ``typedNames`` of the typed member named `key` (compared as bytes after unescaping, in
+    /// `scratch`); `nil` for a lenient or unknown key.
+    fileprivate func typedIndex(of key: JSONString, in reader: JSONReader, scratch: inout [UInt8]) -> Int? {
+      if !key.hasEscapes { return typedIndex(of: UnsafeBufferPointer(rebasing: reader.bytes[key.range])) }
       scratch.removeAll(keepingCapacity: true)
       reader.unescape(key, into: &scratch)
-      return scratch.withUnsafeBufferPointer { index(of: $0) }
+      return scratch.withUnsafeBufferPointer { typedIndex(of: $0) }
     }
 
-    /// The index of the member named `bytes` (a loop over ``names``: their elements are trivial, so nothing
-    /// is retained or allocated even unoptimised).
-    private func index(of bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-      var i = 0
-      while i < names.count {
-        if bytesEqual(bytes, names[i]) { return i }
-        i += 1
+    /// The index of the typed member named `bytes` (a loop over ``typedNames``, at most five: their elements
+    /// are trivial, so nothing is retained or allocated even unoptimised).
+    private func typedIndex(of bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+      typedLengths.withUnsafeBufferPointer { lengths in
+        var i = 0
+        while i < lengths.count {
+          if lengths[i] == bytes.count && bytesEqual(bytes, typedNames[i]) { return i }
+          i &+= 1
+        }
+        return nil
       }
-      return nil
     }
   }
 
@@ -145,12 +157,12 @@ enum JSONSupport {
     repeat {
       let key = try reader.key()
       try reader.colon()
-      guard let i = schema.index(of: key, in: reader, scratch: &scratch), seen & (1 << i) == 0 else {
+      guard let i = schema.typedIndex(of: key, in: reader, scratch: &scratch), seen & (1 << i) == 0 else {
         try reader.skipValue()
         continue
       }
       seen |= 1 << i
-      switch (schema.members[i].kind, reader.peek) {
+      switch (schema.typedKinds[i], reader.peek) {
       case (.lenient, _): try reader.skipValue()
       case (.string, UInt8(ascii: "\"")): _ = try reader.string()
       case (.object(let nested), UInt8(ascii: "{")): guard try object(&reader, nested, &scratch) else { return false }

@@ -5,12 +5,12 @@
 // `--input-format json` lines.
 //
 // The grammar lives here only: whitespace, strings (escapes, `\u` with surrogate pairs, UTF-8 validated with
-// Core's `UTF8Validation`), numbers, literals, nesting with a depth limit. Strings are skipped sixteen bytes
+// `UTF8Validation`), numbers, literals, nesting with a depth limit. Strings are skipped sixteen bytes
 // at a time to the next byte that needs a look (`"`, `\`, a control, non-ASCII).
 //
 // Safe because: every read is `bytes[i]` after `i < bytes.count` is checked (a literal's letters after
 // `index + length <= count`); the one wide read, sixteen bytes at `base + index` inside strings (x86-64),
-// happens only when `index + 16 <= count`, and Core's `Scan.jsonStringSpecial` is given the whole buffer;
+// happens only when `index + 16 <= count`, and `Scan.jsonStringSpecial` is given the whole buffer;
 // the ranges handed out lie inside the buffer, which the caller keeps alive while it reads.
 
 public import CByteScan  // public: the inlinable scans call it from other modules

@@ -286,7 +286,7 @@ func pathEncoded(_ v: SIMD16<UInt8>, special: Bool) -> SIMD16<UInt8> {
   }
 
   /// Stops at the bytes a JSON string reader must look at: `"`, `\`, controls below 0x20 and non-ASCII (to
-  /// validate its UTF-8). (For the providers' JSON shape checks, hence `package`.)
+  /// validate its UTF-8): the JSON reader's string scan.
   package static func jsonStringSpecial(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
     scan(base, start, end, { v in
       lanes((v &- SIMD16(repeating: 0x20)) .>= SIMD16(repeating: 0x60)) | eq(v, 0x22) | eq(v, 0x5C)
@@ -298,8 +298,8 @@ func pathEncoded(_ v: SIMD16<UInt8>, special: Bool) -> SIMD16<UInt8> {
   @inlinable @inline(__always)
   package static func isJSONStringSpecial(_ b: UInt8) -> Bool { b &- 0x20 >= 0x60 || b == 0x22 || b == 0x5C }
 
-  /// Stops at the bytes a JSON string must escape: below 0x20, `"` and `\`. (Shared with the CLI's JSON
-  /// writer, hence `package`.)
+  /// Stops at the bytes a JSON string must escape: below 0x20, `"` and `\` (`JSONText.quoted`, the command's
+  /// streaming writer).
   @inline(__always)
   package static func jsonEscapable(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
     scan(base, start, end, { v in lanes(v .< SIMD16(repeating: 0x20)) | eq(v, 0x22) | eq(v, 0x5C) }, {

@@ -240,7 +240,7 @@ public struct PendingAuthorization: Sendable {
     return isLoopback && bytesEqual(bytes(ub, u.scheme), "http")
   }
 
-  /// Whether `count` bytes at `a + i` and `b + j` are equal (eight at a time, Core's `Words.equal`; no call
+  /// Whether `count` bytes at `a + i` and `b + j` are equal (eight at a time, the bytes layer's `Words.equal`; no call
   /// into libc). Absent buffers hold no bytes.
   @inline(__always)
   static func equalBytes(

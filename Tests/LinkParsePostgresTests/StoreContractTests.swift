@@ -1,7 +1,8 @@
 // One suite for every PendingAuthorizationStoring: the consume policy (redirect → duplicates → state → iss →
 // expiry, single use, the T-ID single-pending rule, state-less callbacks that must not retire a login, put-back
-// on mismatch) run against the in-memory store and PostgreSQL (its own database, so that it never empties
-// another suite's table). Without LINKPARSE_TEST_DATABASE_URL only the in-memory store runs.
+// on mismatch) run against the in-memory store, a storage written here from the protocol alone (an actor: what an
+// application's own Redis or SQL storage would be), and PostgreSQL (its own database, so that it never empties
+// another suite's table). Without LINKPARSE_TEST_DATABASE_URL PostgreSQL is left out.
 
 import Crypto
 import LinkParseAuthorization
@@ -13,13 +14,78 @@ import LinkParseServerTestSupport
 import PostgresNIO
 import Testing
 
-/// The stores under test, each fresh: the in-memory one, then PostgreSQL's when a server is configured.
+/// The stores under test, each fresh: the in-memory one, the actor below, then PostgreSQL's when a server is
+/// configured.
 func withEveryStore(_ body: @Sendable (_ name: String, _ store: any PendingAuthorizationStoring) async throws -> Void)
   async throws
 {
   try await body("memory", PendingAuthorizationStore())
+  try await body("actor", ActorStorage())
   guard TestDatabase.url != nil else { return }
   try await TestDatabase.withStore(database: "linkparse_store_contract") { store, _ in try await body("postgres", store) }
+}
+
+/// A `PendingAuthorizationStorage` written from its documentation alone, as an application would for a store of
+/// its own: the consume policy comes with the protocol. Records live in an actor; the state key is an HMAC.
+actor ActorStorage: PendingAuthorizationStorage {
+  private struct Record {
+    var authorization: PendingAuthorization
+    var stateKey: [UInt8]?
+    var redirectKey: String
+    var consumed: Bool
+  }
+  private var records: [Int: Record] = [:]
+  private var nextID = 0
+  private let key = SymmetricKey(size: .bits256)
+
+  nonisolated func stateKey(_ state: [UInt8]) -> [UInt8] { Array(HMAC<SHA256>.authenticationCode(for: state, using: key)) }
+
+  func add(_ authorization: PendingAuthorization, stateKey: [UInt8]?, redirectKey: String, now: Int64) {
+    records[nextID] = Record(authorization: authorization, stateKey: stateKey, redirectKey: redirectKey, consumed: false)
+    nextID += 1
+  }
+
+  func claim(stateKey: [UInt8], now: Int64) -> StoredAuthorization<Int>? {
+    guard let (id, record) = records.first(where: { $0.value.stateKey == stateKey && !$0.value.consumed }) else { return nil }
+    records[id]?.consumed = true
+    return StoredAuthorization(id: id, authorization: record.authorization)
+  }
+
+  func release(_ id: Int) { records[id]?.consumed = false }
+
+  func retire(_ id: Int, now: Int64) -> Bool {
+    guard records[id]?.consumed == false else { return false }
+    records[id]?.consumed = true
+    return true
+  }
+
+  func pending(redirectKey: String, withState: Bool?, limit: Int) -> [StoredAuthorization<Int>] {
+    Array(
+      records.filter { !$0.value.consumed && $0.value.redirectKey == redirectKey }
+        .filter { withState == nil || withState == ($0.value.stateKey != nil) }
+        .sorted { $0.key < $1.key }.prefix(limit)
+        .map { StoredAuthorization(id: $0.key, authorization: $0.value.authorization) })
+  }
+
+  func consumed(stateKey: [UInt8]?, redirectKey: String) -> [PendingAuthorization] {
+    records.values.filter { $0.consumed && $0.stateKey == stateKey && $0.redirectKey == redirectKey }.map(\.authorization)
+  }
+
+  func hasPending() -> Bool { records.values.contains { !$0.consumed } }
+
+  func pendingWithoutState(provider: Provider) -> Int {
+    records.values.filter { !$0.consumed && $0.stateKey == nil && $0.authorization.provider == provider }.count
+  }
+
+  func removeExpired(now: Int64) -> Int {
+    // Pending records that have expired (consumed ones stay, to answer `replayed`).
+    let expired = records.filter { !$0.value.consumed && ($0.value.authorization.expiresAt.map { now >= $0 } ?? false) }
+      .map(\.key)
+    for id in expired { records[id] = nil }
+    return expired.count
+  }
+
+  var count: Int { records.values.filter { !$0.consumed }.count }
 }
 
 /// The code `consume` throws (`nil` on success).

@@ -26,7 +26,8 @@ func snippet_README_5() async throws {
     "vk7915193://vk.ru/blank.html?code=vk2.a.02-Bsy&state=abracadabra&device_id=Bz1Xk3Yq_0mR-a7TfL9sPw&type=code_v2"))
 
   // 3. The token exchange it leads to, as VK's guide sends it: parameters in the query (with a fresh `state` of
-  //    the exchange's own, which VK echoes), the code as a JSON body.
+  //    the exchange's own, which VK echoes), the code as a JSON body. (On a server, the store's `consume` gives a
+  //    ConsumedAuthorization: `try consumed.tokenRequest()` is the same request.)
   let exchange = try pending.tokenRequest(for: callback)
   // POST https://id.vk.ru/oauth2/auth?grant_type=authorization_code&redirect_uri=vk7915193%3A%2F%2Fvk.ru%2Fblank.html
   //   &client_id=7915193&device_id=Bz1Xk3Yq_0mR-a7TfL9sPw&state=<fresh>&code_verifier=TMqwHtKeYrAz42vNmy5KsxePTYt--KS-yZsma6q4vrE

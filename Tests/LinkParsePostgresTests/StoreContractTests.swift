@@ -150,7 +150,11 @@ func consumeCode(_ store: any PendingAuthorizationStoring, _ url: String, now: I
     try await withEveryStore { name, store in
       try await store.insert(PendingAuthorization(provider: .sber, redirectURI: ParsedURL("myapp://sberidauth"), state: "Qk7x"))
       for forged in ["myapp://sberidauth?error_code=5", "myapp://sberidauth?status=fail&error=access_denied"] {
-        #expect(try await store.consume(ParsedURL(forged), parameters: nil, now: 1).callback.outcome == .error, "\(name)")
+        let reported = try await store.consume(ParsedURL(forged), parameters: nil, now: 1)
+        // Reported with the login it was matched to, but not spent: anyone can send it.
+        #expect(reported.callback.outcome == .error && !reported.isSpent, "\(name)")
+        #expect(reported.authorization.state == "Qk7x", "\(name)")
+        #expect(throws: TokenRequestError.self, "\(name)") { try reported.tokenRequest(clientSecret: "s") }
       }
       #expect(try await store.count == 1, "\(name)")
       #expect(try await store.consume(ParsedURL("myapp://sberidauth?state=Qk7x&code=FA21"), parameters: nil, now: 1).callback.code == "FA21", "\(name)")

@@ -162,10 +162,10 @@ let package = Package(
     // Helpers every test target may use (a deterministic generator); no dependencies.
     .target(name: "LinkParseTestSupport", path: "Tests/LinkParseTestSupport"),
     .testTarget(
-      name: "LinkParseCoreTests", dependencies: ["LinkParseCore", "LinkParseTestSupport"],
+      name: "LinkParseCoreTests", dependencies: ["LinkParseCore", "LinkParseBytes", "LinkParseTestSupport"],
       exclude: ["expected-failures.txt"]),
     .testTarget(
-      name: "LinkParseRouterTests", dependencies: ["LinkParseRouter", "LinkParseTestSupport"]),
+      name: "LinkParseRouterTests", dependencies: ["LinkParseRouter", "LinkParseCore", "LinkParseBytes", "LinkParseTestSupport"]),
     // The decoders, and the authorization module built on them (requests, PKCE, the in-memory store).
     .testTarget(
       name: "LinkParseProvidersTests",

@@ -4,7 +4,7 @@
 //
 // Byte-level API: behind `@_spi(Bytes)` (`@_spi(Bytes) import LinkParseCore`), for LinkParse's own modules,
 // benchmarks and fuzzers. Applications use `FormParameters`' `Parameter`s, `value(for:)` and `values(for:)`.
-public import LinkParseBytes
+import LinkParseBytes
 
 extension FormParameters {
 

@@ -4,7 +4,7 @@
 
 internal import CICUShims
 import Synchronization
-public import LinkParseBytes
+import LinkParseBytes
 
 /// A UTS #46 ToASCII mapping of a domain's UTF-8 bytes (already percent-decoded), with the URL Standard's
 /// options: the ASCII domain, or why the domain is invalid.

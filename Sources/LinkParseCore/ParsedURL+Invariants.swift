@@ -1,6 +1,6 @@
 // Executable invariants of `ParsedURL`, for tests and fuzz targets. See `URLStructure` for the list.
 
-public import LinkParseBytes
+import LinkParseBytes
 
 extension ParsedURL {
 

@@ -33,7 +33,7 @@
 //   the path percent-encode set (nor `\` in special URLs), and none that starts with `.` or `%` and is at
 //   most six bytes long (the longest dot segment is `%2e%2e`) is accepted, so no segment is removed.
 // - Query and fragment: nothing of their percent-encode sets (the special-query set for special URLs).
-public import LinkParseBytes
+import LinkParseBytes
 
 extension URLParser {
 

@@ -2,7 +2,7 @@
 // non-special URLs, and domains — percent-decoded, mapped to ASCII (UTS #46, `IDNA.swift`), checked for
 // forbidden code points, and read as IPv4 when they end in a number (`Parser+IP.swift`).
 
-public import LinkParseBytes
+import LinkParseBytes
 
 extension URLStateMachine {
 

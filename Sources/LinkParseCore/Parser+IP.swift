@@ -1,7 +1,7 @@
 // IP addresses in hosts: the IPv6 parser (inside brackets), the "ends in a number" check and the IPv4 parser
 // for domains, and the serializers of both.
 
-public import LinkParseBytes
+import LinkParseBytes
 
 extension URLStateMachine {
 

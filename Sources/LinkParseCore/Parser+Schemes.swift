@@ -1,7 +1,7 @@
 // The URL Standard's special schemes, and the base URL a relative reference is resolved against.
 
 internal import CByteScan
-public import LinkParseBytes
+import LinkParseBytes
 
 // MARK: - Schemes
 

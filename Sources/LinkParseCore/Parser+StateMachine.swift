@@ -2,7 +2,7 @@
 // (<https://url.spec.whatwg.org/#concept-basic-url-parser>), writing the serialization as it goes.
 
 internal import CByteScan
-public import LinkParseBytes
+import LinkParseBytes
 
 // MARK: - The state machine
 

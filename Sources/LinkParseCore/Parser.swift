@@ -22,7 +22,7 @@
 // is percent-encoding its bytes one by one.
 
 internal import CByteScan
-public import LinkParseBytes
+import LinkParseBytes
 
 // MARK: - Entry points
 

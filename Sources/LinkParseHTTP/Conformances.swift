@@ -3,7 +3,7 @@
 // requirement; the user-info types that take no provider get a one-line forwarding initializer.
 
 public import LinkParseOAuth
-public import LinkParseProviders
+import LinkParseProviders
 public import LinkParseCore
 
 /// A token endpoint's answer, decodable by ``OAuthHTTPClient/perform(_:as:)``.

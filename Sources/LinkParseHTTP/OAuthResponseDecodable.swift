@@ -2,7 +2,7 @@
 // (TokenResponse, the user-info types, RevokeResponse, …) conform in Conformances.swift.
 
 public import LinkParseOAuth
-public import LinkParseProviders
+import LinkParseProviders
 public import LinkParseCore
 
 /// A provider's JSON answer that can be decoded from the bytes of a 2xx body.

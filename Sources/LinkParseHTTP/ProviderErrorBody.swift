@@ -2,7 +2,7 @@
 
 internal import LinkParseOAuth
 internal import LinkParseProviders
-public import LinkParseCore
+import LinkParseCore
 
 /// Reads a provider's error JSON (`{"error":"invalid_grant","error_description":…}`); anything that is not
 /// one (HTML, an empty body, JSON without a string `error`) is `nil`.

@@ -3,7 +3,7 @@
 
 public import Hummingbird
 import LinkParseCore
-public import LinkParseProviders
+import LinkParseProviders
 public import LinkParseAuthorization
 public import LinkParseRouter
 

@@ -2,7 +2,7 @@
 
 public import Hummingbird
 public import LinkParseAuthorization
-public import LinkParseProviders
+import LinkParseProviders
 
 extension LinkParseCallbackEndpoint {
   /// Registers GET on `path` that starts a `login`: a fresh state, nonce and PKCE verifier, the pending

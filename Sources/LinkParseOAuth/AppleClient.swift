@@ -3,7 +3,7 @@
 // user's data is in the id_token and, at the first sign-in only, in the callback's `user` JSON.
 
 internal import LinkParseProviders
-public import LinkParseCore
+import LinkParseCore
 
 /// Builds Sign in with Apple's requests after the callback. `client_secret` is a JWT signed with the team's
 /// key (at most six months valid), which the caller makes (``AppleClientSecret``) and passes in.

@@ -3,7 +3,7 @@
 // touches the network; `LinkParseHTTP` sends these, and `import LinkParse` turns one into a `URLRequest`.
 
 public import LinkParseCore
-public import LinkParseProviders
+import LinkParseProviders
 import LinkParseBytes
 
 /// An HTTP request to an identity provider (token exchange, refresh, revoke, user info, …), as a value.

@@ -4,7 +4,7 @@
 
 public import LinkParseProviders
 public import LinkParseAuthorization
-public import LinkParseCore
+import LinkParseCore
 
 extension PendingAuthorization {
   /// The provider's token exchange for a validated callback.

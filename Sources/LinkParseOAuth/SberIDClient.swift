@@ -6,7 +6,7 @@
 // Revocation: Sber ID documents no revocation endpoint, so there is no revoke request here.
 
 internal import LinkParseProviders
-public import LinkParseCore
+import LinkParseCore
 
 /// Builds Sber ID's requests after the callback. Every endpoint has a documented default and can be
 /// overridden (the test environment `https://oauth-ift.sber.ru/…`, a proxy).

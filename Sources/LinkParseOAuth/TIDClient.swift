@@ -7,7 +7,7 @@
 
 internal import LinkParseProviders
 import LinkParseBytes
-public import LinkParseCore
+import LinkParseCore
 
 /// Builds T-ID's requests after the callback.
 ///

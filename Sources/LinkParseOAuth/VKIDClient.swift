@@ -6,7 +6,7 @@
 
 internal import LinkParseProviders
 import LinkParseBytes
-public import LinkParseCore
+import LinkParseCore
 
 /// Builds VK ID's requests after the callback. Every endpoint has a documented default and can be overridden
 /// (a test server, a proxy).

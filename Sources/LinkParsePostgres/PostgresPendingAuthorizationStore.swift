@@ -422,6 +422,7 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
   // MARK: - Errors and time limit
 
   /// Runs `body` on the client within ``operationTimeout``; any error becomes a ``PostgresStoreError``.
+  @discardableResult
   private func run<T: Sendable>(
     _ body: @escaping @Sendable (PostgresClient, Logger) async throws -> T
   ) async throws(PostgresStoreError) -> T {

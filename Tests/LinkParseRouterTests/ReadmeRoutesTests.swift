@@ -1,6 +1,5 @@
 import Foundation
 import LinkParseCore
-import LinkParseProviders
 import Testing
 
 @_spi(Testing) import LinkParseRouter

@@ -1,4 +1,3 @@
-import LinkParseProviders
 import Testing
 import LinkParseCore
 @_spi(Testing) import LinkParseRouter

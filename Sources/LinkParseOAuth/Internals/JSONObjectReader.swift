@@ -1,5 +1,5 @@
 internal import LinkParseProviders
-public import LinkParseCore
+import LinkParseCore
 
 // Reading a provider's JSON object into typed properties: each accessor takes one member by name, tolerates
 // what providers are known to vary (numbers as strings, Booleans as strings, `null` for absent), and what no

@@ -24,24 +24,36 @@ public struct CallbackBinding: Sendable {
   /// if let duplicate = binding.duplicate { throw duplicate }
   /// ```
   public let duplicate: CallbackError?
-  /// `state-mismatch` (found nothing), carrying the provider's error when the callback has one.
+  /// The provider's error the callback carries, for the `state-mismatch` errors below.
+  private let providerError: ProviderError?
+  /// The callback's URL, for `redirect-mismatch`.
+  private let url: ParsedURL
+
+  /// `state-mismatch` (found nothing), carrying the provider's error when the callback has one. Made when
+  /// asked: a callback that binds never needs it.
   ///
   /// ```swift
   /// throw binding.stateMismatch
   /// ```
-  public let stateMismatch: CallbackError
+  public var stateMismatch: CallbackError {
+    CallbackError(.stateMismatch, parameter: "state", found: nil, providerError: providerError)
+  }
   /// `state-mismatch` (found "none"), likewise.
   ///
   /// ```swift
   /// throw binding.stateMismatchNone
   /// ```
-  public let stateMismatchNone: CallbackError
+  public var stateMismatchNone: CallbackError {
+    CallbackError(.stateMismatch, parameter: "state", found: "none", providerError: providerError)
+  }
   /// `redirect-mismatch` for this URL (`scheme://host/path`, no query).
   ///
   /// ```swift
   /// throw binding.redirectMismatch
   /// ```
-  public let redirectMismatch: CallbackError
+  public var redirectMismatch: CallbackError {
+    CallbackError(.redirectMismatch, found: PendingAuthorization.describe(url))
+  }
 
   /// Scans `parameters` once.
   ///
@@ -60,9 +72,8 @@ public struct CallbackBinding: Sendable {
     var duplicate: CallbackError?
     do throws(CallbackError) { try fields.rejectDuplicates() } catch { duplicate = error }
     self.duplicate = duplicate
-    stateMismatch = fields.stateMismatch(found: nil)
-    stateMismatchNone = fields.stateMismatch(found: "none")
-    redirectMismatch = CallbackError(.redirectMismatch, found: PendingAuthorization.describe(url))
+    providerError = fields.reportedProviderError()
+    self.url = url
   }
 }
 

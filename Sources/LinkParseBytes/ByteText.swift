@@ -112,6 +112,27 @@ package func parseDecimalInt(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
     }
   }
 
+  /// Passes the inside of a JSON string for the UTF-8 bytes `utf8` to `body`, piece by piece: runs without an
+  /// escapable byte (found sixteen bytes at a time, copied whole) and each escape (``withEscape(_:_:)``).
+  ///
+  /// ```swift
+  /// JSONText.forEachEscapedPiece(bytes) { out.append(contentsOf: $0) }
+  /// ```
+  @inlinable
+  package static func forEachEscapedPiece(_ utf8: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    guard let base = utf8.baseAddress else { return }
+    let length = utf8.count
+    var runStart = 0
+    var index = Scan.jsonEscapable(base, 0, length)
+    while index < length {
+      if index > runStart { body(UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
+      withEscape(utf8[index], body)
+      runStart = index &+ 1
+      index = Scan.jsonEscapable(base, runStart, length)
+    }
+    if length > runStart { body(UnsafeBufferPointer(rebasing: utf8[runStart..<length])) }
+  }
+
   /// `text` as a JSON string literal, escaped as ``withEscape(_:_:)`` spells it (the result is UTF-8 JSON).
   ///
   /// ```swift
@@ -121,20 +142,12 @@ package func parseDecimalInt(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
     var out: [UInt8] = [0x22]
     withUTF8Bytes(text) { utf8 in
       out.reserveCapacity(utf8.count + 2)
-      guard let base = utf8.baseAddress else { return }
-      var runStart = 0
-      var index = Scan.jsonEscapable(base, 0, utf8.count)
-      while index < utf8.count {
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-        withEscape(utf8[index]) { out.append(contentsOf: $0) }
-        runStart = index &+ 1
-        index = Scan.jsonEscapable(base, runStart, utf8.count)
-      }
-      out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+      forEachEscapedPiece(utf8) { out.append(contentsOf: $0) }
     }
     out.append(0x22)
     return String(decoding: out, as: UTF8.self)
   }
+
 }
 
 /// Calls `body` with the UTF-8 bytes of `string` in place, without retaining it (a copy only for a string

@@ -300,7 +300,7 @@ func pathEncoded(_ v: SIMD16<UInt8>, special: Bool) -> SIMD16<UInt8> {
 
   /// Stops at the bytes a JSON string must escape: below 0x20, `"` and `\` (`JSONText.quoted`, the command's
   /// streaming writer).
-  @inline(__always)
+  @inlinable @inline(__always)
   package static func jsonEscapable(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
     scan(base, start, end, { v in lanes(v .< SIMD16(repeating: 0x20)) | eq(v, 0x22) | eq(v, 0x5C) }, {
       $0 < 0x20 || $0 == 0x22 || $0 == 0x5C

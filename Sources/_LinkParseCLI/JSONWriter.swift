@@ -131,28 +131,10 @@ package struct JSONWriter: ~Copyable {
     byte(0x22)
   }
 
-  /// Appends UTF-8 bytes escaped for the inside of a JSON string, without quotes. The bytes must be valid
-  /// UTF-8.
+  /// Appends UTF-8 bytes escaped for the inside of a JSON string, without quotes (the bytes layer's one
+  /// escaping: unescaped runs copied whole, bytes >= 0x20 other than `"` and `\` as they are). The bytes must be
+  /// valid UTF-8.
   package mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
-    guard let base = utf8.baseAddress else { return }
-    let length = utf8.count
-    // Runs without an escapable byte are found sixteen bytes at a time and copied whole; bytes >= 0x20
-    // other than `"` and `\` (UTF-8 lead and continuation bytes included) are copied as they are.
-    var runStart = 0
-    var index = Scan.jsonEscapable(base, 0, length)
-    while index < length {
-      if index > runStart { raw(UnsafeBufferPointer(rebasing: utf8[runStart..<index])) }
-      escape(utf8[index])
-      runStart = index &+ 1
-      index = Scan.jsonEscapable(base, runStart, length)
-    }
-    if length > runStart { raw(UnsafeBufferPointer(rebasing: utf8[runStart..<length])) }
+    JSONText.forEachEscapedPiece(utf8) { raw($0) }
   }
-
-  /// Appends the escape sequence of `"`, `\` or a control character (the bytes layer's one spelling).
-  private mutating func escape(_ byte: UInt8) {
-    reserve(6)
-    JSONText.withEscape(byte) { _ = buffer.append($0) }
-  }
-
 }

@@ -238,7 +238,7 @@ public struct OAuth2ImplicitGrant: Sendable, Hashable {
     self.init(text: fields.takeText(), spans: spans, expiresIn: expiresIn)
   }
 
-  /// Creates a grant from its values.
+  /// Creates a grant from its values. `expiresInRaw` defaults to `expiresIn`'s digits.
   ///
   /// ```swift
   /// OAuth2ImplicitGrant(accessToken: "T", tokenType: "Bearer", expiresIn: 3600, expiresInRaw: "3600").expiresIn  // 3600
@@ -250,7 +250,7 @@ public struct OAuth2ImplicitGrant: Sendable, Hashable {
     var builder = CallbackText.Builder()
     let spans = (
       accessToken: builder.append(accessToken), tokenType: builder.append(tokenType),
-      expiresInRaw: builder.append(expiresInRaw), scope: builder.append(scope), idToken: builder.append(idToken),
+      expiresInRaw: builder.append(expiresInRaw ?? expiresIn.map { String($0)[...] }), scope: builder.append(scope), idToken: builder.append(idToken),
       state: builder.append(state)
     )
     self.init(text: builder.text, spans: spans, expiresIn: expiresIn)

@@ -170,25 +170,20 @@ public enum ProviderCallback: Sendable, Hashable {
     }
   }
 
-  /// The provider's error, for ``CallbackOutcome/error``: its raw code and descriptions in English and
-  /// Russian.
+  /// The provider's error, for ``CallbackOutcome/error``: the ``ProviderError`` a failure holds. A Sber ID
+  /// failure without an `error` (the Android app's `result=FAILURE&error_code=5`) gives its ``SberIDFailure/rawCode``
+  /// as the code, and a T-ID debug result other than `success` gives the result.
   ///
   /// ```swift
-  /// ProviderCallback.vk(.failure(ProviderError(code: .accessDenied), state: nil)).providerError?.code
-  /// // "access_denied"
+  /// ProviderCallback.vk(.failure(ProviderError(code: .accessDenied), state: nil)).providerError?.descriptionEN
+  /// // "The user or the server denied access."
   /// ```
-  public var providerError: ProviderErrorSummary? {
+  public var providerError: ProviderError? {
     switch self {
-    case .sber(.failure(let f)):
-      return ProviderErrorSummary(code: f.rawCode, descriptionEN: f.descriptionEN, descriptionRU: f.descriptionRU)
+    case .sber(.failure(let f)): return f.error ?? ProviderError(code: OAuthErrorCode(rawValue: f.rawCode))
     case .vk(.failure(let e, _)), .tid(.failure(let e, _)), .apple(.failure(let e, _)), .oauth2(.failure(let e, _, _)):
-      return ProviderErrorSummary(
-        code: e.code.rawValue, descriptionEN: e.code.descriptionEN, descriptionRU: e.code.descriptionRU)
-    case .tid(.debugResult(let value)) where value != "success":
-      return ProviderErrorSummary(
-        code: value, descriptionEN: "The T-ID debug app returned result=\(value).",
-        descriptionRU: "Отладочное приложение T-ID вернуло result=\(value)."
-      )
+      return e
+    case .tid(.debugResult(let value)) where value != "success": return ProviderError(code: OAuthErrorCode(rawValue: value))
     default: return nil
     }
   }
@@ -290,6 +285,7 @@ public enum ProviderCallback: Sendable, Hashable {
       visit("first_name", l.user?.firstName?[...])
       visit("last_name", l.user?.lastName?[...])
       visit("email", l.user?.email?[...])
+      visit("avatar", l.user?.avatar?[...])
     case .vk(.failure(let e, let state)), .tid(.failure(let e, let state)), .apple(.failure(let e, let state)):
       visit("state", state)
       visit("error_description", e.errorDescription?[...])
@@ -329,27 +325,5 @@ public enum ProviderCallback: Sendable, Hashable {
       visit("id_token", g.text, g.spans.idToken)
       visit("state", g.text, g.spans.state)
     }
-  }
-}
-
-/// A provider's error as ``ProviderCallback/providerError`` reports it: the raw code and descriptions in English
-/// and Russian (from the provider's own table: OAuth 2.0 codes, Sber's numeric codes, a T-ID debug result).
-///
-/// ```swift
-/// ProviderCallback.vk(.failure(ProviderError(code: .accessDenied), state: nil)).providerError?.descriptionEN
-/// ```
-public struct ProviderErrorSummary: Sendable, Hashable {
-  /// The code as the provider sent it (`access_denied`, `5`, `failure`).
-  public let code: String
-  /// What it means, in English.
-  public let descriptionEN: String
-  /// What it means, in Russian.
-  public let descriptionRU: String
-
-  /// A summary.
-  public init(code: String, descriptionEN: String, descriptionRU: String) {
-    self.code = code
-    self.descriptionEN = descriptionEN
-    self.descriptionRU = descriptionRU
   }
 }

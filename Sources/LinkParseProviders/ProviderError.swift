@@ -181,6 +181,21 @@ public struct ProviderError: Sendable, Hashable, Codable {
     self.errorURI = errorURI
   }
 
+  /// What the code means, in English (``OAuthErrorCode/descriptionEN``: a sentence naming the raw value
+  /// for a code outside the OAuth 2.0 / OIDC tables, such as Sber's numeric `error_code`).
+  ///
+  /// ```swift
+  /// ProviderError(code: .accessDenied).descriptionEN  // "The user or the server denied access."
+  /// ```
+  public var descriptionEN: String { code.descriptionEN }
+
+  /// What the code means, in Russian (``OAuthErrorCode/descriptionRU``).
+  ///
+  /// ```swift
+  /// ProviderError(code: .accessDenied).descriptionRU  // "Пользователь или сервер отказал в доступе."
+  /// ```
+  public var descriptionRU: String { code.descriptionRU }
+
   /// Reads `error`, `error_description` and `error_uri`; `nil` when `error` is absent, empty or the
   /// literal `null` (which the Sber Android SDK special-cases).
   ///

@@ -167,10 +167,11 @@ public struct VKIDSuccess: Sendable, Hashable {
     self.isReturnFromVKApp = isReturnFromVKApp
   }
 
-  /// Creates a success from its values.
+  /// Creates a success from its values. `expiresInRaw` defaults to `expiresIn`'s digits.
   ///
   /// ```swift
   /// VKIDSuccess(code: "vk2.a.c", state: "s", deviceID: "d").type  // nil
+  /// VKIDSuccess(code: "vk2.a.c", state: "s", deviceID: "d", expiresIn: 600).expiresInRaw  // "600"
   /// ```
   public init(
     code: Substring, state: Substring, deviceID: Substring, type: Substring? = nil, expiresIn: Int? = nil,
@@ -179,7 +180,8 @@ public struct VKIDSuccess: Sendable, Hashable {
     var builder = CallbackText.Builder()
     let spans = (
       code: builder.append(code), state: builder.append(state), deviceID: builder.append(deviceID),
-      type: builder.append(type), expiresInRaw: builder.append(expiresInRaw), extID: builder.append(extID)
+      type: builder.append(type), expiresInRaw: builder.append(expiresInRaw ?? expiresIn.map { String($0)[...] }),
+      extID: builder.append(extID)
     )
     self.init(text: builder.text, spans: spans, expiresIn: expiresIn, isReturnFromVKApp: isReturnFromVKApp)
   }

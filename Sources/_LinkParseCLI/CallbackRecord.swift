@@ -235,7 +235,7 @@ extension RecordWriter {
     // Only an error has a provider error (and asking costs a walk through the result).
     if outcome == .error, let error = callback.providerError {
       json.raw(",\"error\":")
-      errorObject(code: error.code, raw: error.code, parameter: nil, en: error.descriptionEN, ru: error.descriptionRU)
+      errorObject(code: error.code.rawValue, raw: error.code.rawValue, parameter: nil, en: error.descriptionEN, ru: error.descriptionRU)
     }
     json.byte(UInt8(ascii: "}"))
   }
@@ -255,7 +255,7 @@ extension RecordWriter {
       }
     }
     if outcome == .error, members.includes("error"), let error = callback.providerError, members.next("\"error\":", &json) {
-      errorObject(code: error.code, raw: error.code, parameter: nil, en: error.descriptionEN, ru: error.descriptionRU)
+      errorObject(code: error.code.rawValue, raw: error.code.rawValue, parameter: nil, en: error.descriptionEN, ru: error.descriptionRU)
     }
     json.byte(UInt8(ascii: "}"))
   }

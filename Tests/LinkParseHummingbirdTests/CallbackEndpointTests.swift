@@ -292,7 +292,7 @@ func expectProblem(
     endpoint.register(on: router, path: "/auth/tid/callback") { consumed, _, _ in
       Response(
         status: .seeOther,
-        headers: [.location: "/done?outcome=\(consumed.callback.outcome.rawValue)&error=\(consumed.callback.providerError?.code ?? "-")"])
+        headers: [.location: "/done?outcome=\(consumed.callback.outcome.rawValue)&error=\(consumed.callback.providerError?.code.rawValue ?? "-")"])
     }
     try await store.insert(
       PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("https://example.com/auth/tid/callback"), state: "S1"))

@@ -21,11 +21,11 @@ import Testing
     #expect(state == "ABCxyz" && decoded.state == "ABCxyz")
     let callback = ProviderCallback.tid(decoded)
     #expect(callback.outcome == .error)
-    #expect(callback.providerError?.code == "access_denied")
+    #expect(callback.providerError?.code.rawValue == "access_denied")
     #expect(callback.values.map(\.name) == ["state", "error_description"])
     // An unknown value is kept raw.
     let odd = try TIDCallback(FormParameters("state=S&error=limit_exceeded"))
-    #expect(ProviderCallback.tid(odd).providerError?.code == "limit_exceeded")
+    #expect(ProviderCallback.tid(odd).providerError?.code.rawValue == "limit_exceeded")
   }
 
   @Test func codeAndErrorConflict() throws {
@@ -41,7 +41,7 @@ import Testing
       provider: .tid, redirectURI: try ParsedURL("https://example.com/auth/tid/callback"), state: "S")
     let callback = try pending.validate(
       ParsedURL("https://example.com/auth/tid/callback?state=S&error=access_denied"))
-    #expect(callback.outcome == .error && callback.providerError?.code == "access_denied")
+    #expect(callback.outcome == .error && callback.providerError?.code.rawValue == "access_denied")
   }
 }
 

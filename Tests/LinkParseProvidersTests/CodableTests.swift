@@ -6,7 +6,7 @@ import Testing
 @testable import LinkParseProviders
 import LinkParseBytes
 
-/// Fix 6: `ProviderCallback` and `CallbackError` are `Codable`, and a JSON round trip gives back an equal value.
+/// `ProviderCallback` and `CallbackError` are `Codable`, and a JSON round trip gives back an equal value.
 @Suite("Providers: Codable callbacks and errors")
 struct CodableTests {
   static func roundTrip<T: Codable & Equatable>(_ value: T) throws -> T {
@@ -57,6 +57,7 @@ struct CodableTests {
       .oauth2(.implicit(OAuth2ImplicitGrant(accessToken: "T", expiresIn: 60))),
       .vk(.failure(ProviderError(code: .accessDenied), state: nil)),
       .sber(.failure(SberIDFailure(encoding: .web, error: ProviderError(code: .serverError), state: "s"))),
+      .tid(.debugResult("failure")),
     ]
     for callback in made { #expect(try Self.roundTrip(callback) == callback, "\(callback)") }
   }
@@ -66,8 +67,12 @@ struct CodableTests {
     let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(callback)) as? [String: Any]
     #expect(object?["provider"] as? String == "vk")
     #expect(object?["outcome"] as? String == "error")
-    #expect((object?["values"] as? [String: String]) == ["state": "s"])
+    #expect(object?["state"] as? String == "s" && object?["values"] == nil && object?["kind"] == nil)
     #expect((object?["error"] as? [String: String])?["code"] == "access_denied")
+    #expect((object?["error"] as? [String: String])?["raw"] == "access_denied")
+    let vk = try ProviderCallback(provider: .vk, parameters: FormParameters("code=c&state=s&device_id=d&expires_in=600"))
+    let lifetime = try JSONSerialization.jsonObject(with: JSONEncoder().encode(vk)) as? [String: Any]
+    #expect(lifetime?["expires_in"] as? Int == 600)
     let tid = try JSONEncoder().encode(ProviderCallback.tid(.debugResult("success")))
     #expect(String(decoding: tid, as: UTF8.self).contains(#""outcome":"debug-success""#))
   }
@@ -89,7 +94,7 @@ struct CodableTests {
   }
 }
 
-/// Fix 6: the store's lock is a pthread mutex of its own (no `Synchronization.Mutex`, no OS-version floor).
+/// The store's lock is a pthread mutex of its own (no `Synchronization.Mutex`, no OS-version floor).
 @Suite("Providers: the store's lock")
 struct StoreLockTests {
   @Test func incrementsAreNotLost() async {

@@ -57,7 +57,7 @@ struct SberDetectionTests {
     let url = try ParsedURL("app://merchant_app/?result=FAILURE&error_code=5")
     let callback = try #require(ProviderDetector.decode(url: url)).result.get()
     #expect(callback.outcome == .error)
-    #expect(callback.providerError?.code == "5")
+    #expect(callback.providerError?.code.rawValue == "5")
     guard case .sber(.failure(let f)) = callback else {
       Issue.record("\(callback)")
       return
@@ -75,7 +75,7 @@ struct SberStatelessErrorTests {
   @Test func iOSErrorWithoutStateKeepsTheProvidersError() throws {
     let callback = try Self.pending.validate(ParsedURL("myapp://sberidauth?status=fail&error=invalid_scope"))
     #expect(callback.outcome == .error)
-    #expect(callback.providerError?.code == "invalid_scope")
+    #expect(callback.providerError?.code.rawValue == "invalid_scope")
   }
 
   @Test func stateMismatchCarriesTheProvidersError() async throws {

@@ -79,7 +79,7 @@ import Testing
     let callback = try ProviderCallback(
       provider: .sber, parameters: params("myapp://sberidauth?status=fail&error=invalid_request&state=ok"))
     #expect(callback.outcome == .error)
-    #expect(callback.providerError?.code == "invalid_request")
+    #expect(callback.providerError?.code.rawValue == "invalid_request")
   }
 
   /// Pitfall 1.5.12: `error=null` and an empty `error=` count as absent.

@@ -177,7 +177,7 @@ import Testing
     #expect(try TIDCallback(params("myapp://authorized?result=success")) == .debugResult("success"))
     #expect(ProviderCallback.tid(.debugResult("success")).outcome == .debugSuccess)
     #expect(ProviderCallback.tid(.debugResult("failure")).outcome == .error)
-    #expect(ProviderCallback.tid(.debugResult("failure")).providerError?.code == "failure")
+    #expect(ProviderCallback.tid(.debugResult("failure")).providerError?.code.rawValue == "failure")
     #expect(rejection { try TIDCallback(params("myapp://authorized?result=FAILURE")) } == .malformedParameter)
   }
 

@@ -115,10 +115,10 @@ import LinkParseBytes
   @Test func sberAndroidErrorWithoutState() throws {
     let p = PendingAuthorization(provider: .sber, redirectURI: try ParsedURL("app://merchant_app/"), state: "S")
     let callback = try p.validate(ParsedURL("app://merchant_app/?result=FAILURE&error_code=5"))
-    #expect(callback.providerError?.code == "5")
+    #expect(callback.providerError?.code.rawValue == "5")
     // The iOS grammar carries no state either: its error is kept.
     let iOS = try p.validate(ParsedURL("app://merchant_app/?status=fail&error=invalid_scope"))
-    #expect(iOS.outcome == .error && iOS.providerError?.code == "invalid_scope")
+    #expect(iOS.outcome == .error && iOS.providerError?.code.rawValue == "invalid_scope")
     #expect(rejection { try p.validate(ParsedURL("app://merchant_app/?code=c")) } == .stateMismatch)
   }
 

@@ -109,12 +109,15 @@ spark-test: deps
 # generator does; skipped with a message where it is missing (a fresh Debian has it).
 check-generated:
 	@if command -v python3 >/dev/null; then python3 Scripts/callback-name-table.py --check \
-	  && python3 Scripts/doc-snippets.py --check && echo "make: generated sources are current"; \
+	  && python3 Scripts/doc-snippets.py --check && python3 Scripts/help-text.py --check \
+	  && echo "make: generated sources are current"; \
 	else echo "make: python3 not found: generated sources NOT checked"; fi
 
-## Re-extract the Swift code blocks of README.md and the DocC catalog into Tests/DocumentationTests/Snippets/.
+## Re-extract the Swift code blocks of README.md and the DocC catalog into Tests/DocumentationTests/Snippets/,
+## and the command's help (Sources/_LinkParseCLI/HelpText.swift) from its DocC article.
 docs-snippets:
 	python3 Scripts/doc-snippets.py
+	python3 Scripts/help-text.py
 
 .PHONY: docs
 docs: deps

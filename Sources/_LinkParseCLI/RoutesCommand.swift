@@ -13,12 +13,7 @@ package struct RoutesCommand: ParsableCommand {
   package static let configuration = CommandConfiguration(
     commandName: "routes",
     abstract: "Check a routes file, or explain how its routes match a URL.",
-    discussion: """
-      A routes file has one route per line: name, pattern, and optionally a
-      provider (sber, vk, tid, apple or oauth2; any other name is a problem),
-      separated by spaces; '#' starts a comment. See 'linkparse --help' for
-      --routes.
-      """,
+    discussion: HelpText.routes,
     subcommands: [Check.self, Explain.self]
   )
 

@@ -50,40 +50,7 @@ package struct TokenRequestCommand: StreamCommand {
   package static let configuration = CommandConfiguration(
     commandName: "token-request",
     abstract: "Print the provider request that follows a callback as JSON (nothing is sent).",
-    discussion: """
-      Writes one JSON object to standard output:
-        {"kind":"token-exchange"|"refresh"|"revoke"|"logout"|"user-info"|
-                "introspection","provider":"…","method":"POST"|"GET","url":"…",
-         "headers":[["name","value"],…],"query":[["name","value"],…],
-         "form":[["name","value"],…],"body":"…"|null}
-      "url" is the endpoint with "query" (and, for a GET, the form) as its
-      query; "form" lists the body's fields and "body" is the body of a POST:
-      form-encoded, or a JSON object where the provider documents one (VK ID's
-      guide shape, the default; --vk-shape form-body puts every VK parameter
-      in a form body).
-
-      --grant code (the default) with --callback checks the callback against
-      --redirect-uri and --state (as the library's PendingAuthorization does:
-      redirect, duplicates, state, outcome) and builds the exchange from it;
-      with --code instead, the values are taken as given (VK also needs
-      --device-id). A VK exchange built from --callback carries a fresh state
-      of its own (the guide's), echoed by VK's answer. --redact replaces every secret value (code,
-      code_verifier, client_secret, refresh_token, access_token, id_token,
-      token, device_id, state, auth_token) and the Authorization header with
-      "<redacted>", in "form", "headers", "url" and "body".
-
-      Exit status: 0 when the request was printed; 1 when the callback was
-      rejected or the request cannot be built from what was given (the reason,
-      with its stable code, on standard error); 2 for usage errors.
-
-      Examples:
-        $ linkparse token-request --provider tid --client-id partner \\
-            --redirect-uri myapp://authorized --code-verifier V \\
-            --callback 'myapp://authorized?code=c.9fQ2mZtR1x'
-        $ linkparse token-request --provider vk --grant refresh \\
-            --client-id 7915193 --refresh-token 'vk2.a.pkzh...' \\
-            --device-id generatedencrypteddeviceid123 --redact
-      """
+    discussion: HelpText.tokenRequest
   )
 
   /// `--provider`.

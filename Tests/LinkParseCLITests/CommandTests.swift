@@ -32,8 +32,8 @@ import LinkParse
     #expect(result.status == 0)
     #expect(result.stderr.isEmpty)
     #expect(result.stdout.contains("USAGE: linkparse [--input-format <input-format>] [--base <url>] [--provider <provider>] [--state <state>] [--redirect-uri <uri>] [--issuer <issuer>] [--redact] [--stats] [--pipeline] [--fields <list>] [--routes <file>] [<file> ...]"))
-    for text in ["OVERVIEW:", "--input-format", "--base <url>", "--stats", "Exit status", "Examples:", "line-too-long",
-      "\"params\"", "bare key"]
+    for text in ["OVERVIEW:", "--input-format", "--base <url>", "--stats", "Exit status", "line-too-long",
+      "form-decoded", "bare key", "Checking callbacks: --state", "--pipeline keeps them as records"]
     {
       #expect(result.stdout.contains(text), "help lacks \(text)")
     }
@@ -43,12 +43,23 @@ import LinkParse
   /// The help's first example shows exactly what the command prints for its input.
   @Test func helpExampleIsWhatTheCommandPrints() throws {
     let help = runInProcess(["--help"]).stdout
-    let lines = help.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
-    let command = try #require(lines.firstIndex { $0.hasPrefix("$ echo '") && $0.hasSuffix("' | linkparse") })
-    let input = lines[command].dropFirst("$ echo '".count).dropLast("' | linkparse".count)
-    let shown = lines[(command + 1)...].prefix { !$0.hasPrefix("$") }.joined()
-    let printed = runInProcess([], input: input + "\n").stdout
-    #expect(shown + "\n" == printed)
+    let lines = help.split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+    // `$ printf '%s\n' 'URL' 'URL' | linkparse`, then its output lines.
+    // (A command may go on over lines ending in a backslash.)
+    var command = try #require(lines.firstIndex { $0.hasPrefix("$ printf '%s\\n' '") })
+    var text = lines[command]
+    while text.hasSuffix("\\") {
+      command += 1
+      text = text.dropLast().trimmingCharacters(in: .whitespaces) + " " + lines[command]
+    }
+    #expect(text.hasSuffix("' | linkparse"), "\(text)")
+    let arguments = text.dropFirst("$ printf '%s\\n' '".count).dropLast("' | linkparse".count)
+    let input = arguments.components(separatedBy: "' '").map { $0 + "\n" }.joined()
+    // The records, each folded over lines that go on without a line break.
+    let shown = lines[(command + 1)...].drop { $0.isEmpty }.prefix { !$0.isEmpty }
+      .map { $0.hasPrefix("{\"line\"") ? "\n" + $0 : $0 }.joined().dropFirst() + "\n"
+    #expect(shown.contains(#""line":2"#))
+    #expect(shown == runInProcess([], input: input).stdout)
   }
 
   @Test(arguments: [["--bogus"], ["--input-format", "xml"], ["--base"], ["--max-line-length", "-1"]])

@@ -94,7 +94,7 @@ import _LinkParseCLI
     #expect(result.status == 0)
     #expect(result.stderr.isEmpty)
     #expect(result.stdout.contains("USAGE: linkparse parse [--input-format <input-format>] [--base <url>]"))
-    for text in ["OVERVIEW:", "Exit status", "--routes <file>", "Examples:"] {
+    for text in ["OVERVIEW:", "Exit status", "--routes <file>", "Routes: --routes"] {
       #expect(result.stdout.contains(text), "help lacks \(text)")
     }
   }

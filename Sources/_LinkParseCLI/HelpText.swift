@@ -4,7 +4,8 @@
 /// The long help of each command, from the DocC article *Using the linkparse command*.
 enum HelpText {
   /// `linkparse --help` and `linkparse parse --help`: the whole article.
-  static let parse = """
+  static let parse = [
+    """
     linkparse is a streaming filter: it reads URLs, one per line, from the files
     named (or standard input, or "-") in large blocks with bounded memory, and
     writes one JSON object per line to standard output. It never stops on a bad
@@ -131,45 +132,12 @@ enum HelpText {
           '{"input":"https://example.com/auth/apple/callback","body":"state=8f3'\\
           'c1e2a&code=c7253d4.0.nrqtw.OALT9"}' |
           linkparse --input-format json --provider apple --state 8f3c1e2a
-
+    """,
+    """
     Routes: --routes, routes check, routes explain
-
-    A routes file has one route per line — name, pattern, and optionally a
-    provider (sber, vk, tid, apple or oauth2) — separated by spaces or tabs; "#"
-    starts a comment. The patterns are LinkParseRouter's:
-
-      # name      pattern                                              provider
-      vk          vk{app:[0-9]+}://{host:vk\\.(?:ru|com)}/blank.html     vk
-      vk-app      vk{app:[0-9]+}://                                     vk
-      apple       https://example.com/auth/{provider}/callback          apple
-
-    With --routes FILE, every successful record gains a last key,
-    "route":{"name","provider","captures"} (captures percent-decoded), or
-    "route":null; under --provider auto a matched route's provider picks the
-    decoder:
-
-      $ echo 'vk7915193://?code=c&state=s&device_id=d' | linkparse --routes \\
-          routes.txt
-        # {…,"callback":{"provider":"vk","outcome":"success",…},
-         "route":{"name":"vk-app","provider":"vk","captures":{"app":"7915193"}}}
-
-    linkparse routes check FILE prints every problem as FILE:LINE: … (ambiguous
-    routes, bad patterns, an unknown provider) and exits 1 if there is any, 0 if
-    none; --routes with such a file prints the same and exits 2 before reading any
-    input. linkparse routes explain FILE URL says, for every route, whether it
-    matches and where it stopped:
-
-      $ linkparse routes explain routes.txt \\
-          'vk7915193://vk.com/blank.html?code=c&state=s&device_id=d'
-      url: vk7915193://vk.com/blank.html?code=c&state=s&device_id=d
-      selected: vk
-        selected  vk  vk{app:[0-9]+}://{host:vk\\.(?:ru|com)}/blank.html  matched:
-          app=7915193, host=vk.com
-        no        vk-app  vk{app:[0-9]+}://  stopped at host (no-match): "vk.com"
-          does not match ""
-        no        apple  https://example.com/auth/{provider}/callback  stopped at
-          scheme (no-match): "vk7915193" does not match "https"
-
+    """,
+    routes,
+    """
     A stage of a pipeline: --pipeline and --fields
 
     Under Apache Spark (RDD.pipe, SQL TRANSFORM) or any program that pipes data
@@ -216,56 +184,12 @@ enum HelpText {
     spark.read.schema(ddl).json(…) or from_json(col, ddl), without an inference
     pass. Examples/spark/linkparse_job.py is such a job; the README's "Apache
     Spark" section runs it locally and on a cluster.
-
-    The request after the callback: token-request
-
-    linkparse token-request prints, as one JSON object, the HTTP request that
-    follows a callback — token exchange (--grant code, the default), refresh,
-    revoke, logout, user-info, public-info, introspect — for scripts and
-    debugging. Nothing is sent. With --callback, the callback is first checked
-    against --redirect-uri and --state, as in an app (see the article “Handling a
-    callback in an app”):
-
-      $ linkparse token-request --provider vk --client-id 7915193 \\
-          --redirect-uri vk7915193://vk.ru/blank.html \\
-          --state Qk7x2LmN9pRtVw3aZ8yB --code-verifier \\
-          dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk --redact \\
-          --callback \\
-          'vk7915193://vk.ru/blank.html?code=vk2.a.MzQ4Nz_g5-Xy&state=Qk7x2LmN9'\\
-          'pRtVw3aZ8yB&device_id=Bz1Xk3Yq_0mR-a7TfL9sPw&type=code_v2'
-
-      {"kind":"token-exchange","provider":"vk","method":"POST",
-       "url":"https://id.vk.ru/oauth2/auth?grant_type=authorization_code&redirect_
-       uri=vk7915193%3A%2F%2Fvk.ru%2Fblank.html&client_id=7915193&device_id=%3Cred
-       acted%3E&state=%3Credacted%3E&code_verifier=%3Credacted%3E",
-       "headers":[["Content-Type","application/json"],["Accept",
-       "application/json"]],"query":[["grant_type","authorization_code"],
-       ["redirect_uri","vk7915193://vk.ru/blank.html"],["client_id","7915193"],
-       ["device_id","<redacted>"],["state","<redacted>"],["code_verifier",
-       "<redacted>"]],"form":[["code","<redacted>"]],
-       "body":"{\\"code\\":\\"<redacted>\\"}"}
-
-    The object is {"kind", "provider", "method", "url", "headers", "query",
-    "form", "body"}: kind is token-exchange, refresh, revoke, logout, user-info or
-    introspection; url is the endpoint with query (and, for a GET, the form) as
-    its query; headers, query and form are lists of name/value pairs; body is the
-    body of a POST (form-encoded, or a JSON object where the provider documents
-    one) or null. With --code instead of --callback the values are taken as given
-    (VK also needs --device-id).
-
-    VK's requests take the shape its own integration guide shows: the parameters
-    in "query" (so in "url"), the code as a JSON body, and a fresh state of the
-    exchange's own; --vk-shape form-body puts every parameter in a form body
-    instead (RFC 6749 §4.1.3). Without --state, a callback that carries one is
-    refused with missing-option (naming --state), not as a mismatch. --redact
-    hides every secret value (code, code_verifier, client_secret, refresh_token,
-    access_token, id_token, token, device_id, state, auth_token) and the
-    Authorization header, in form, headers, url and body. The exit status is 0
-    when the request was printed, 1 when the callback was rejected or the request
-    cannot be built from what was given (the reason, with its stable code, on
-    standard error: linkparse: token-request: state-mismatch: …), 2 for a usage
-    error. linkparse token-request --help lists the options of each grant.
+    """,
     """
+    The request after the callback: token-request
+    """,
+    tokenRequest,
+  ].joined(separator: "\n\n")
 
   /// `linkparse routes --help`: the article's section on routes.
   static let routes = """

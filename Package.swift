@@ -127,7 +127,7 @@ let package = Package(
       name: "LinkParseHummingbird",
       dependencies: [
         "LinkParseProviders", "LinkParseAuthorization", "LinkParseCore", "LinkParseRouter", "LinkParseBytes",
-        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
       ],
       swiftSettings: librarySettings

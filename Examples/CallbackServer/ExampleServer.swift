@@ -40,17 +40,20 @@ struct ExampleServer {
     if let databaseURL = env["DATABASE_URL"], !databaseURL.isEmpty {
       let client = PostgresClient(
         configuration: try PostgresPendingAuthorizationStore.clientConfiguration(databaseURL: databaseURL))
-      let store = PostgresPendingAuthorizationStore(client: client, secret: storeSecret(env, logger))
+      let secret = storeSecret(env, logger)
+      let store = PostgresPendingAuthorizationStore(client: client, secret: secret)
       try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { await client.run() }
         try await store.migrate()
         logger.info("store: PostgreSQL (table \(PostgresPendingAuthorizationStore.tableName))")
-        try await serve(store: store, base: base, host: host, port: port, env: env, logger: logger)
+        try await serve(store: store, secret: secret, base: base, host: host, port: port, env: env, logger: logger)
         group.cancelAll()
       }
     } else {
       logger.info("store: in memory (set DATABASE_URL to share it between instances)")
-      try await serve(store: PendingAuthorizationStore(), base: base, host: host, port: port, env: env, logger: logger)
+      try await serve(
+        store: PendingAuthorizationStore(), secret: SymmetricKey(size: .bits256), base: base, host: host, port: port,
+        env: env, logger: logger)
     }
   }
 
@@ -74,7 +77,7 @@ struct ExampleServer {
   }
 
   static func serve<Store: PendingAuthorizationStoring>(
-    store: Store, base: String, host: String, port: Int, env: [String: String], logger: Logger
+    store: Store, secret: SymmetricKey, base: String, host: String, port: Int, env: [String: String], logger: Logger
   ) async throws {
     // Every login this server can start, with the callback route its redirect URI names.
     var logins: [(name: String, login: LoginStart)] = [
@@ -95,7 +98,11 @@ struct ExampleServer {
 
     let table = try LinkParseRouter.Router(
       logins.map { Route($0.name, $0.login.redirectURI, provider: $0.login.provider) })
-    let endpoint = LinkParseCallbackEndpoint(store: store, publicBaseURL: base, logger: logger)
+    // The login cookies' key, from the store's secret: every instance that shares the database shares it.
+    let cookieKey = HMAC<SHA256>.authenticationCode(for: Array("linkparse login cookies".utf8), using: secret)
+    let endpoint = LinkParseCallbackEndpoint(
+      store: store, publicBaseURL: base, logger: logger,
+      loginCookies: LoginCookies(key: Array(cookieKey), secure: base.lowercased().hasPrefix("https:")))
     let router = Router()
     router.add(
       middleware: endpoint.callbackRoutes(table, context: BasicRequestContext.self, unknownRoutePrefix: "/auth/") {

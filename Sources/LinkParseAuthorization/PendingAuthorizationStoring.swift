@@ -36,10 +36,16 @@ public protocol PendingAuthorizationStoring: Sendable {
   /// consumed.authorization.nonce     // what the id_token must carry
   /// ```
   ///
-  /// - Throws: ``CallbackError``: `not-pending`, `replayed`, `ambiguous-authorization`, any error of
-  ///   ``PendingAuthorization/validate(_:parameters:now:)``; or the store's own error when it cannot answer
-  ///   (LinkParsePostgres: `PostgresStoreError`).
-  func consume(_ url: ParsedURL, parameters: FormParameters?, now: Int64) async throws -> ConsumedAuthorization
+  /// A login bound to its browser (``PendingAuthorization/browserBinding``) is bound only when `browser`
+  /// presents its cookie's hash; otherwise the callback is refused with `browser-mismatch` and the login stays
+  /// pending for its own browser. A login without a binding (an app's) accepts any `browser`, `nil` included.
+  ///
+  /// - Throws: ``CallbackError``: `not-pending`, `replayed`, `ambiguous-authorization`, `browser-mismatch`, any
+  ///   error of ``PendingAuthorization/validate(_:parameters:now:)``; or the store's own error when it cannot
+  ///   answer (LinkParsePostgres: `PostgresStoreError`).
+  func consume(
+    _ url: ParsedURL, parameters: FormParameters?, browser: BrowserBinding?, now: Int64
+  ) async throws -> ConsumedAuthorization
 
   /// Drops what has expired at `now` (Unix seconds); returns how many entries went.
   ///
@@ -54,6 +60,62 @@ public protocol PendingAuthorizationStoring: Sendable {
   /// let pending = try await store.count
   /// ```
   var count: Int { get async throws }
+}
+
+extension PendingAuthorizationStoring {
+  /// ``consume(_:parameters:browser:now:)`` from no browser: for app callbacks (deep links), whose logins are
+  /// not bound to a browser.
+  ///
+  /// ```swift
+  /// let consumed = try await store.consume(url, parameters: nil, now: PendingAuthorization.currentUnixTime())
+  /// ```
+  public func consume(
+    _ url: ParsedURL, parameters: FormParameters? = nil, now: Int64 = PendingAuthorization.currentUnixTime()
+  ) async throws -> ConsumedAuthorization {
+    try await consume(url, parameters: parameters, browser: nil, now: now)
+  }
+}
+
+/// What the browser delivering a callback presents of the logins it started: the keyed hashes of its login
+/// (transaction) cookies. The web endpoint (LinkParseHummingbird) makes it from the request's cookies; the
+/// store compares it with the hash kept in the pending authorization (``PendingAuthorization/browserBinding``),
+/// in constant time.
+///
+/// ```swift
+/// let browser = BrowserBinding(hashes: ["Yk3…"])
+/// let consumed = try await store.consume(url, parameters: nil, browser: browser, now: now)
+/// ```
+public struct BrowserBinding: Sendable, Hashable {
+  /// The hashes presented (one per login cookie the request carried).
+  public var hashes: [String]
+
+  /// The hashes a browser presents.
+  ///
+  /// ```swift
+  /// BrowserBinding(hashes: [])  // a browser with no login cookie
+  /// ```
+  public init(hashes: [String]) { self.hashes = hashes }
+
+  /// Whether a callback from this browser may bind `pending`: yes for a login without a binding, else when
+  /// one of ``hashes`` equals its binding (constant-time comparison).
+  ///
+  /// ```swift
+  /// BrowserBinding(hashes: ["h"]).admits(pending)
+  /// ```
+  public func admits(_ pending: PendingAuthorization) -> Bool {
+    Self.admits(self, pending)
+  }
+
+  /// ``admits(_:)`` for an optional browser (`nil`: none presented).
+  static func admits(_ browser: BrowserBinding?, _ pending: PendingAuthorization) -> Bool {
+    guard let expected = pending.browserBinding else { return true }
+    var found = false
+    for hash in browser?.hashes ?? [] {
+      let same = withUTF8Bytes(expected) { e in withUTF8Bytes(hash) { constantTimeEquals(e, $0) } }
+      found = found || same
+    }
+    return found
+  }
 }
 
 /// A callback bound to the pending authorization it answers: what a server needs for the next step. The
@@ -252,21 +314,21 @@ extension PendingAuthorizationStorage {
   ///
   /// - Throws: ``CallbackError`` for the callback; the storage's own error when it cannot answer.
   public func consume(
-    _ url: ParsedURL, parameters: FormParameters? = nil, now: Int64 = PendingAuthorization.currentUnixTime()
+    _ url: ParsedURL, parameters: FormParameters?, browser: BrowserBinding?, now: Int64
   ) async throws -> ConsumedAuthorization {
     let parameters = parameters ?? ProviderDetector.callbackParameters(of: url)
     let binding = CallbackBinding(url, parameters: parameters)
     let redirectKey = PendingAuthorization.redirectKey(url)
     if let state = binding.state {
-      return try await consumeStated(url, parameters, now, binding, state, redirectKey)
+      return try await consumeStated(url, parameters, now, binding, state, redirectKey, browser)
     }
-    return try await consumeStateless(url, parameters, now, binding, redirectKey)
+    return try await consumeStateless(url, parameters, now, binding, redirectKey, browser)
   }
 
   /// A callback with a state: claimed by its state key.
   private func consumeStated(
     _ url: ParsedURL, _ parameters: FormParameters, _ now: Int64, _ binding: CallbackBinding, _ state: [UInt8],
-    _ redirectKey: String
+    _ redirectKey: String, _ browser: BrowserBinding?
   ) async throws -> ConsumedAuthorization {
     let key = stateKey(state)
     if let duplicate = binding.duplicate {
@@ -282,6 +344,11 @@ extension PendingAuthorizationStorage {
         withUTF8Bytes(expected) { e in state.withUnsafeBufferPointer { constantTimeEquals(e, $0) } }
       } ?? false
       if sameState && pending.matchesRedirect(url) {
+        // Another browser's callback (login CSRF): refused, and the login stays pending for its own browser.
+        guard BrowserBinding.admits(browser, pending) else {
+          try await release(record.id)
+          throw CallbackError(.browserMismatch)
+        }
         let result = Self.validate(pending, url, parameters, now)
         // Bound by its state: spent, unless it failed before binding (the one retire rule).
         let spent = PendingAuthorization.retires(
@@ -296,7 +363,8 @@ extension PendingAuthorizationStorage {
 
   /// A callback without a state: the one state-less authorization at its redirect URI, or the one pending there.
   private func consumeStateless(
-    _ url: ParsedURL, _ parameters: FormParameters, _ now: Int64, _ binding: CallbackBinding, _ redirectKey: String
+    _ url: ParsedURL, _ parameters: FormParameters, _ now: Int64, _ binding: CallbackBinding, _ redirectKey: String,
+    _ browser: BrowserBinding?
   ) async throws -> ConsumedAuthorization {
     let stateless = try await candidates(url, redirectKey, withState: false, limit: 16)
     let chosen: StoredAuthorization<RecordID>
@@ -326,6 +394,7 @@ extension PendingAuthorizationStorage {
     // Spent only as the one retire rule says (a code to an authorization without state); a forged `?cancelled`
     // or Sber app error is reported but leaves the login pending.
     let pending = chosen.authorization
+    guard BrowserBinding.admits(browser, pending) else { throw CallbackError(.browserMismatch) }
     let result = Self.validate(pending, url, parameters, now)
     let spent = PendingAuthorization.retires(result, callbackHasState: false, authorizationHasState: pending.state != nil)
     if spent, try await !retire(chosen.id, now: now) { throw CallbackError(.replayed) }

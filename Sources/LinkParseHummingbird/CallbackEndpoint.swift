@@ -1,6 +1,7 @@
 // A Hummingbird 2 endpoint for identity-provider callbacks: GET (query) and POST form_post (Apple).
 
 public import Hummingbird
+import HTTPTypes
 import LinkParseCore
 public import LinkParseProviders
 public import LinkParseAuthorization
@@ -55,6 +56,13 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
   /// LinkParseCallbackEndpoint(store: store, publicBaseURL: "https://example.com", now: { 1_700_000_000 })
   /// ```
   public let now: @Sendable () -> Int64
+  /// The login cookies that bind each web login to the browser that started it (``LoginCookies``): set by the
+  /// start endpoints, required and cleared by the callback.
+  ///
+  /// ```swift
+  /// endpoint.loginCookies.secure  // true for an https publicBaseURL
+  /// ```
+  public let loginCookies: LoginCookies
 
   /// Makes an endpoint; register it on a router with ``register(on:path:onCallback:)``.
   ///
@@ -63,13 +71,14 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
   /// ```
   public init(
     store: Store, publicBaseURL: String, maxBodySize: Int = 64 * 1024,
-    logger: Logger = Logger(label: "linkparse.callback"),
+    logger: Logger = Logger(label: "linkparse.callback"), loginCookies: LoginCookies? = nil,
     now: @escaping @Sendable () -> Int64 = { PendingAuthorization.currentUnixTime() }
   ) {
     self.store = store
     var base = publicBaseURL
     while base.hasSuffix("/") { base.removeLast() }
     self.publicBaseURL = base
+    self.loginCookies = loginCookies ?? LoginCookies(secure: base.lowercased().hasPrefix("https:"))
     self.maxBodySize = maxBodySize
     self.logger = logger
     self.now = now
@@ -121,15 +130,31 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     }
   }
 
-  /// Inserts `pending` and answers 302 to `authorizeURL`, or 503 when the store fails.
+  /// Binds `pending` to this browser (a new login cookie, whose hash it keeps), inserts it and answers 302 to
+  /// `authorizeURL` with the cookie; 503 when the store fails.
   func start(authorizeURL: String, pending: PendingAuthorization) async -> Response {
+    var pending = pending
+    let cookie = loginCookies.make()
+    pending.browserBinding = cookie.hash
     do {
       try await store.insert(pending)
     } catch {
       return problem(.storeUnavailable, event: "login start failed")
     }
     logger.info("login started", metadata: ["provider": "\(pending.provider.rawValue)", "status": "302"])
-    return Response(status: .found, headers: [.location: authorizeURL, .cacheControl: "no-store"])
+    let lifetime = pending.expiresAt.map { $0 - now() } ?? 600
+    var headers: HTTPFields = [.location: authorizeURL, .cacheControl: "no-store", Self.referrerPolicy: "no-referrer"]
+    headers[.setCookie] = loginCookies.setCookie(
+      state: pending.state, value: cookie.value, maxAge: lifetime, crossSitePost: Self.isFormPost(authorizeURL))
+    return Response(status: .found, headers: headers)
+  }
+
+  static var referrerPolicy: HTTPField.Name { HTTPField.Name("Referrer-Policy")! }
+
+  /// Whether the provider answers the authorization request with a cross-site POST (`response_mode=form_post`).
+  static func isFormPost(_ authorizeURL: String) -> Bool {
+    guard let url = try? ParsedURL(authorizeURL) else { return false }
+    return FormParameters(url.query ?? "").first(named: "response_mode")?.value() == "form_post"
   }
 
   /// Answers one callback request (what ``register(on:path:onCallback:)`` routes to): a problem response for a
@@ -178,8 +203,14 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     }
     let consumed: ConsumedAuthorization
     do {
-      consumed = try await store.consume(url, parameters: parameters, now: now())
+      let browser = loginCookies.presented(request.headers[values: .cookie])
+      consumed = try await store.consume(url, parameters: parameters, browser: browser, now: now())
     } catch let error as CallbackError {
+      // Whether a login is pending for this callback elsewhere, and whose, is not for the caller to learn.
+      if ProblemDetails.unknownLoginCodes.contains(error.code) {
+        logger.info("callback rejected", metadata: ["code": "\(error.code)"])
+        return problem(.unknownLogin)
+      }
       return problem(ProblemDetails(error))
     } catch {
       // The store's own failure (a lost database): never its message, which is for the log.
@@ -187,7 +218,13 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
       return problem(.storeUnavailable)
     }
     let callback = consumed.callback
-    let response = try await onCallback(consumed, request, context)
+    var response = try await onCallback(consumed, request, context)
+    if consumed.isSpent && consumed.authorization.browserBinding != nil {
+      response.headers.append(
+        HTTPField(
+          name: .setCookie,
+          value: loginCookies.clearCookie(state: consumed.authorization.state, crossSitePost: request.method == .post)))
+    }
     logger.info(
       "callback",
       metadata: [
@@ -210,7 +247,9 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
 /// ProblemDetails(CallbackError(.replayed)).status  // 409
 /// ```
 public struct ProblemDetails: Sendable, Hashable {
-  /// The stable kebab-case code: a ``CallbackError`` code, or one of the endpoint's own: `content-too-large`
+  /// The stable kebab-case code: a ``CallbackError`` code, or one of the endpoint's own: `unknown-login` (403,
+  /// for `not-pending`, `redirect-mismatch`, `state-mismatch`, `browser-mismatch` and `duplicate-parameter`
+  /// alike), `content-too-large`
   /// (413), `unsupported-media-type` (415), `malformed-request` (400), `unknown-route` (404),
   /// `method-not-allowed` (405), `provider-mismatch` (403), `constraint-limit-exceeded` (400),
   /// `invalid-configuration` (500).
@@ -285,6 +324,16 @@ public struct ProblemDetails: Sendable, Hashable {
     code: "invalid-configuration", status: 500, detail: "The login's configured redirect URI is not a URL.")
   static let storeUnavailable = ProblemDetails(
     code: "store-unavailable", status: 503, detail: "The pending-authorization store is unavailable; try again.")
+  /// One answer for every callback that binds no login of this browser: no login with its state, a login of
+  /// another browser (login CSRF), a state sent to another redirect URI, a repeated parameter. Telling them
+  /// apart would tell a prober whether, and where, logins are pending.
+  static let unknownLogin = ProblemDetails(
+    code: "unknown-login", status: 403,
+    detail: "No login started in this browser matches this callback; start the login again.")
+  /// The callback errors answered with ``unknownLogin``.
+  static let unknownLoginCodes: Set<CallbackError.Code> = [
+    .notPending, .redirectMismatch, .stateMismatch, .browserMismatch, .duplicateParameter,
+  ]
   static let malformedRequest = ProblemDetails(
     code: "malformed-request", status: 400, detail: "The request target does not make a valid callback URL.")
 

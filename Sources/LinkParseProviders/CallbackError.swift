@@ -48,6 +48,9 @@ public struct CallbackError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let replayed = Code("replayed")
     /// No authorization is pending for this callback.
     public static let notPending = Code("not-pending")
+    /// The login is bound to the browser that started it (``PendingAuthorization/browserBinding``) and the
+    /// callback came without that browser's transaction cookie, or with another's (login CSRF, RFC 9700 §4.7.1).
+    public static let browserMismatch = Code("browser-mismatch")
     /// More than one state-less authorization (T-ID app flow) is pending, so the callback cannot be bound.
     public static let ambiguousAuthorization = Code("ambiguous-authorization")
     /// A parameter the outcome needs is missing or empty.
@@ -114,6 +117,8 @@ public struct CallbackError: Error, Sendable, Hashable, CustomStringConvertible 
     case .expired: return "The pending authorization has expired."
     case .replayed: return "This authorization was already used by an earlier callback."
     case .notPending: return "No authorization is pending for this callback."
+    case .browserMismatch:
+      return "The callback did not come from the browser that started this login (its login cookie is missing or wrong)."
     case .ambiguousAuthorization:
       return "More than one authorization without state is pending, so the callback cannot be matched."
     case .missingParameter: return "The callback lacks \(p) or it is empty."
@@ -147,6 +152,8 @@ public struct CallbackError: Error, Sendable, Hashable, CustomStringConvertible 
     case .expired: return "Срок ожидающей авторизации истёк."
     case .replayed: return "Эта авторизация уже использована предыдущим обратным вызовом."
     case .notPending: return "Для этого обратного вызова нет ожидающей авторизации."
+    case .browserMismatch:
+      return "Обратный вызов пришёл не из браузера, начавшего этот вход (cookie входа нет или она чужая)."
     case .ambiguousAuthorization:
       return "Ожидает несколько авторизаций без state, поэтому обратный вызов нельзя сопоставить."
     case .missingParameter: return "В обратном вызове нет параметра \(p) или он пуст."

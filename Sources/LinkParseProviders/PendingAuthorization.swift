@@ -124,6 +124,19 @@ public struct PendingAuthorization: Sendable {
     set { box = box.with { $0.codeVerifier = newValue } }
   }
 
+  /// The keyed hash of the transaction cookie set in the browser that started this login (a web login's
+  /// binding to its browser, RFC 9700 §4.7.1), or `nil` for a login that is not bound to a browser (an app's).
+  /// A store's `consume` accepts a callback for a bound login only when the browser presents the cookie whose
+  /// hash this is (``PendingAuthorizationStoring``); the cookie itself is never stored.
+  ///
+  /// ```swift
+  /// pending.browserBinding  // "Yk3…" (base64url of an HMAC-SHA256), or nil
+  /// ```
+  public var browserBinding: String? {
+    get { box.extras.browserBinding }
+    set { box = box.with { $0.browserBinding = newValue } }
+  }
+
   /// The `nonce` the request carried, to check in the ID token.
   ///
   /// ```swift
@@ -440,6 +453,7 @@ extension PendingAuthorization: Hashable {
 extension PendingAuthorization: Codable {
   private enum CodingKeys: String, CodingKey {
     case provider, redirectURI, state, issuer, expiresAt, clientID, codeVerifier, nonce, redirectURIAsSent
+    case browserBinding
   }
 
   public init(from decoder: any Decoder) throws {
@@ -454,6 +468,7 @@ extension PendingAuthorization: Codable {
       codeVerifier: try c.decodeIfPresent(String.self, forKey: .codeVerifier),
       nonce: try c.decodeIfPresent(String.self, forKey: .nonce),
       redirectURIAsSent: try c.decodeIfPresent(String.self, forKey: .redirectURIAsSent))
+    if let binding = try c.decodeIfPresent(String.self, forKey: .browserBinding) { browserBinding = binding }
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -467,6 +482,7 @@ extension PendingAuthorization: Codable {
     try c.encodeIfPresent(codeVerifier, forKey: .codeVerifier)
     try c.encodeIfPresent(nonce, forKey: .nonce)
     try c.encodeIfPresent(redirectURIAsSent, forKey: .redirectURIAsSent)
+    try c.encodeIfPresent(browserBinding, forKey: .browserBinding)
   }
 }
 
@@ -590,6 +606,7 @@ fileprivate struct PendingExtras: Sendable, Hashable {
   var codeVerifier: String?
   var nonce: String?
   var redirectURIAsSent: String?
+  var browserBinding: String?
 
   /// The same, for a redirect URI set anew (its spelling as sent no longer applies).
   func sentAnew() -> PendingExtras {

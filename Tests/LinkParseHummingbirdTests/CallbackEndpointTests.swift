@@ -44,15 +44,24 @@ func expectProblem(
   #expect(!body.contains("st-secret") && !body.contains("code-secret"), sourceLocation: sourceLocation)
 }
 
+/// The `Cookie` header a browser sends back after `response` (its `Set-Cookie` values, name=value only).
+func cookies(from response: TestResponse) -> HTTPFields {
+  let pairs = response.headers[values: .setCookie].compactMap { $0.split(separator: ";").first.map(String.init) }
+  return [.cookie: pairs.joined(separator: "; ")]
+}
+
 @Suite struct CallbackEndpointTests {
   struct Fixture {
     let store = PendingAuthorizationStore()
     let logs = CapturedLogs()
     let router = Router()
+    /// The login cookies of every endpoint of the fixture (one key).
+    static let cookies = LoginCookies(key: Array(repeating: 9, count: 32), secure: true)
 
     init() throws {
       let endpoint = LinkParseCallbackEndpoint(
-        store: store, publicBaseURL: "https://example.com/", logger: logs.logger, now: { 1_700_000_000 })
+        store: store, publicBaseURL: "https://example.com/", logger: logs.logger, loginCookies: Self.cookies,
+        now: { 1_700_000_000 })
       endpoint.register(on: router.group("auth"), path: "callback") { consumed, _, _ in
         Response(
           status: .seeOther,
@@ -125,18 +134,20 @@ func expectProblem(
     try await f.app.test(.router) { client in
       expectProblem(
         try await client.execute(uri: "/auth/callback?code=code-secret&state=forged", method: .get),
-        status: .forbidden, code: "state-mismatch")
+        status: .forbidden, code: "unknown-login")
       let response = try await client.execute(uri: "/auth/callback?code=code-secret&state=st-secret-1", method: .get)
       #expect(response.status == .seeOther)
     }
   }
 
-  @Test func duplicateStateIs400() async throws {
+  /// A repeated state binds nothing, and is answered as any callback that binds no login is (whether a login is
+  /// pending there is not told).
+  @Test func duplicateStateGetsTheUniformProblem() async throws {
     let f = try Fixture()
     try await f.app.test(.router) { client in
       expectProblem(
         try await client.execute(uri: "/auth/callback?code=code-secret&state=st-secret-1&state=st-secret-1", method: .get),
-        status: .badRequest, code: "duplicate-parameter")
+        status: .forbidden, code: "unknown-login")
     }
   }
 
@@ -169,7 +180,7 @@ func expectProblem(
       (Array("state=%ZZ&code=%".utf8), 403),
       (invalidState, 403),
       ([0x00, 0x26, 0x3D, 0x25], 403),
-      (Array("state=8f3c1e2a&state=%FF&code=c".utf8), 400),
+      (Array("state=8f3c1e2a&state=%FF&code=c".utf8), 403),
     ]
     return cases
   }()
@@ -220,7 +231,8 @@ func expectProblem(
 
   @Test func startInsertsAndRedirects() async throws {
     let f = try Fixture()
-    let endpoint = LinkParseCallbackEndpoint(store: f.store, publicBaseURL: "https://example.com", logger: f.logs.logger)
+    let endpoint = LinkParseCallbackEndpoint(
+      store: f.store, publicBaseURL: "https://example.com", logger: f.logs.logger, loginCookies: Fixture.cookies)
     endpoint.registerStart(on: f.router, path: "/auth/start") { _, _ in
       let pending = PendingAuthorization(
         provider: .oauth2, redirectURI: try ParsedURL("https://example.com/auth/callback"), state: "st-secret-2")
@@ -232,8 +244,15 @@ func expectProblem(
       #expect(start.status == .found)
       #expect(start.headers[.location] == "https://id.example/authorize?state=st-secret-2")
       #expect(store.count == 3)
-      let response = try await client.execute(uri: "/auth/callback?code=code-secret&state=st-secret-2", method: .get)
+      let setCookie = try #require(start.headers[.setCookie])
+      #expect(setCookie.hasPrefix("__Host-lp-login-") && setCookie.contains("; Path=/; Max-Age="))
+      #expect(setCookie.contains("; HttpOnly; Secure; SameSite=Lax"))
+      // Without the cookie the login is not this browser's; with it, it is, and the cookie is cleared.
+      let uri = "/auth/callback?code=code-secret&state=st-secret-2"
+      expectProblem(try await client.execute(uri: uri, method: .get), status: .forbidden, code: "unknown-login")
+      let response = try await client.execute(uri: uri, method: .get, headers: cookies(from: start))
       #expect(response.status == .seeOther)
+      #expect(response.headers[.setCookie]?.contains("=; Path=/; Max-Age=0") == true)
     }
     #expect(f.logs.all.first == "login started provider=oauth2 status=302")
   }
@@ -246,7 +265,7 @@ func expectProblem(
   /// A store that cannot answer (a lost database).
   struct UnavailableStore: PendingAuthorizationStoring {
     func insert(_ authorization: PendingAuthorization) async throws { throw DatabaseDown() }
-    func consume(_ url: ParsedURL, parameters: FormParameters?, now: Int64) async throws -> ConsumedAuthorization {
+    func consume(_ url: ParsedURL, parameters: FormParameters?, browser: BrowserBinding?, now: Int64) async throws -> ConsumedAuthorization {
       throw DatabaseDown()
     }
     func removeExpired(now: Int64) async throws -> Int { 0 }

@@ -85,10 +85,12 @@ func queryItems(_ url: String?) -> [String: String] {
       #expect(store.count == 1)
 
       let uri = "/auth/vk/callback?code=code-secret&state=\(state)&device_id=dev-1&type=code_v2&expires_in=600"
-      let response = try await client.execute(uri: uri, method: .get)
+      let response = try await client.execute(uri: uri, method: .get, headers: cookies(from: start))
       #expect(response.status == .seeOther)
       #expect(response.headers[.location] == "/done?route=vk&provider=vk&outcome=success")
-      expectProblem(try await client.execute(uri: uri, method: .get), status: .conflict, code: "replayed")
+      expectProblem(
+        try await client.execute(uri: uri, method: .get, headers: cookies(from: start)), status: .conflict,
+        code: "replayed")
     }
     #expect(!f.logs.all.joined().contains("code-secret"))
   }
@@ -102,8 +104,12 @@ func queryItems(_ url: String?) -> [String: String] {
       #expect(items["nonce"]?.utf8.count == 43)
       let state = try #require(items["state"])
       let body = ByteBuffer(string: "state=\(state)&code=c1d2e3f4a5b6c7d8e9f00112233445566.0.nrqtw.Zm9vYmFyYmF6")
+      // A cross-site POST: the browser sends only the SameSite=None cookie, which the Apple login set.
+      #expect(start.headers[.setCookie]?.hasSuffix("; Secure; SameSite=None") == true)
+      var headers = Self.form
+      headers[.cookie] = cookies(from: start)[.cookie]
       let response = try await client.execute(
-        uri: "/auth/apple/callback", method: .post, headers: Self.form, body: body)
+        uri: "/auth/apple/callback", method: .post, headers: headers, body: body)
       #expect(response.headers[.location] == "/done?route=apple&provider=apple&outcome=success")
     }
   }
@@ -117,9 +123,10 @@ func queryItems(_ url: String?) -> [String: String] {
       let state = try #require(queryItems(location)["state"])
       expectProblem(
         try await client.execute(uri: "/auth/tid/callback?state=forged&code=code-secret&session_state=x", method: .get),
-        status: .forbidden, code: "state-mismatch")
+        status: .forbidden, code: "unknown-login")
       let response = try await client.execute(
-        uri: "/auth/tid/callback?state=\(state)&code=c.1aGiAXX3Ni&session_state=hX.i4", method: .get)
+        uri: "/auth/tid/callback?state=\(state)&code=c.1aGiAXX3Ni&session_state=hX.i4", method: .get,
+        headers: cookies(from: start))
       #expect(response.headers[.location] == "/done?route=tid&provider=tid&outcome=success")
     }
   }
@@ -180,18 +187,27 @@ func queryItems(_ url: String?) -> [String: String] {
     #expect(f.store.count == 0)
   }
 
-  /// Hostile callbacks first (forged state, duplicate parameters, malformed and oversized bodies, unknown
-  /// route): each its own status and code, and the genuine callback afterwards still succeeds exactly once.
+  /// Hostile callbacks first (forged state, duplicate parameters, the genuine callback without its login cookie
+  /// or with another's, malformed and oversized bodies, unknown route): each its status and code (one uniform
+  /// `unknown-login` for every callback that binds no login of this browser), and the genuine callback
+  /// afterwards still succeeds exactly once.
   @Test func hostileInputLosesNothing() async throws {
     let f = try Fixture()
     try await f.app.test(.live) { client in
       let start = try await client.execute(uri: "/login/apple", method: .get)
       let state = try #require(queryItems(start.headers[.location])["state"])
+      var withCookie = Self.form
+      withCookie[.cookie] = cookies(from: start)[.cookie]
+      var wrongCookie = Self.form
+      wrongCookie[.cookie] = cookies(from: start)[.cookie]!.split(separator: "=")[0] + "=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+      let genuine = ByteBuffer(string: "state=\(state)&code=c1d2e3f4a5b6c7d8e9f00112233445566.0.nrqtw.Zm9vYmFyYmF6")
       let cases: [(HTTPRequest.Method, String, HTTPFields, ByteBuffer?, HTTPResponse.Status, String)] = [
-        (.post, "/auth/apple/callback", Self.form, ByteBuffer(string: "state=forged&code=code-secret"), .forbidden, "state-mismatch"),
-        (.post, "/auth/apple/callback", Self.form, ByteBuffer(string: "state=\(state)&state=\(state)&code=code-secret"), .badRequest, "duplicate-parameter"),
-        (.post, "/auth/apple/callback", Self.form, ByteBuffer(string: "state=\(state)&code=a&code=b"), .badRequest, "duplicate-parameter"),
-        (.post, "/auth/apple/callback", Self.form, ByteBuffer(bytes: [0x25, 0xFF, 0x26, 0x3D]), .forbidden, "state-mismatch"),
+        (.post, "/auth/apple/callback", withCookie, ByteBuffer(string: "state=forged&code=code-secret"), .forbidden, "unknown-login"),
+        (.post, "/auth/apple/callback", withCookie, ByteBuffer(string: "state=\(state)&state=\(state)&code=code-secret"), .forbidden, "unknown-login"),
+        (.post, "/auth/apple/callback", withCookie, ByteBuffer(string: "state=\(state)&code=a&code=b"), .forbidden, "unknown-login"),
+        (.post, "/auth/apple/callback", withCookie, ByteBuffer(bytes: [0x25, 0xFF, 0x26, 0x3D]), .forbidden, "unknown-login"),
+        (.post, "/auth/apple/callback", Self.form, genuine, .forbidden, "unknown-login"),
+        (.post, "/auth/apple/callback", wrongCookie, genuine, .forbidden, "unknown-login"),
         (.post, "/auth/apple/callback", [.contentType: "text/plain"], ByteBuffer(string: "state=\(state)&code=c"), .unsupportedMediaType, "unsupported-media-type"),
         (.post, "/auth/apple/callback", Self.form, ByteBuffer(repeating: UInt8(ascii: "a"), count: 10 * 1024 * 1024), .contentTooLarge, "content-too-large"),
         (.get, "/auth/apple/callbackx?state=\(state)&code=c", [:], nil, .notFound, "unknown-route"),
@@ -200,10 +216,9 @@ func queryItems(_ url: String?) -> [String: String] {
         let response = try await client.execute(uri: uri, method: method, headers: headers, body: body)
         expectProblem(response, status: status, code: code)
       }
-      let genuine = ByteBuffer(string: "state=\(state)&code=c1d2e3f4a5b6c7d8e9f00112233445566.0.nrqtw.Zm9vYmFyYmF6")
-      let ok = try await client.execute(uri: "/auth/apple/callback", method: .post, headers: Self.form, body: genuine)
+      let ok = try await client.execute(uri: "/auth/apple/callback", method: .post, headers: withCookie, body: genuine)
       #expect(ok.headers[.location] == "/done?route=apple&provider=apple&outcome=success")
-      let again = try await client.execute(uri: "/auth/apple/callback", method: .post, headers: Self.form, body: genuine)
+      let again = try await client.execute(uri: "/auth/apple/callback", method: .post, headers: withCookie, body: genuine)
       expectProblem(again, status: .conflict, code: "replayed")
     }
   }

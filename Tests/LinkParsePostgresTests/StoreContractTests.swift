@@ -116,6 +116,33 @@ func consumeCode(_ store: any PendingAuthorizationStoring, _ url: String, now: I
     }
   }
 
+  /// A login bound to its browser binds only a callback that presents its cookie's hash: another browser's
+  /// (none, a wrong one) is refused with `browser-mismatch` and spends nothing, and the login's own browser
+  /// then succeeds; a login without a binding accepts any browser.
+  @Test func browserBoundLogins() async throws {
+    try await withEveryStore { name, store in
+      var bound = PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://a.example/cb"), state: "b1")
+      bound.browserBinding = "hash-of-cookie"
+      try await store.insert(bound)
+      let url = try ParsedURL("https://a.example/cb?code=x&state=b1")
+      for browser in [nil, BrowserBinding(hashes: []), BrowserBinding(hashes: ["other", "hash-of-cookiE"])] {
+        do {
+          _ = try await store.consume(url, parameters: nil, browser: browser, now: 1)
+          Issue.record("\(name): another browser bound the login")
+        } catch let error as CallbackError {
+          #expect(error.code == .browserMismatch, "\(name)")
+        }
+      }
+      #expect(try await store.count == 1, "\(name)")
+      let own = try await store.consume(url, parameters: nil, browser: BrowserBinding(hashes: ["x", "hash-of-cookie"]), now: 1)
+      #expect(own.callback.code == "x" && own.authorization.browserBinding == "hash-of-cookie", "\(name)")
+      try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://a.example/cb"), state: "b2"))
+      let any = try await store.consume(
+        ParsedURL("https://a.example/cb?code=y&state=b2"), parameters: nil, browser: BrowserBinding(hashes: ["z"]), now: 1)
+      #expect(any.callback.code == "y", "\(name)")
+    }
+  }
+
   /// Bound by its state, a callback spends the login whatever it says: an error, or a decoder's rejection.
   @Test func boundCallbacksSpendTheLogin() async throws {
     try await withEveryStore { name, store in

@@ -34,16 +34,21 @@ import Testing
       index = try? await ServerTests.get(port, "/")
     }
     #expect(index?.status == 200)
-    let start = try await ServerTests.get(port, "/login/demo")
+    let (start, cookie) = try await ServerTests.getWithCookie(port, "/login/demo")
     #expect(start.status == 302)
+    let login = try #require(cookie)
     let authorize = try #require(start.location.flatMap(URLComponents.init(string:)))
     let back = try await ServerTests.get(port, authorize.path + "?" + (authorize.percentEncodedQuery ?? ""))
     #expect(back.status == 302)
     let callback = try #require(back.location.flatMap(URLComponents.init(string:)))
     #expect(callback.path == "/auth/demo/callback")
     let target = callback.path + "?" + (callback.percentEncodedQuery ?? "")
-    #expect(try await ServerTests.get(port, target).status == 200)
-    #expect(try await ServerTests.get(port, target).code == "replayed")
+    // Another browser (no cookie, or another login's) is refused, and the login stays this browser's.
+    #expect(try await ServerTests.get(port, target).code == "unknown-login")
+    let (_, other) = try await ServerTests.getWithCookie(port, "/login/demo")
+    #expect(try await ServerTests.get(port, target, cookie: try #require(other)).code == "unknown-login")
+    #expect(try await ServerTests.get(port, target, cookie: login).status == 200)
+    #expect(try await ServerTests.get(port, target, cookie: login).code == "replayed")
     #expect(try await ServerTests.get(port, "/auth/elsewhere").code == "unknown-route")
   }
 

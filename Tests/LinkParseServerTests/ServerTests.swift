@@ -37,7 +37,10 @@ struct ServerTests {
       let store = PostgresPendingAuthorizationStore(client: client, secret: secret, operationTimeout: timeout)
       try await store.migrate()
       if truncate { try await client.query("TRUNCATE linkparse_pending_authorizations") }
-      let endpoint = LinkParseCallbackEndpoint(store: store, publicBaseURL: "https://app.example")
+      // Instances that share a store share the login cookies' key.
+      let endpoint = LinkParseCallbackEndpoint(
+        store: store, publicBaseURL: "https://app.example",
+        loginCookies: LoginCookies(key: Array(repeating: 0x44, count: 32), secure: true))
       let table = try LinkParseRouter.Router([Route("callback", "https://app.example/auth/callback", provider: .oauth2)])
       let router = Router()
       router.add(
@@ -68,25 +71,41 @@ struct ServerTests {
     return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
   }()
 
-  static func get(_ port: Int, _ target: String) async throws -> Answer {
-    let response = try await http.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(target)"), timeout: .seconds(30))
+  static func get(_ port: Int, _ target: String, cookie: String? = nil) async throws -> Answer {
+    try await getWithCookie(port, target, cookie: cookie).answer
+  }
+
+  /// `get`, and the `name=value` of the answer's `Set-Cookie` (the login cookie a browser keeps).
+  static func getWithCookie(_ port: Int, _ target: String, cookie: String? = nil) async throws -> (answer: Answer, setCookie: String?) {
+    var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(target)")
+    if let cookie { request.headers.add(name: "Cookie", value: cookie) }
+    let response = try await http.execute(request, timeout: .seconds(30))
     let body = String(buffer: try await response.body.collect(upTo: 64 * 1024))
     var code: String?
     if let range = body.range(of: "\"code\":\"") {
       code = String(body[range.upperBound...].prefix { $0 != "\"" })
     }
-    return Answer(status: Int(response.status.code), code: code, location: response.headers.first(name: "location"))
+    let setCookie = response.headers.first(name: "set-cookie")?.split(separator: ";").first.map(String.init)
+    return (Answer(status: Int(response.status.code), code: code, location: response.headers.first(name: "location")), setCookie)
+  }
+
+  /// A login started in a browser: its state, and the login cookie the browser keeps.
+  struct Login: Sendable, Hashable {
+    let state: String
+    let cookie: String
   }
 
   /// Starts a login on the instance at `port`; the state is read from the 302's Location.
-  static func startLogin(_ port: Int) async throws -> String {
-    let answer = try await get(port, "/login")
+  static func startLogin(_ port: Int) async throws -> Login {
+    let (answer, cookie) = try await getWithCookie(port, "/login")
     #expect(answer.status == 302)
-    return try #require(URLComponents(string: answer.location ?? "")?.queryItems?.first { $0.name == "state" }?.value)
+    let state = try #require(URLComponents(string: answer.location ?? "")?.queryItems?.first { $0.name == "state" }?.value)
+    return Login(state: state, cookie: try #require(cookie))
   }
 
-  static func callback(_ port: Int, state: String) async throws -> Answer {
-    try await get(port, "/auth/callback?code=code-\(state.prefix(8))&state=\(state)")
+  /// The callback of `login`, from the browser that started it.
+  static func callback(_ port: Int, login: Login) async throws -> Answer {
+    try await get(port, "/auth/callback?code=code-\(login.state.prefix(8))&state=\(login.state)", cookie: login.cookie)
   }
 
   /// Two instances on one database: every login's callback is sent twice to each of them at once. Exactly
@@ -98,13 +117,13 @@ struct ServerTests {
       try await Self.withInstance { b, _ in
         let clock = ContinuousClock()
         let began = clock.now
-        var states: [String] = []
+        var states: [Login] = []
         for batch in stride(from: 0, to: logins, by: 32) {
-          states += try await withThrowingTaskGroup(of: (Int, String).self) { group in
+          states += try await withThrowingTaskGroup(of: (Int, Login).self) { group in
             for i in batch..<min(batch + 32, logins) {
               group.addTask { (i, try await Self.startLogin(i % 2 == 0 ? a : b)) }
             }
-            var started: [(Int, String)] = []
+            var started: [(Int, Login)] = []
             for try await s in group { started.append(s) }
             return started.sorted { $0.0 < $1.0 }.map(\.1)
           }
@@ -117,7 +136,7 @@ struct ServerTests {
           answers += try await withThrowingTaskGroup(of: (Int, Answer).self) { group in
             for i in batch..<min(batch + 16, logins) {
               for port in [a, a, b, b] {
-                group.addTask { (i, try await Self.callback(port, state: started[i])) }
+                group.addTask { (i, try await Self.callback(port, login: started[i])) }
               }
             }
             var byLogin = Array(repeating: [Answer](), count: min(batch + 16, logins) - batch)
@@ -136,6 +155,33 @@ struct ServerTests {
     }
   }
 
+  /// Login CSRF over real sockets, two instances on one database: an attacker's jar starts a login and hands
+  /// its callback to a victim's jar, which gets the uniform problem; the attacker's own login still succeeds
+  /// afterwards (nothing consumed by the refused delivery). Two tabs of one jar (two login cookies in one
+  /// Cookie header) both log in, each on the other instance.
+  @Test func loginsAreBoundToTheirBrowser() async throws {
+    try await TestDatabase.ensureDatabase(Self.database)
+    try await Self.withInstance(truncate: true) { a, _ in
+      try await Self.withInstance { b, _ in
+        let attacker = try await Self.startLogin(a)
+        let victim = try await Self.startLogin(a)
+        let target = "/auth/callback?code=code-x&state=\(attacker.state)"
+        #expect(try await Self.get(b, target, cookie: victim.cookie).code == "unknown-login")
+        #expect(try await Self.get(a, target).code == "unknown-login")
+        #expect(try await Self.get(b, target, cookie: victim.cookie + "x").code == "unknown-login")
+        #expect(try await Self.callback(b, login: attacker).status == 303)
+        #expect(try await Self.callback(a, login: victim).status == 303)
+
+        let tab1 = try await Self.startLogin(a)
+        let tab2 = try await Self.startLogin(b)
+        let jar = tab1.cookie + "; " + tab2.cookie
+        #expect(tab1.cookie.split(separator: "=")[0] != tab2.cookie.split(separator: "=")[0])
+        #expect(try await Self.callback(b, login: Login(state: tab1.state, cookie: jar)).status == 303)
+        #expect(try await Self.callback(a, login: Login(state: tab2.state, cookie: jar)).status == 303)
+      }
+    }
+  }
+
   /// The database goes away between callbacks: 503 `store-unavailable` while it is gone (for callbacks and
   /// login starts); when it is back, the login whose callback failed still succeeds, once.
   @Test func databaseGoesAwayMidRun() async throws {
@@ -145,23 +191,23 @@ struct ServerTests {
       let first = try await Self.startLogin(port)
       let second = try await Self.startLogin(port)
       let third = try await Self.startLogin(port)
-      #expect(try await Self.callback(port, state: first).status == 303)
+      #expect(try await Self.callback(port, login: first).status == 303)
 
       await proxy.stop()
-      #expect(try await Self.callback(port, state: second) == Answer(status: 503, code: "store-unavailable", location: nil))
+      #expect(try await Self.callback(port, login: second) == Answer(status: 503, code: "store-unavailable", location: nil))
       #expect(try await Self.get(port, "/login") == Answer(status: 503, code: "store-unavailable", location: nil))
 
       try await proxy.start()
-      var answer = try await Self.callback(port, state: second)
+      var answer = try await Self.callback(port, login: second)
       for _ in 0..<60 where answer.status == 503 {
         try await Task.sleep(for: .milliseconds(500))
-        answer = try await Self.callback(port, state: second)
+        answer = try await Self.callback(port, login: second)
       }
       #expect(answer.status == 303)
-      #expect(try await Self.callback(port, state: second).code == "replayed")
-      #expect(try await Self.callback(port, state: first).code == "replayed")
-      #expect(try await Self.callback(port, state: third).status == 303)
-      #expect(try await Self.callback(port, state: "forged-state").status == 404)
+      #expect(try await Self.callback(port, login: second).code == "replayed")
+      #expect(try await Self.callback(port, login: first).code == "replayed")
+      #expect(try await Self.callback(port, login: third).status == 303)
+      #expect(try await Self.callback(port, login: Login(state: "forged-state", cookie: first.cookie)).code == "unknown-login")
     }
     await proxy.stop()
   }

@@ -1,0 +1,105 @@
+// Binding a web login to the browser that started it: one transaction cookie per login, whose keyed hash the
+// pending authorization keeps (RFC 6749 §10.12, RFC 9700 §2.1 and §4.7.1).
+
+import Crypto
+import LinkParseAuthorization
+import LinkParseBytes
+import LinkParseProviders
+
+/// The login (transaction) cookies of a ``LinkParseCallbackEndpoint``.
+///
+/// Starting a login sets a cookie holding 32 random bytes; the pending authorization keeps only their
+/// HMAC-SHA256 under ``key`` (``PendingAuthorization/browserBinding``). Each login has its own cookie, named by
+/// a hash of its state (`__Host-lp-login-<22 characters>` over HTTPS, `lp-login-<…>` over plain HTTP, where
+/// browsers refuse the `__Host-` prefix), so two tabs can log in at once. Attributes: `HttpOnly`, `Path=/`,
+/// `Max-Age` the login's lifetime, `Secure` over HTTPS; `SameSite=Lax`, except for a login whose answer is a
+/// `form_post` (Sign in with Apple): that callback is a cross-site POST, on which browsers send only
+/// `SameSite=None` cookies, so its cookie is `SameSite=None; Secure` (HTTPS only, as Apple requires). The
+/// callback needs its login's cookie (compared in constant time) and clears it.
+///
+/// ```swift
+/// // Every instance behind one load balancer needs the same key:
+/// let cookies = LoginCookies(key: Array(secret32Bytes), secure: true)
+/// ```
+public struct LoginCookies: Sendable {
+  /// The HMAC key of the cookies' hashes (32 random bytes per process unless given: instances that share a
+  /// store must share it).
+  let key: SymmetricKey
+  /// Whether the public origin is HTTPS (`Secure`, `__Host-`).
+  public let secure: Bool
+
+  /// Cookies with `key` (at least 32 bytes); `secure` for an HTTPS origin.
+  ///
+  /// ```swift
+  /// LoginCookies(key: Array(repeating: 7, count: 32), secure: false)
+  /// ```
+  public init(key: [UInt8], secure: Bool) {
+    self.key = SymmetricKey(data: key)
+    self.secure = secure
+  }
+
+  /// Cookies with a fresh random key (one instance only).
+  ///
+  /// ```swift
+  /// LoginCookies(secure: true)
+  /// ```
+  public init(secure: Bool) {
+    var generator = SystemRandomNumberGenerator()
+    self.init(key: (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }, secure: secure)
+  }
+
+  /// The prefix of every login cookie's name.
+  var prefix: String { secure ? "__Host-lp-login-" : "lp-login-" }
+
+  /// The cookie name of the login with `state` (`nil`: a login without state, which has one name).
+  func name(state: String?) -> String {
+    guard let state else { return prefix + "none" }
+    return prefix + String(Base64URL.encode(SHA256.hash(data: Array(state.utf8))).prefix(22))
+  }
+
+  /// The binding hash of a cookie value.
+  func hash(_ value: Substring) -> String {
+    Base64URL.encode(HMAC<SHA256>.authenticationCode(for: Array(value.utf8), using: key))
+  }
+
+  /// A new login's cookie value and the hash its pending authorization keeps.
+  func make() -> (value: String, hash: String) {
+    var generator = SystemRandomNumberGenerator()
+    let value = Base64URL.encode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    return (value, hash(value[...]))
+  }
+
+  /// The `Set-Cookie` value that sets a login's cookie.
+  func setCookie(state: String?, value: String, maxAge: Int64, crossSitePost: Bool) -> String {
+    var cookie = "\(name(state: state))=\(value); Path=/; Max-Age=\(max(maxAge, 1)); HttpOnly"
+    if secure { cookie += "; Secure" }
+    cookie += crossSitePost ? "; SameSite=None" : "; SameSite=Lax"
+    return cookie
+  }
+
+  /// The `Set-Cookie` value that clears a login's cookie.
+  func clearCookie(state: String?, crossSitePost: Bool) -> String {
+    var cookie = "\(name(state: state))=; Path=/; Max-Age=0; HttpOnly"
+    if secure { cookie += "; Secure" }
+    cookie += crossSitePost ? "; SameSite=None" : "; SameSite=Lax"
+    return cookie
+  }
+
+  /// What a request's `Cookie` headers present: the hashes of at most 16 login cookies (a request carrying
+  /// more costs no more).
+  func presented(_ cookieHeaders: [String]) -> BrowserBinding {
+    var hashes: [String] = []
+    let prefix = self.prefix
+    for header in cookieHeaders {
+      for pair in header.split(separator: ";", maxSplits: 64, omittingEmptySubsequences: true) {
+        guard hashes.count < 16 else { break }
+        let pair = pair.drop { $0 == " " || $0 == "\t" }
+        guard pair.hasPrefix(prefix), let equals = pair.firstIndex(of: "=") else { continue }
+        let value = pair[pair.index(after: equals)...].prefix { $0 != " " && $0 != "\t" }
+        guard !value.isEmpty, value.utf8.count <= 64 else { continue }
+        hashes.append(hash(value))
+      }
+    }
+    return BrowserBinding(hashes: hashes)
+  }
+}

@@ -112,7 +112,7 @@ let package = Package(
     .target(
       name: "LinkParsePostgres",
       dependencies: [
-        "LinkParseCore", "LinkParseProviders", "LinkParseAuthorization",
+        "LinkParseCore", "LinkParseBytes", "LinkParseProviders", "LinkParseAuthorization",
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),

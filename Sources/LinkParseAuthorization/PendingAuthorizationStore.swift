@@ -15,12 +15,12 @@ import LinkParseBytes
 ///
 /// ```swift
 /// let store = PendingAuthorizationStore()
-/// store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
+/// try store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
 /// let first = try await store.consume(try ParsedURL("myapp://authorized?code=c.1"))   // .tid(.success)
 /// // try await store.consume(try ParsedURL("myapp://authorized?code=c.1"))          // throws replayed
 ///
 /// // A forged state-less error is reported, but the real authorization stays pending:
-/// store.insert(PendingAuthorization(provider: .sber, redirectURI: try ParsedURL("myapp://sberidauth"), state: "s"))
+/// try store.insert(PendingAuthorization(provider: .sber, redirectURI: try ParsedURL("myapp://sberidauth"), state: "s"))
 /// try await store.consume(try ParsedURL("myapp://sberidauth?result=FAILURE&error_code=5")).isSpent  // false
 /// store.count  // 1
 /// ```
@@ -28,6 +28,10 @@ import LinkParseBytes
 /// Every lookup costs the same with 10 or 100,000 entries: by a keyed hash of the state (HMAC-SHA256 under a
 /// key of the store's own, so that the dictionary compares digests, never state bytes), and by redirect key.
 /// Available on every OS version the package supports (the lock is a POSIX mutex of its own).
+///
+/// Bounded: it holds at most `capacity` pending authorizations (100,000 by default; another is refused with
+/// ``PendingAuthorizationStoreFull``), and what has expired is dropped as new ones come in (from an expiry
+/// queue, amortized O(1) per insert; a whole pass only when the store is full), with no call from the app.
 public final class PendingAuthorizationStore: PendingAuthorizationStorage {
   private struct Entry {
     let authorization: PendingAuthorization
@@ -43,11 +47,18 @@ public final class PendingAuthorizationStore: PendingAuthorizationStorage {
     var statelessByProvider: [Provider: Int] = [:]
     /// Consumed entries, oldest first (to report replays, and to put a claimed one back).
     var consumed: [(id: UInt64, entry: Entry)] = []
+    /// Entries with an expiry, in insertion order (which, with one lifetime, is expiry order): the sweep
+    /// takes them from `expiriesHead` while they have expired. Entries already gone are skipped.
+    var expiries: [(expiresAt: Int64, id: UInt64)] = []
+    var expiriesHead = 0
   }
 
   private let contents = PThreadLocked(Contents())
   private let consumedLimit: Int
   private let key = SymmetricKey(size: .bits256)
+  /// The most pending authorizations held at once.
+  public let capacity: Int
+  private let now: @Sendable () -> Int64
 
   /// Creates an empty store that remembers the last `consumedLimit` consumed authorizations to report
   /// replays.
@@ -55,8 +66,15 @@ public final class PendingAuthorizationStore: PendingAuthorizationStorage {
   /// ```swift
   /// let store = PendingAuthorizationStore(consumedLimit: 1024)
   /// ```
-  public init(consumedLimit: Int = 256) {
+  /// `capacity` bounds the pending authorizations held at once; `now` is the clock (Unix seconds) by which
+  /// ``insert(_:)`` drops what has expired.
+  public init(
+    consumedLimit: Int = 256, capacity: Int = 100_000,
+    now: @escaping @Sendable () -> Int64 = { PendingAuthorization.currentUnixTime() }
+  ) {
     self.consumedLimit = max(1, consumedLimit)
+    self.capacity = max(1, capacity)
+    self.now = now
   }
 
   /// Adds a pending authorization (synchronously: the in-memory store never waits).
@@ -64,11 +82,18 @@ public final class PendingAuthorizationStore: PendingAuthorizationStorage {
   /// ```swift
   /// store.insert(PendingAuthorization(provider: .vk, redirectURI: try ParsedURL("vk1://vk.ru/blank.html"), state: "s"))
   /// ```
-  public func insert(_ authorization: PendingAuthorization) {
-    add(
+  public func insert(_ authorization: PendingAuthorization) throws {
+    try add(
       authorization, stateKey: authorization.state.map { stateKey(Array($0.utf8)) },
-      redirectKey: PendingAuthorization.redirectKey(authorization.redirectURI), now: 0)
+      redirectKey: PendingAuthorization.redirectKey(authorization.redirectURI), now: now())
   }
+
+  /// The store's clock (the `now` it was made with).
+  ///
+  /// ```swift
+  /// PendingAuthorizationStore(now: { 42 }).currentTime()  // 42
+  /// ```
+  public func currentTime() -> Int64 { now() }
 
   /// The number of pending authorizations.
   ///
@@ -84,11 +109,7 @@ public final class PendingAuthorizationStore: PendingAuthorizationStorage {
   /// ```
   @discardableResult
   public func removeExpired(now: Int64 = PendingAuthorization.currentUnixTime()) -> Int {
-    contents.withLock { c in
-      let expired = c.entries.filter { $0.value.authorization.expiresAt.map { now >= $0 } ?? false }.map(\.key)
-      for id in expired { Self.remove(id, &c) }
-      return expired.count
-    }
+    contents.withLock { Self.removeAllExpired(&$0, now: now) }
   }
 
   // MARK: - PendingAuthorizationStorage
@@ -107,12 +128,46 @@ public final class PendingAuthorizationStore: PendingAuthorizationStorage {
   /// ```swift
   /// try await store.add(pending, stateKey: nil, redirectKey: "myapp://authorized/", now: 0)
   /// ```
-  public func add(_ authorization: PendingAuthorization, stateKey: [UInt8]?, redirectKey: String, now: Int64) {
-    contents.withLock { c in
+  public func add(_ authorization: PendingAuthorization, stateKey: [UInt8]?, redirectKey: String, now: Int64) throws {
+    let capacity = self.capacity
+    let added = contents.withLock { c -> Bool in
+      // What has expired goes first: from the front of the expiry queue (amortized O(1) per insert), and, when
+      // the store is full, by a whole pass (entries of longer lifetimes can wait behind a queue's front).
+      Self.sweep(&c, now: now)
+      if c.entries.count >= capacity {
+        Self.removeAllExpired(&c, now: now)
+        guard c.entries.count < capacity else { return false }
+      }
       let id = c.nextID
       c.nextID &+= 1
       Self.insert(id, Entry(authorization: authorization, stateKey: stateKey, redirectKey: redirectKey), &c)
+      if let expiresAt = authorization.expiresAt { c.expiries.append((expiresAt, id)) }
+      return true
     }
+    if !added { throw PendingAuthorizationStoreFull(capacity: capacity) }
+  }
+
+  /// Drops the expired entries at the front of the expiry queue.
+  private static func sweep(_ c: inout Contents, now: Int64) {
+    while c.expiriesHead < c.expiries.count, c.expiries[c.expiriesHead].expiresAt <= now {
+      let id = c.expiries[c.expiriesHead].id
+      c.expiriesHead += 1
+      if let entry = c.entries[id], entry.authorization.expiresAt.map({ now >= $0 }) ?? false { remove(id, &c) }
+    }
+    if c.expiriesHead > 1024 && c.expiriesHead * 2 > c.expiries.count {
+      c.expiries.removeFirst(c.expiriesHead)
+      c.expiriesHead = 0
+    }
+  }
+
+  /// Drops every expired entry (a pass over all).
+  @discardableResult
+  private static func removeAllExpired(_ c: inout Contents, now: Int64) -> Int {
+    let expired = c.entries.filter { $0.value.authorization.expiresAt.map { now >= $0 } ?? false }.map(\.key)
+    for id in expired { remove(id, &c) }
+    c.expiries.removeAll { c.entries[$0.id] == nil }
+    c.expiriesHead = 0
+    return expired.count
   }
 
   /// Takes the pending entry with this state key, remembered as consumed.

@@ -76,6 +76,34 @@ extension PendingAuthorizationStoring {
   }
 }
 
+/// A store that holds as many pending authorizations as it may (its capacity, counted after dropping the
+/// expired ones) refuses another with this error, code `store-full`: the web endpoint answers 503 with
+/// `Retry-After`. A flood of anonymous starts then costs a bounded amount of memory, and the logins already
+/// pending are kept.
+///
+/// ```swift
+/// do { try await store.insert(pending) } catch let error as PendingAuthorizationStoreFull { print(error.capacity) }
+/// ```
+public struct PendingAuthorizationStoreFull: Error, Sendable, Hashable, CustomStringConvertible {
+  /// The store's capacity.
+  public let capacity: Int
+
+  /// The error of a store with `capacity`.
+  ///
+  /// ```swift
+  /// PendingAuthorizationStoreFull(capacity: 100_000).code  // "store-full"
+  /// ```
+  public init(capacity: Int) { self.capacity = capacity }
+
+  /// The stable code, `store-full`.
+  public var code: String { "store-full" }
+
+  /// `store-full: …`.
+  public var description: String {
+    "store-full: the store already holds its capacity of \(capacity) pending authorizations"
+  }
+}
+
 /// What the browser delivering a callback presents of the logins it started: the keyed hashes of its login
 /// (transaction) cookies. The web endpoint (LinkParseHummingbird) makes it from the request's cookies; the
 /// store compares it with the hash kept in the pending authorization (``PendingAuthorization/browserBinding``),
@@ -287,6 +315,14 @@ public protocol PendingAuthorizationStorage: PendingAuthorizationStoring {
   /// try await storage.pendingWithoutState(provider: .tid)  // 1
   /// ```
   func pendingWithoutState(provider: Provider) async throws -> Int
+
+  /// The clock (Unix seconds) by which ``PendingAuthorizationStoring/insert(_:)`` stamps a new record (and a
+  /// store sweeps what has expired): the system's, unless the storage has its own (a test's).
+  ///
+  /// ```swift
+  /// store.currentTime()  // 1_764_000_000
+  /// ```
+  func currentTime() -> Int64
 }
 
 extension PendingAuthorizationStorage {
@@ -298,9 +334,15 @@ extension PendingAuthorizationStorage {
   public func insert(_ authorization: PendingAuthorization) async throws {
     try await add(
       authorization, stateKey: authorization.state.map { stateKey(Array($0.utf8)) },
-      redirectKey: PendingAuthorization.redirectKey(authorization.redirectURI),
-      now: PendingAuthorization.currentUnixTime())
+      redirectKey: PendingAuthorization.redirectKey(authorization.redirectURI), now: currentTime())
   }
+
+  /// The system's clock.
+  ///
+  /// ```swift
+  /// store.currentTime()  // PendingAuthorization.currentUnixTime()
+  /// ```
+  public func currentTime() -> Int64 { PendingAuthorization.currentUnixTime() }
 
   /// The consume policy (see ``PendingAuthorizationStorage``).
   ///

@@ -2,6 +2,7 @@
 
 public import Hummingbird
 import HTTPTypes
+public import NIOCore
 import LinkParseCore
 public import LinkParseProviders
 public import LinkParseAuthorization
@@ -63,6 +64,21 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
   /// endpoint.loginCookies.secure  // true for an https publicBaseURL
   /// ```
   public let loginCookies: LoginCookies
+  /// The per-client limit on starting logins (``StartLimits``: 30 a minute per client by default).
+  ///
+  /// ```swift
+  /// endpoint.startLimits.limit  // 30
+  /// ```
+  public var startLimits: StartLimits { limiter.limits }
+  /// How long a POST callback's body may take to arrive (10 seconds by default); a slower one is answered 408
+  /// `request-timeout`.
+  ///
+  /// ```swift
+  /// endpoint.bodyReadTimeout  // .seconds(10)
+  /// ```
+  public let bodyReadTimeout: Duration
+  let limiter: StartLimiter
+  let clientKey: (@Sendable (Request, SocketAddress?) -> String?)?
 
   /// Makes an endpoint; register it on a router with ``register(on:path:onCallback:)``.
   ///
@@ -72,8 +88,13 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
   public init(
     store: Store, publicBaseURL: String, maxBodySize: Int = 64 * 1024,
     logger: Logger = Logger(label: "linkparse.callback"), loginCookies: LoginCookies? = nil,
+    startLimits: StartLimits = StartLimits(), bodyReadTimeout: Duration = .seconds(10),
+    clientKey: (@Sendable (_ request: Request, _ remoteAddress: SocketAddress?) -> String?)? = nil,
     now: @escaping @Sendable () -> Int64 = { PendingAuthorization.currentUnixTime() }
   ) {
+    self.limiter = StartLimiter(startLimits)
+    self.bodyReadTimeout = bodyReadTimeout
+    self.clientKey = clientKey
     self.store = store
     var base = publicBaseURL
     while base.hasSuffix("/") { base.removeLast() }
@@ -125,6 +146,7 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
   ) {
     let endpoint = self
     router.get(path) { request, context -> Response in
+      if let refused = endpoint.limitStart(request, context) { return refused }
       let (authorizeURL, pending) = try await makeAuthorization(request, context)
       return await endpoint.start(authorizeURL: authorizeURL, pending: pending)
     }
@@ -138,6 +160,10 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     pending.browserBinding = cookie.hash
     do {
       try await store.insert(pending)
+    } catch is PendingAuthorizationStoreFull {
+      var response = problem(.storeFull, event: "login start refused")
+      response.headers[.retryAfter] = "60"
+      return response
     } catch {
       return problem(.storeUnavailable, event: "login start failed")
     }
@@ -150,6 +176,18 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
   }
 
   static var referrerPolicy: HTTPField.Name { HTTPField.Name("Referrer-Policy")! }
+
+  /// `429 too-many-logins` with `Retry-After` when the request's client has started its ``startLimits`` of
+  /// logins, else `nil` (go on). A request whose client is not known (a context without its address and no
+  /// `clientKey`) is not limited per client.
+  func limitStart(_ request: Request, _ context: some RequestContext) -> Response? {
+    let address = (context as? any RemoteAddressRequestContext)?.remoteAddress
+    let client = clientKey.map { $0(request, address) } ?? StartLimiter.clientKey(address)
+    guard let client, let wait = limiter.admit(client, now: now()) else { return nil }
+    var response = problem(.tooManyLogins, event: "login start refused")
+    response.headers[.retryAfter] = String(wait)
+    return response
+  }
 
   /// Whether the provider answers the authorization request with a cross-site POST (`response_mode=form_post`).
   static func isFormPost(_ authorizeURL: String) -> Bool {
@@ -191,10 +229,10 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
       guard mediaType == "application/x-www-form-urlencoded" else {
         return problem(.unsupportedMediaType)
       }
-      var request = request
       let body: ByteBuffer
       do {
-        body = try await request.collectBody(upTo: maxBodySize)
+        guard let collected = try await collectBody(request) else { return problem(.requestTimeout) }
+        body = collected
       } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
         // NIOTooManyBytesError: more than maxBodySize bytes.
         return problem(.contentTooLarge)
@@ -234,6 +272,24 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     return response
   }
 
+  /// The request's body, at most ``maxBodySize`` bytes, or `nil` when it has not all come within
+  /// ``bodyReadTimeout``.
+  private func collectBody(_ request: Request) async throws -> ByteBuffer? {
+    let (limit, timeout) = (maxBodySize, bodyReadTimeout)
+    return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
+      group.addTask {
+        var request = request
+        return try await request.collectBody(upTo: limit)
+      }
+      group.addTask {
+        try await Task.sleep(for: timeout)
+        return nil
+      }
+      defer { group.cancelAll() }
+      return try await group.next() ?? nil
+    }
+  }
+
   func problem(_ details: ProblemDetails, event: Logger.Message = "callback rejected") -> Response {
     logger.info(event, metadata: ["code": "\(details.code)", "status": "\(details.status)"])
     return details.response()
@@ -249,7 +305,7 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
 public struct ProblemDetails: Sendable, Hashable {
   /// The stable kebab-case code: a ``CallbackError`` code, or one of the endpoint's own: `unknown-login` (403,
   /// for `not-pending`, `redirect-mismatch`, `state-mismatch`, `browser-mismatch` and `duplicate-parameter`
-  /// alike), `content-too-large`
+  /// alike), `too-many-logins` (429), `store-full` (503), `request-timeout` (408), `content-too-large`
   /// (413), `unsupported-media-type` (415), `malformed-request` (400), `unknown-route` (404),
   /// `method-not-allowed` (405), `provider-mismatch` (403), `constraint-limit-exceeded` (400),
   /// `invalid-configuration` (500).
@@ -334,6 +390,12 @@ public struct ProblemDetails: Sendable, Hashable {
   static let unknownLoginCodes: Set<CallbackError.Code> = [
     .notPending, .redirectMismatch, .stateMismatch, .browserMismatch, .duplicateParameter,
   ]
+  static let tooManyLogins = ProblemDetails(
+    code: "too-many-logins", status: 429, detail: "This client has started too many logins; wait and try again.")
+  static let storeFull = ProblemDetails(
+    code: "store-full", status: 503, detail: "Too many logins are in progress; try again in a minute.")
+  static let requestTimeout = ProblemDetails(
+    code: "request-timeout", status: 408, detail: "The callback's body did not arrive in time.")
   static let malformedRequest = ProblemDetails(
     code: "malformed-request", status: 400, detail: "The request target does not make a valid callback URL.")
 

@@ -7,7 +7,9 @@ import LinkParseProviders
 extension LinkParseCallbackEndpoint {
   /// Registers GET on `path` that starts a `login`: a fresh state, nonce and PKCE verifier, the pending
   /// authorization inserted into ``store``, and 302 to the provider's authorize URL (`Cache-Control: no-store`).
-  /// A store that fails gives 503 `store-unavailable`; a redirect URI that is not a URL, 500
+  /// The login is bound to the browser by a login cookie (``LoginCookies``). A client over its
+  /// ``LinkParseCallbackEndpoint/startLimits`` gets 429 `too-many-logins` with `Retry-After`, a full store 503
+  /// `store-full`, a store that fails 503 `store-unavailable`; a redirect URI that is not a URL, 500
   /// `invalid-configuration`.
   ///
   /// ```swift
@@ -16,7 +18,8 @@ extension LinkParseCallbackEndpoint {
   /// ```
   public func registerStart<Methods: RouterMethods>(on router: Methods, path: RouterPath, login: LoginStart) {
     let endpoint = self
-    router.get(path) { _, _ -> Response in
+    router.get(path) { request, context -> Response in
+      if let refused = endpoint.limitStart(request, context) { return refused }
       let authorizeURL: String
       let pending: PendingAuthorization
       do {

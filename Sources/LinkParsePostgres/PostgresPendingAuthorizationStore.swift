@@ -1,6 +1,7 @@
 // A pending-authorization store that several server instances share, on PostgreSQL.
 
 public import Crypto
+import LinkParseBytes
 public import LinkParseCore
 public import LinkParseAuthorization
 public import LinkParseProviders
@@ -104,6 +105,24 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
   /// ```
   public let consumedGracePeriod: Int64
 
+  /// The most pending (not consumed) rows: an insert beyond it throws ``PendingAuthorizationStoreFull``
+  /// (checked in the insert's statement, so concurrent inserts can pass it by as many as run at once).
+  ///
+  /// ```swift
+  /// store.capacity  // 100_000
+  /// ```
+  public let capacity: Int
+
+  /// How often (seconds, at the most) an insert first deletes what has expired: the sweep the app need not
+  /// run itself (60 by default; 0 sweeps before every insert).
+  ///
+  /// ```swift
+  /// store.sweepInterval  // 60
+  /// ```
+  public let sweepInterval: Int64
+  /// When the next sweep is due (Unix seconds), for this instance.
+  private let nextSweep = PThreadLocked<Int64>(0)
+
   /// A store on `client` (which the caller runs), with its keys derived from `secret` (at least 256 bits
   /// recommended; keep it secret, the same on every instance).
   ///
@@ -113,8 +132,11 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
   /// ```
   public init(
     client: PostgresClient, secret: SymmetricKey, consumedGracePeriod: Int64 = 3600,
-    operationTimeout: Duration = .seconds(10), logger: Logger = Logger(label: "LinkParsePostgres")
+    operationTimeout: Duration = .seconds(10), capacity: Int = 100_000, sweepInterval: Int64 = 60,
+    logger: Logger = Logger(label: "LinkParsePostgres")
   ) {
+    self.capacity = max(1, capacity)
+    self.sweepInterval = max(0, sweepInterval)
     self.client = client
     self.stateHashKey = HKDF<SHA256>.deriveKey(
       inputKeyMaterial: secret, info: Array("linkparse pending-authorization state-key v1".utf8),
@@ -169,6 +191,17 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
             CREATE INDEX IF NOT EXISTS linkparse_pending_authorizations_pending
               ON linkparse_pending_authorizations (redirect_key) WHERE consumed_at IS NULL
             """, logger: logger)
+          // The sweeps' indexes: pending rows by expiry, consumed rows by when they may go.
+          try await c.query(
+            """
+            CREATE INDEX IF NOT EXISTS linkparse_pending_authorizations_expiry
+              ON linkparse_pending_authorizations (expires_at) WHERE consumed_at IS NULL AND expires_at IS NOT NULL
+            """, logger: logger)
+          try await c.query(
+            """
+            CREATE INDEX IF NOT EXISTS linkparse_pending_authorizations_spent
+              ON linkparse_pending_authorizations ((COALESCE(expires_at, consumed_at))) WHERE consumed_at IS NOT NULL
+            """, logger: logger)
           let version = Self.schemaVersion
           try await c.query(
             """
@@ -200,15 +233,19 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
   /// ```
   @discardableResult
   public func removeExpired(now: Int64 = PendingAuthorization.currentUnixTime()) async throws -> Int {
-    let grace = consumedGracePeriod
+    let spentBefore = now - consumedGracePeriod
+    // Two deletes, each over its own index.
     return try await count(
       """
-      WITH gone AS (
+      WITH pending AS (
         DELETE FROM linkparse_pending_authorizations
-        WHERE (consumed_at IS NULL AND expires_at IS NOT NULL AND expires_at <= \(now))
-           OR (consumed_at IS NOT NULL AND COALESCE(expires_at, consumed_at) + \(grace) <= \(now))
+        WHERE consumed_at IS NULL AND expires_at IS NOT NULL AND expires_at <= \(now)
+        RETURNING 1),
+      spent AS (
+        DELETE FROM linkparse_pending_authorizations
+        WHERE consumed_at IS NOT NULL AND COALESCE(expires_at, consumed_at) <= \(spentBefore)
         RETURNING 1)
-      SELECT count(*) FROM gone
+      SELECT (SELECT count(*) FROM pending) + (SELECT count(*) FROM spent)
       """)
   }
 
@@ -226,14 +263,38 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
     let key = stateKey.map { ByteBuffer(bytes: $0) }
     let sealed = try seal(authorization, redirectKey: redirectKey, provider: provider)
     let expiresAt = authorization.expiresAt
-    try await run { client, logger in
-      try await client.query(
-        """
+    let due = nextSweep.withLock { next -> Bool in
+      guard now >= next else { return false }
+      next = now + sweepInterval
+      return true
+    }
+    if due { _ = try await removeExpired(now: now) }
+    if try await insertBelowCapacity(key, redirectKey, provider, sealed, expiresAt, now) { return }
+    // Full: what has expired goes first (whenever the last sweep was), then one more try.
+    _ = try await removeExpired(now: now)
+    if try await insertBelowCapacity(key, redirectKey, provider, sealed, expiresAt, now) { return }
+    throw PendingAuthorizationStoreFull(capacity: capacity)
+  }
+
+  /// Inserts the row only while fewer than ``capacity`` rows are pending (the count stops at `capacity`).
+  private func insertBelowCapacity(
+    _ key: ByteBuffer?, _ redirectKey: String, _ provider: String, _ sealed: ByteBuffer, _ expiresAt: Int64?,
+    _ now: Int64
+  ) async throws -> Bool {
+    let capacity = self.capacity
+    let inserted = try await count(
+      """
+      WITH added AS (
         INSERT INTO linkparse_pending_authorizations
           (state_key, redirect_key, provider, sealed, expires_at, created_at)
-        VALUES (\(key), \(redirectKey), \(provider), \(sealed), \(expiresAt), \(now))
-        """, logger: logger)
-    }
+        SELECT \(key), \(redirectKey), \(provider), \(sealed), \(expiresAt), \(now)
+        WHERE (SELECT count(*) FROM (
+          SELECT 1 FROM linkparse_pending_authorizations WHERE consumed_at IS NULL LIMIT \(capacity)) AS held)
+          < \(capacity)
+        RETURNING 1)
+      SELECT count(*) FROM added
+      """)
+    return inserted == 1
   }
 
   /// Marks the pending row with this state key consumed, in one statement, and returns it opened.

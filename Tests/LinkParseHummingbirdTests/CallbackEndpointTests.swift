@@ -70,10 +70,10 @@ func cookies(from response: TestResponse) -> HTTPFields {
       endpoint.register(on: router, path: "/auth/apple/callback") { consumed, _, _ in
         Response(status: .seeOther, headers: [.location: "/apple?outcome=\(consumed.callback.outcome.rawValue)"])
       }
-      store.insert(
+      try store.insert(
         PendingAuthorization(
           provider: .oauth2, redirectURI: try ParsedURL("https://example.com/auth/callback"), state: "st-secret-1"))
-      store.insert(
+      try store.insert(
         PendingAuthorization(
           provider: .apple, redirectURI: try ParsedURL("https://example.com/auth/apple/callback"), state: "8f3c1e2a"))
     }

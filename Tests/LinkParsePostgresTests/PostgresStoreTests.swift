@@ -18,12 +18,13 @@ extension TestDatabase {
   /// Runs `body` with a running client and a store on it (migrated; the table emptied when `fresh`), on the test
   /// database or on `database` (created when missing).
   static func withStore<R: Sendable>(
-    fresh: Bool = true, timeout: Duration = .seconds(10), database: String? = nil,
+    fresh: Bool = true, timeout: Duration = .seconds(10), database: String? = nil, capacity: Int = 100_000,
     _ body: @Sendable (PostgresPendingAuthorizationStore, PostgresClient) async throws -> R
   ) async throws -> R {
     if let database { try await ensureDatabase(database) }
     return try await withClient(try configuration(database: database)) { client in
-      let store = PostgresPendingAuthorizationStore(client: client, secret: secret, operationTimeout: timeout)
+      let store = PostgresPendingAuthorizationStore(
+        client: client, secret: secret, operationTimeout: timeout, capacity: capacity)
       try await store.migrate()
       if fresh { try await client.query("TRUNCATE linkparse_pending_authorizations") }
       return try await body(store, client)

@@ -116,6 +116,32 @@ func consumeCode(_ store: any PendingAuthorizationStoring, _ url: String, now: I
     }
   }
 
+  /// A store holds at most its capacity of pending authorizations: one more is refused with `store-full`,
+  /// the logins already pending are kept, and once they have expired an insert sweeps them and succeeds — no
+  /// call from the app.
+  @Test func boundedByCapacityAndSwept() async throws {
+    @Sendable func check(_ name: String, _ store: some PendingAuthorizationStorage) async throws {
+      let url = try ParsedURL("https://cap.example/cb")
+      func add(_ state: String, expiresAt: Int64, now: Int64) async throws {
+        let pending = PendingAuthorization(provider: .oauth2, redirectURI: url, state: state, expiresAt: expiresAt)
+        try await store.add(
+          pending, stateKey: store.stateKey(Array(state.utf8)), redirectKey: PendingAuthorization.redirectKey(url), now: now)
+      }
+      for i in 0..<3 { try await add("cap\(i)", expiresAt: 1_100, now: 1_000) }
+      await #expect(throws: PendingAuthorizationStoreFull.self, "\(name)") { try await add("cap3", expiresAt: 1_100, now: 1_001) }
+      #expect(try await store.count == 3, "\(name)")
+      #expect(try await store.consume(ParsedURL("https://cap.example/cb?code=c&state=cap1"), parameters: nil, now: 1_002).callback.code == "c", "\(name)")
+      try await add("cap4", expiresAt: 1_200, now: 1_003)  // a consumed one frees its place
+      try await add("cap5", expiresAt: 1_200, now: 1_100)  // the expired go as it comes in
+      #expect(try await store.count == 2, "\(name)")
+    }
+    try await check("memory", PendingAuthorizationStore(capacity: 3))
+    guard TestDatabase.url != nil else { return }
+    try await TestDatabase.withStore(database: "linkparse_store_contract", capacity: 3) { store, _ in
+      try await check("postgres", store)
+    }
+  }
+
   /// A login bound to its browser binds only a callback that presents its cookie's hash: another browser's
   /// (none, a wrong one) is refused with `browser-mismatch` and spends nothing, and the login's own browser
   /// then succeeds; a login without a binding accepts any browser.

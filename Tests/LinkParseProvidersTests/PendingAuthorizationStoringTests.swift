@@ -28,7 +28,7 @@ import Testing
 /// and replays, give the same answers as the scan they replaced.
 @Suite struct PendingAuthorizationStoreIndexTests {
   @Test func manyLoginsOnOneRedirect() async throws {
-    let store = PendingAuthorizationStore(consumedLimit: 4)
+    let store = PendingAuthorizationStore(consumedLimit: 4, now: { 0 })
     let redirect = try ParsedURL("https://app.example/cb")
     for i in 0..<5_000 {
       try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: redirect, state: "s\(i)", expiresAt: i < 100 ? 10 : nil))
@@ -52,7 +52,7 @@ import Testing
   }
 
   @Test func twoStatelessTIDLoginsAreAmbiguousUntilOneExpires() async throws {
-    let store = PendingAuthorizationStore()
+    let store = PendingAuthorizationStore(now: { 0 })
     try await store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil, expiresAt: 5))
     try await store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("otherapp://authorized"), state: nil))
     #expect(await asyncRejection { try (await store.consume(ParsedURL("otherapp://authorized?code=c"), now: 1)).callback } == .ambiguousAuthorization)

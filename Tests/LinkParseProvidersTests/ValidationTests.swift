@@ -237,7 +237,7 @@ import LinkParseBytes
   }
 
   @Test func removeExpired() async throws {
-    let store = PendingAuthorizationStore()
+    let store = PendingAuthorizationStore(now: { 0 })  // (no sweep on insert: the test's clock is its own)
     try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://a/cb"), state: "a", expiresAt: 10))
     try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://a/cb"), state: "b", expiresAt: 30))
     try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://a/cb"), state: "c"))

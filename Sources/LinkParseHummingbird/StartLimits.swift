@@ -1,0 +1,124 @@
+// Bounding what anonymous start-login requests cost: a per-client rate limit (429 with Retry-After), in memory
+// bounded by the number of clients it tracks.
+
+public import Hummingbird
+public import NIOCore
+import LinkParseBytes
+
+/// How many logins one client may start: at most ``limit`` in any ``window`` (a sliding window, estimated from
+/// the current and the previous fixed window), for at most ``maxClients`` clients at a time. A start beyond the
+/// limit is answered `429 too-many-logins` with `Retry-After`, and inserts nothing. A client is its IP address
+/// (IPv6: its /64 network, which one subscriber usually holds whole), read from a request context that
+/// conforms to `RemoteAddressRequestContext` (``LoginRequestContext`` does); behind a proxy, give
+/// ``LinkParseCallbackEndpoint`` a `clientKey` that reads the proxy's header instead.
+///
+/// Defaults: 30 logins a minute per client, 50,000 clients tracked. When that many clients have started logins
+/// in the current window, a new client is refused until the window ends (the table does not grow); the store's
+/// own capacity bounds the pending logins of all clients together.
+///
+/// ```swift
+/// let limits = StartLimits(limit: 10, window: .seconds(60))
+/// ```
+public struct StartLimits: Sendable, Hashable {
+  /// Starts allowed per client and window.
+  public var limit: Int
+  /// The window, whole seconds.
+  public var window: Duration
+  /// The most clients tracked at once.
+  public var maxClients: Int
+
+  /// Limits (30 a minute per client, 50,000 clients, by default).
+  ///
+  /// ```swift
+  /// StartLimits()  // 30 per minute
+  /// ```
+  public init(limit: Int = 30, window: Duration = .seconds(60), maxClients: Int = 50_000) {
+    self.limit = max(1, limit)
+    self.window = max(window, .seconds(1))
+    self.maxClients = max(1, maxClients)
+  }
+
+  /// No per-client limit (the store's capacity still applies).
+  public static let unlimited = StartLimits(limit: .max, window: .seconds(1), maxClients: .max)
+}
+
+/// The per-client counters of ``StartLimits``: two fixed windows of counts, under a lock.
+final class StartLimiter: Sendable {
+  private struct Windows {
+    var start: Int64 = 0
+    var current: [String: Int] = [:]
+    var previous: [String: Int] = [:]
+  }
+
+  let limits: StartLimits
+  private let windows = PThreadLocked(Windows())
+  private let seconds: Int64
+
+  init(_ limits: StartLimits) {
+    self.limits = limits
+    seconds = max(1, limits.window.components.seconds)
+  }
+
+  /// Counts a start by `client` at `now` (Unix seconds): `nil` when allowed, else the seconds to wait.
+  func admit(_ client: String, now: Int64) -> Int64? {
+    if limits.limit == .max { return nil }
+    return windows.withLock { w in
+      let windowStart = now - now % seconds
+      if windowStart != w.start {
+        w.previous = windowStart - w.start == seconds ? w.current : [:]
+        w.current = [:]
+        w.start = windowStart
+      }
+      let elapsed = now - windowStart
+      let wait = seconds - elapsed
+      let mine = w.current[client]
+      if mine == nil && w.current.count >= limits.maxClients { return wait }
+      // The previous window's count, weighted by how much of it the sliding window still covers.
+      let carried = (w.previous[client] ?? 0) * Int(seconds - elapsed) / Int(seconds)
+      if (mine ?? 0) + carried >= limits.limit { return max(1, wait) }
+      w.current[client] = (mine ?? 0) + 1
+      return nil
+    }
+  }
+
+  /// How many clients the current window tracks.
+  var trackedClients: Int { windows.withLock { $0.current.count + $0.previous.count } }
+}
+
+/// A request context that knows the client's address, for ``StartLimits`` (Hummingbird's
+/// `BasicRequestContext` does not keep it).
+///
+/// ```swift
+/// let router = Router(context: LoginRequestContext.self)
+/// ```
+public struct LoginRequestContext: RequestContext, RemoteAddressRequestContext {
+  /// Hummingbird's per-request storage.
+  public var coreContext: CoreRequestContextStorage
+  /// The connected client's address.
+  public let remoteAddress: SocketAddress?
+
+  /// Made by Hummingbird for each request.
+  ///
+  /// ```swift
+  /// // Router(context: LoginRequestContext.self)
+  /// ```
+  public init(source: ApplicationRequestContextSource) {
+    coreContext = .init(source: source)
+    remoteAddress = source.channel.remoteAddress
+  }
+}
+
+extension StartLimiter {
+  /// The client key of an address (IPv6: its /64 network).
+  static func clientKey(_ address: SocketAddress?) -> String? {
+    guard let address else { return nil }
+    switch address {
+    case .v4(let v4):
+      return withUnsafeBytes(of: v4.address.sin_addr.s_addr) { "4:" + $0.map(String.init).joined(separator: ".") }
+    case .v6(let v6):
+      return withUnsafeBytes(of: v6.address.sin6_addr) { "6:" + $0.prefix(8).map(String.init).joined(separator: ".") }
+    default:
+      return "unix"
+    }
+  }
+}

@@ -103,9 +103,10 @@ struct ExampleServer {
     let endpoint = LinkParseCallbackEndpoint(
       store: store, publicBaseURL: base, logger: logger,
       loginCookies: LoginCookies(key: Array(cookieKey), secure: base.lowercased().hasPrefix("https:")))
-    let router = Router()
+    // LoginRequestContext knows the client's address: the per-client start limit (StartLimits) needs it.
+    let router = Router(context: LoginRequestContext.self)
     router.add(
-      middleware: endpoint.callbackRoutes(table, context: BasicRequestContext.self, unknownRoutePrefix: "/auth/") {
+      middleware: endpoint.callbackRoutes(table, context: LoginRequestContext.self, unknownRoutePrefix: "/auth/") {
         consumed, match, _, _ in
         // A real app exchanges the code now (LinkParseOAuth's `consumed.tokenRequest()`, which carries the PKCE
         // verifier, client id and redirect URI as sent; sent with LinkParseHTTP) and sets its session. The
@@ -127,8 +128,11 @@ struct ExampleServer {
     let index = "LinkParse example server\n" + logins.map { "  GET /login/\($0.name)\n" }.joined()
     router.get("/") { _, _ in index }
 
+    // A connection idle for 30 s is closed (a slow client holds nothing for long; the callback's body has its
+    // own read timeout, LinkParseCallbackEndpoint.bodyReadTimeout).
     let app = Application(
-      router: router, configuration: .init(address: .hostname(host, port: port), serverName: "linkparse-example"),
+      router: router, server: .http1(configuration: .init(idleTimeout: .seconds(30))),
+      configuration: .init(address: .hostname(host, port: port), serverName: "linkparse-example"),
       logger: logger)
     logger.info("listening on http://\(host):\(port), public base \(base); logins: \(logins.map(\.name))")
     try await app.runService()

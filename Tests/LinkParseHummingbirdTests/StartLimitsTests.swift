@@ -1,0 +1,128 @@
+// What anonymous start-login requests may cost, over real sockets on 127.0.0.1: a per-client limit, the
+// store's capacity, and a callback body that never finishes arriving.
+
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LinkParseAuthorization
+import LinkParseCore
+import Testing
+
+@testable import LinkParseHummingbird
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct StartLimitsTests {
+  static let vk = LoginStart.vkID(clientID: "7915193", redirectURI: "https://example.com/auth/vk/callback")
+
+  /// 100,000 start-login requests from one client: the first ones (the limit, 30 a window) are answered 302
+  /// and each leaves one pending login; every other is 429 `too-many-logins` with `Retry-After` and leaves
+  /// nothing. The limiter tracks one client, the store holds the limit's worth: the cost does not grow.
+  @Test func oneClientsFloodIsCapped() async throws {
+    let store = PendingAuthorizationStore()
+    let endpoint = LinkParseCallbackEndpoint(
+      store: store, publicBaseURL: "https://example.com", startLimits: StartLimits(limit: 30, window: .seconds(3600)))
+    let router = Router(context: LoginRequestContext.self)
+    endpoint.registerStart(on: router, path: "/login/vk", login: Self.vk)
+    let total = 100_000
+    let statuses = try await Application(router: router).test(.live) { client in
+      try await withThrowingTaskGroup(of: [Int: Int].self) { group in
+        for worker in 0..<8 {
+          group.addTask {
+            var counts: [Int: Int] = [:]
+            for _ in stride(from: worker, to: total, by: 8) {
+              let response = try await client.execute(uri: "/login/vk", method: .get)
+              counts[Int(response.status.code), default: 0] += 1
+              if response.status == .tooManyRequests {
+                #expect(response.headers[.retryAfter].flatMap(Int.init).map { $0 >= 1 } == true)
+              }
+            }
+            return counts
+          }
+        }
+        var all: [Int: Int] = [:]
+        for try await counts in group { all.merge(counts, uniquingKeysWith: +) }
+        return all
+      }
+    }
+    // One window (or, across an hour's boundary, a part of the next): at least 30, at most 60 started.
+    let started = statuses[302] ?? 0
+    #expect(started >= 30 && started <= 60, "\(statuses)")
+    #expect(statuses[429] == total - started, "\(statuses)")
+    #expect(store.count == started)
+    #expect(endpoint.limiter.trackedClients <= 2)
+  }
+
+  /// Without a per-client limit, the store's capacity holds: beyond it, 503 `store-full` with `Retry-After`,
+  /// and the logins already pending are kept.
+  @Test func storeCapacityHolds() async throws {
+    let store = PendingAuthorizationStore(capacity: 100)
+    let endpoint = LinkParseCallbackEndpoint(store: store, publicBaseURL: "https://example.com", startLimits: .unlimited)
+    let router = Router(context: LoginRequestContext.self)
+    endpoint.registerStart(on: router, path: "/login/vk", login: Self.vk)
+    try await Application(router: router).test(.live) { client in
+      var statuses: [Int: Int] = [:]
+      for _ in 0..<250 {
+        let response = try await client.execute(uri: "/login/vk", method: .get)
+        statuses[Int(response.status.code), default: 0] += 1
+        if response.status == .serviceUnavailable {
+          #expect(response.headers[.retryAfter] == "60")
+          #expect(String(buffer: response.body).contains("\"code\":\"store-full\""))
+        }
+      }
+      #expect(statuses == [302: 100, 503: 150])
+    }
+    #expect(store.count == 100)
+  }
+
+  /// A POST callback whose body never finishes arriving is answered 408 `request-timeout` once the endpoint's
+  /// body-read timeout has passed (the connection is not held for ever).
+  @Test func slowBodyTimesOut() async throws {
+    let store = PendingAuthorizationStore()
+    let endpoint = LinkParseCallbackEndpoint(
+      store: store, publicBaseURL: "https://example.com", bodyReadTimeout: .milliseconds(500))
+    let router = Router(context: LoginRequestContext.self)
+    endpoint.register(on: router, path: "/auth/apple/callback") { _, _, _ in Response(status: .ok) }
+    try await Application(router: router).test(.live) { client in
+      let port = try #require(client.port)
+      let answer = try await Task.detached {
+        try Self.rawExchange(
+          port: port,
+          request: "POST /auth/apple/callback HTTP/1.1\r\nHost: example.com\r\n"
+            + "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nstate=s&co",
+          waitSeconds: 5)
+      }.value
+      #expect(answer.hasPrefix("HTTP/1.1 408"), "\(answer.prefix(200))")
+      #expect(answer.contains("request-timeout"))
+    }
+  }
+
+  /// Sends `request` on a new connection to 127.0.0.1:`port` and reads what comes back within `waitSeconds`.
+  static func rawExchange(port: Int, request: String, waitSeconds: Int) throws -> String {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw POSIXError(.EIO) }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+    var timeout = timeval(tv_sec: waitSeconds, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    _ = request.withCString { send(fd, $0, strlen($0), 0) }
+    var received: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let n = recv(fd, &buffer, buffer.count, 0)
+      if n <= 0 { break }
+      received += buffer[0..<n]
+      if String(decoding: received, as: UTF8.self).contains("}") { break }
+    }
+    return String(decoding: received, as: UTF8.self)
+  }
+}

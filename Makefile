@@ -4,7 +4,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libicu-dev libpcre2-dev pkg-config
 CONFORMANCE_DIR ?= $(abspath ../shared/conformance)
 
-.PHONY: docs-snippets deps build demo test fuzz-smoke fuzz clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example bench-server bench-routes check-generated spark-demo spark-test build-static
+.PHONY: docs-snippets deps build demo test fuzz-smoke fuzz clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example demo-deps bench-server bench-routes check-generated spark-demo spark-test build-static
 
 ## Install the Debian packages the build needs, if any is missing (apt-get, as root or through sudo).
 deps:
@@ -28,11 +28,21 @@ demo: build
 	echo "== exit status $$status (0: all parsed, 1: some records failed, as the sample intends)"; \
 	test $$status -le 1
 
-## The example login server (Examples/CallbackServer) on 127.0.0.1:8080 (HOST, PORT, PUBLIC_BASE_URL): in-memory
-## store, or PostgreSQL when DATABASE_URL is set. Try `curl -siL http://127.0.0.1:8080/login/demo`.
-serve-example: deps
+## The example login server (Examples/CallbackServer) on 127.0.0.1:8080 (HOST, PORT, PUBLIC_BASE_URL), with the
+## demo OpenID Connect provider (Examples/DemoProvider) on 127.0.0.1:8081: in-memory store, or PostgreSQL when
+## DATABASE_URL is set. Try `curl -c jar -b jar -sL http://127.0.0.1:8080/login/demo`: it ends at /me.
+DEMO_PROVIDER_PORT ?= 8081
+serve-example: deps demo-deps
 	$(SWIFT) build --product linkparse-example-server
-	.build/debug/linkparse-example-server
+	@python3 Examples/DemoProvider/demo_provider.py --port $(DEMO_PROVIDER_PORT) \
+	  --redirect-prefix "$${PUBLIC_BASE_URL:-http://$${HOST:-127.0.0.1}:$${PORT:-8080}}/" & provider=$$!; \
+	trap "kill $$provider" EXIT INT TERM; \
+	DEMO_PROVIDER=http://127.0.0.1:$(DEMO_PROVIDER_PORT) .build/debug/linkparse-example-server
+
+## The demo provider's one Python module (cryptography), from Debian's packages or PyPI when missing.
+demo-deps:
+	@python3 -c "import cryptography" 2>/dev/null || python3 -m pip install --quiet cryptography \
+	  || apt-get install -y python3-cryptography
 
 ## Fuzz every target briefly (Fuzz/run.sh: sanitizer build, then FUZZ_SMOKE_SECONDS per target). A crash
 ## is stored, minimized, in corpus/regressions/ and fails the run.
@@ -48,7 +58,7 @@ fuzz: deps
 ## set they are required.
 ## Without the data (a clone without ../shared) the conformance tests are skipped explicitly
 ## (LINKPARSE_SKIP_CONFORMANCE=1, which the output names); with CI set they are required.
-test: deps check-generated fuzz-smoke
+test: deps demo-deps check-generated fuzz-smoke
 	@if [ -d "$(CONFORMANCE_DIR)" ]; then \
 	  echo "make: conformance data: $(CONFORMANCE_DIR)"; \
 	else \

@@ -151,7 +151,7 @@ let package = Package(
       name: "linkparse-example-server",
       dependencies: [
         "LinkParseHummingbird", "LinkParsePostgres", "LinkParseRouter", "LinkParseProviders", "LinkParseCore",
-        "LinkParseAuthorization",
+        "LinkParseAuthorization", "LinkParseHTTP", "LinkParseOAuth",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),

@@ -5,21 +5,29 @@
 //   make serve-example                                   # 127.0.0.1:8080, in-memory store
 //   DATABASE_URL='postgres://u@127.0.0.1/db?sslmode=disable' make serve-example   (without sslmode: verified TLS)
 //
-// With no provider account at hand, the built-in demo provider walks the whole flow:
-//   curl -si http://127.0.0.1:8080/login/demo             # 302 to /demo/authorize?…&state=…
-//   curl -si 'http://127.0.0.1:8080/demo/authorize?…'    # 302 back to /auth/demo/callback?code=…&state=…
-//   curl -si 'http://127.0.0.1:8080/auth/demo/callback?code=…&state=…'   # 200, the typed result
+// With no provider account at hand, the demo provider (Examples/DemoProvider/demo_provider.py, a real OpenID
+// Connect server on 127.0.0.1:8081 that approves at once) walks the whole login; `make serve-example` starts
+// both. It is registered only when DEMO_PROVIDER names its issuer (never beside real providers unless asked):
+//   curl -c jar -b jar -sL http://127.0.0.1:8080/login/demo    # … ends at /me: the verified subject
+// The callback exchanges the code (PKCE verifier, redirect URI as sent), verifies the id_token with the
+// provider's JWKS (cached; a rotation costs one fetch), checks the user info's sub, opens a session and
+// answers 303 to /me (Referrer-Policy: no-referrer, so the code leaves the address bar unseen).
 //
 // Environment: HOST (127.0.0.1), PORT (8080), PUBLIC_BASE_URL (http://HOST:PORT), DATABASE_URL,
 // LINKPARSE_STORE_SECRET (64 hex digits; every instance sharing a database needs the same one),
-// VK_CLIENT_ID, SBER_CLIENT_ID, TID_CLIENT_ID, APPLE_CLIENT_ID (each one adds /login/<provider>).
+// DEMO_PROVIDER (the demo provider's issuer), DEMO_CLIENT_SECRET (demo-secret), DEMO_JWKS_COOLDOWN (seconds
+// between JWKS refetches, 60), LOGIN_START_LIMIT (logins one client may start a minute, 30), VK_CLIENT_ID, SBER_CLIENT_ID, TID_CLIENT_ID, APPLE_CLIENT_ID (each one adds
+// /login/<provider>).
 
 import Crypto
 import Foundation
+import HTTPTypes
 import Hummingbird
 import LinkParseAuthorization
 import LinkParseCore
+import LinkParseHTTP
 import LinkParseHummingbird
+import LinkParseOAuth
 import LinkParsePostgres
 import LinkParseProviders
 import LinkParseRouter
@@ -80,9 +88,16 @@ struct ExampleServer {
     store: Store, secret: SymmetricKey, base: String, host: String, port: Int, env: [String: String], logger: Logger
   ) async throws {
     // Every login this server can start, with the callback route its redirect URI names.
-    var logins: [(name: String, login: LoginStart)] = [
-      ("demo", .oauth2(authorizeURL: base + "/demo/authorize", clientID: "demo", redirectURI: base + "/auth/demo/callback"))
-    ]
+    var logins: [(name: String, login: LoginStart)] = []
+    // The demo provider, only when asked for: discovered, with its keys cached for every login.
+    var demoParty: OIDCRelyingParty?
+    if let issuer = env["DEMO_PROVIDER"], !issuer.isEmpty {
+      let party = try await discoverDemo(issuer: issuer, env: env, logger: logger)
+      demoParty = party
+      logins.append(
+        ("demo", .oauth2(authorizeURL: party.metadata.authorizationEndpoint, clientID: party.clientID,
+          redirectURI: base + "/auth/demo/callback")))
+    }
     if let id = env["VK_CLIENT_ID"] {
       logins.append(("vk", .vkID(clientID: id, redirectURI: base + "/auth/vk/callback", scope: ["vkid.personal_info"])))
     }
@@ -102,28 +117,46 @@ struct ExampleServer {
     let cookieKey = HMAC<SHA256>.authenticationCode(for: Array("linkparse login cookies".utf8), using: secret)
     let endpoint = LinkParseCallbackEndpoint(
       store: store, publicBaseURL: base, logger: logger,
-      loginCookies: LoginCookies(key: Array(cookieKey), secure: base.lowercased().hasPrefix("https:")))
+      loginCookies: LoginCookies(key: Array(cookieKey), secure: base.lowercased().hasPrefix("https:")),
+      startLimits: StartLimits(limit: Int(env["LOGIN_START_LIMIT"] ?? "") ?? 30))
     // LoginRequestContext knows the client's address: the per-client start limit (StartLimits) needs it.
     let router = Router(context: LoginRequestContext.self)
+    let demo = demoParty
+    let sessions = Sessions()
+    let secureCookies = base.lowercased().hasPrefix("https:")
     router.add(
       middleware: endpoint.callbackRoutes(table, context: LoginRequestContext.self, unknownRoutePrefix: "/auth/") {
         consumed, match, _, _ in
-        // A real app exchanges the code now (LinkParseOAuth's `consumed.tokenRequest()`, which carries the PKCE
-        // verifier, client id and redirect URI as sent; sent with LinkParseHTTP) and sets its session. The
-        // example shows what arrived, without the code itself.
         let callback = consumed.callback
+        // The demo login goes all the way: exchange, verified identity, session, 303 to /me.
+        if match.name == "demo", let demo, callback.outcome == .success {
+          do {
+            let identity = try await demo.complete(consumed)
+            let session = sessions.open(identity)
+            var headers: HTTPFields = [.location: "/me", .cacheControl: "no-store", Self.referrerPolicy: "no-referrer"]
+            headers[.setCookie] =
+              "session=\(session); Path=/; HttpOnly; SameSite=Lax\(secureCookies ? "; Secure" : ""); Max-Age=3600"
+            return Response(status: .seeOther, headers: headers)
+          } catch {
+            logger.warning("demo login failed", metadata: ["error": "\(error)"])
+            return Self.json(.badGateway, "{\"error\":\"login-failed\",\"detail\":\(Self.quoted("\(error)"))}")
+          }
+        }
+        // Any other provider: a real app exchanges the code now (LinkParseHTTP's OIDCRelyingParty, or
+        // `consumed.tokenRequest()` sent with OAuthHTTPClient) and opens its session. The example shows what
+        // arrived, without the code itself.
         var json = "{\"route\":\"\(match.name)\",\"provider\":\"\(callback.provider.rawValue)\","
         json += "\"outcome\":\"\(callback.outcome.rawValue)\",\"has_code\":\(callback.code != nil)}\n"
-        return Response(
-          status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-          body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+        return Self.json(.ok, json)
       })
+    router.get("/me") { request, _ -> Response in
+      guard let identity = sessions.identity(request.headers[values: .cookie]) else {
+        return Self.json(.unauthorized, "{\"error\":\"no-session\"}")
+      }
+      return Self.json(.ok, identity)
+    }
     for (name, login) in logins {
       endpoint.registerStart(on: router, path: RouterPath("/login/\(name)"), login: login)
-    }
-    let demoCallback = base + "/auth/demo/callback"
-    router.get("/demo/authorize") { request, _ -> Response in
-      demoAuthorize(request, callback: demoCallback)
     }
     let index = "LinkParse example server\n" + logins.map { "  GET /login/\($0.name)\n" }.joined()
     router.get("/") { _, _ in index }
@@ -136,17 +169,81 @@ struct ExampleServer {
       logger: logger)
     logger.info("listening on http://\(host):\(port), public base \(base); logins: \(logins.map(\.name))")
     try await app.runService()
+    try await demo?.client.shutdown()  // (an HTTP client must be shut down before it goes)
   }
 
-  /// The demo provider: approves at once and sends the browser back with a code and the request's state.
-  /// It only ever redirects to the demo's own callback (no open redirect).
-  static func demoAuthorize(_ request: Request, callback: String) -> Response {
-    let query = request.uri.queryParameters
-    guard query["redirect_uri"].map(String.init) == callback, let state = query["state"].map(String.init) else {
-      return Response(status: .badRequest)
+  static var referrerPolicy: HTTPField.Name { HTTPField.Name("Referrer-Policy")! }
+
+  /// A JSON answer that is never cached.
+  static func json(_ status: HTTPResponse.Status, _ body: String) -> Response {
+    Response(
+      status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+      body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+  }
+
+  /// `text` as a JSON string.
+  static func quoted(_ text: String) -> String {
+    let data = try? JSONSerialization.data(withJSONObject: [text], options: [.fragmentsAllowed])
+    return data.map { String(decoding: $0.dropFirst().dropLast(), as: UTF8.self) } ?? "\"\""
+  }
+
+  /// The demo provider's relying party, discovered (retried for a few seconds: it may be starting too). Its
+  /// keys refetch at most once per DEMO_JWKS_COOLDOWN seconds.
+  static func discoverDemo(issuer: String, env: [String: String], logger: Logger) async throws -> OIDCRelyingParty {
+    // Plain http is for the loopback demo only.
+    let client = OAuthHTTPClient(configuration: .init(allowsInsecureHTTP: issuer.hasPrefix("http://127.0.0.1")))
+    var lastError: (any Error)?
+    for _ in 0..<50 {
+      do {
+        let metadata = try await client.discover(issuer: issuer)
+        let cooldown = Int64(env["DEMO_JWKS_COOLDOWN"] ?? "") ?? 60
+        let keys = JWKSCache(
+          url: metadata.jwksURI, client: client, configuration: .init(refetchCooldown: .seconds(cooldown)))
+        logger.info("demo provider: \(issuer)")
+        return OIDCRelyingParty(
+          metadata: metadata, clientID: env["DEMO_CLIENT_ID"] ?? "demo",
+          clientSecret: env["DEMO_CLIENT_SECRET"] ?? "demo-secret", client: client, keys: keys)
+      } catch {
+        lastError = error
+        try await Task.sleep(for: .milliseconds(100))
+      }
     }
-    let code = "demo-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
-    let location = callback + "?" + FormParameters.encode([("code", code), ("state", state)])
-    return Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
+    try await client.shutdown()
+    throw lastError!
+  }
+}
+
+/// The example's sessions: a fresh random id per login, kept in memory (a real deployment keeps them where every
+/// instance reads them).
+final class Sessions: @unchecked Sendable {
+  private let lock = NSLock()
+  private var byID: [String: String] = [:]
+
+  /// Opens a session for `identity`; returns its id.
+  func open(_ identity: VerifiedIdentity) -> String {
+    var generator = SystemRandomNumberGenerator()
+    let id = (0..<4).map { _ in String(generator.next(), radix: 16) }.joined()
+    var summary = "{\"provider\":\"\(identity.provider.rawValue)\",\"issuer\":\(ExampleServer.quoted(identity.issuer)),"
+    summary += "\"subject\":\(ExampleServer.quoted(identity.subject))"
+    if let email = identity.userInfo?.email { summary += ",\"email\":\(ExampleServer.quoted(email))" }
+    summary += "}\n"
+    lock.lock()
+    byID[id] = summary
+    lock.unlock()
+    return id
+  }
+
+  /// The identity of the session the `Cookie` headers name, as JSON.
+  func identity(_ cookies: [String]) -> String? {
+    for header in cookies {
+      for pair in header.split(separator: ";") {
+        let pair = pair.trimmingCharacters(in: .whitespaces)
+        guard pair.hasPrefix("session=") else { continue }
+        lock.lock()
+        defer { lock.unlock() }
+        if let found = byID[String(pair.dropFirst("session=".count))] { return found }
+      }
+    }
+    return nil
   }
 }

@@ -2,6 +2,8 @@
 // demo provider's whole login over HTTP, with the in-memory store and, when the test database is there, with
 // DATABASE_URL.
 
+import AsyncHTTPClient
+import NIOHTTP1
 import Foundation
 import LinkParseServerTestSupport
 import Testing
@@ -15,41 +17,157 @@ import Testing
       .appendingPathComponent("linkparse-example-server").path
   }()
 
-  /// Runs the example on a free port with `environment`, walks the demo login, stops it.
-  func walkDemoLogin(_ environment: [String: String]) async throws {
-    let port = Int.random(in: 20_000..<40_000)
+  /// The demo provider's script.
+  static let demoProvider = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Examples/DemoProvider/demo_provider.py").path
+
+  /// What one request answered, every `Set-Cookie` included.
+  struct Answer: Sendable {
+    let status: Int
+    let location: String?
+    let setCookies: [String]
+    let body: String
+
+    /// The `name=value` of the cookie set under `prefix`.
+    func cookie(_ prefix: String) -> String? {
+      setCookies.first { $0.hasPrefix(prefix) }?.split(separator: ";").first.map(String.init)
+    }
+  }
+
+  /// A browser for a thousand at once: a connection each, and time to wait for them.
+  static let http: HTTPClient = {
+    var configuration = HTTPClient.Configuration(
+      redirectConfiguration: .disallow, timeout: .init(connect: .seconds(60), read: .seconds(60)))
+    configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 1_024
+    return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+  }()
+
+  static func fetch(_ url: String, method: HTTPMethod = .GET, cookie: String? = nil) async throws -> Answer {
+    var request = HTTPClientRequest(url: url)
+    request.method = method
+    if let cookie { request.headers.add(name: "Cookie", value: cookie) }
+    let response = try await http.execute(request, timeout: .seconds(120))
+    let body = String(buffer: try await response.body.collect(upTo: 1 << 20))
+    return Answer(
+      status: Int(response.status.code), location: response.headers.first(name: "location"),
+      setCookies: response.headers["set-cookie"], body: body)
+  }
+
+  /// Runs `body` with a process started from `executable` and `arguments`, stopped afterwards.
+  static func withProcess<R>(
+    _ executable: String, _ arguments: [String], environment: [String: String]? = nil, _ body: () async throws -> R
+  ) async throws -> R {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: Self.binary)
-    process.environment = environment.merging(["HOST": "127.0.0.1", "PORT": "\(port)"]) { a, _ in a }
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     try process.run()
     defer {
-      process.terminate()
+      // SIGKILL: a server's graceful shutdown would wait for the test client's idle keep-alive connections.
+      kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
     }
-    var index = try? await ServerTests.get(port, "/")
-    for _ in 0..<100 where index == nil {
+    return try await body()
+  }
+
+  /// Waits until `url` answers.
+  static func waitFor(_ url: String) async throws {
+    for _ in 0..<150 {
+      if (try? await fetch(url)) != nil { return }
       try await Task.sleep(for: .milliseconds(100))
-      index = try? await ServerTests.get(port, "/")
     }
-    #expect(index?.status == 200)
-    let (start, cookie) = try await ServerTests.getWithCookie(port, "/login/demo")
+    Issue.record("\(url) never answered")
+  }
+
+  /// One whole login in a fresh browser (a cookie jar of its own): start, the provider's approval, the callback
+  /// with the login cookie, 303 to /me with a session; /me shows the verified subject.
+  static func login(_ base: String) async throws -> (callback: String, loginCookie: String, me: String) {
+    let start = try await fetch(base + "/login/demo")
     #expect(start.status == 302)
-    let login = try #require(cookie)
-    let authorize = try #require(start.location.flatMap(URLComponents.init(string:)))
-    let back = try await ServerTests.get(port, authorize.path + "?" + (authorize.percentEncodedQuery ?? ""))
-    #expect(back.status == 302)
-    let callback = try #require(back.location.flatMap(URLComponents.init(string:)))
-    #expect(callback.path == "/auth/demo/callback")
-    let target = callback.path + "?" + (callback.percentEncodedQuery ?? "")
-    // Another browser (no cookie, or another login's) is refused, and the login stays this browser's.
-    #expect(try await ServerTests.get(port, target).code == "unknown-login")
-    let (_, other) = try await ServerTests.getWithCookie(port, "/login/demo")
-    #expect(try await ServerTests.get(port, target, cookie: try #require(other)).code == "unknown-login")
-    #expect(try await ServerTests.get(port, target, cookie: login).status == 200)
-    #expect(try await ServerTests.get(port, target, cookie: login).code == "replayed")
-    #expect(try await ServerTests.get(port, "/auth/elsewhere").code == "unknown-route")
+    let loginCookie = try #require(start.cookie("lp-login-"))
+    let approved = try await fetch(try #require(start.location))
+    #expect(approved.status == 302)
+    let callback = try #require(approved.location)
+    let done = try await fetch(callback, cookie: loginCookie)
+    #expect(done.status == 303 && done.location == "/me", "\(done.body)")
+    let session = try #require(done.cookie("session="), "\(done.body)")
+    let me = try await fetch(base + "/me", cookie: session)
+    #expect(me.status == 200)
+    return (callback, loginCookie, me.body)
+  }
+
+  /// Runs the demo provider and the example (with `environment`) on free ports, and walks the demo login as an
+  /// attacker would too: the callback from another browser (no cookie, another login's) gets the uniform
+  /// problem, the login's own browser then ends at /me with the verified subject, a replay is refused.
+  func walkDemoLogin(_ environment: [String: String]) async throws {
+    let port = Int.random(in: 20_000..<40_000)
+    let providerPort = port + 1
+    let base = "http://127.0.0.1:\(port)"
+    let issuer = "http://127.0.0.1:\(providerPort)"
+    try await Self.withProcess(
+      "/usr/bin/env", ["python3", Self.demoProvider, "--port", "\(providerPort)", "--redirect-prefix", base + "/"]
+    ) {
+      try await Self.waitFor(issuer + "/stats")
+      var env = ProcessInfo.processInfo.environment.merging(environment) { _, b in b }
+      env.merge(["HOST": "127.0.0.1", "PORT": "\(port)", "DEMO_PROVIDER": issuer, "DEMO_JWKS_COOLDOWN": "1",
+        "LOGIN_START_LIMIT": "100000"]) { _, b in b }
+      try await Self.withProcess(Self.binary, [], environment: env) {
+        try await Self.waitFor(base + "/")
+        // Another browser delivers a login's callback: refused alike, and nothing is spent.
+        let start = try await Self.fetch(base + "/login/demo")
+        let cookie = try #require(start.cookie("lp-login-"))
+        let authorize = try #require(start.location)
+        let callback = try #require(try await Self.fetch(authorize).location)
+        #expect(try await Self.fetch(callback).body.contains("\"code\":\"unknown-login\""))
+        let other = try #require(try await Self.fetch(base + "/login/demo").cookie("lp-login-"))
+        #expect(try await Self.fetch(callback, cookie: other).body.contains("\"code\":\"unknown-login\""))
+        let done = try await Self.fetch(callback, cookie: cookie)
+        #expect(done.status == 303 && done.location == "/me", "\(done.body)")
+        #expect(try await Self.fetch(callback, cookie: cookie).body.contains("\"code\":\"replayed\""))
+        #expect(try await Self.fetch(base + "/me").status == 401)
+
+        let (_, _, me) = try await Self.login(base)
+        #expect(me.contains("\"subject\":\"demo-user-") && me.contains("\"issuer\":"), "\(me)")
+        #expect(try await Self.fetch(base + "/auth/elsewhere").body.contains("unknown-route"))
+
+        // The provider rotates its keys: 1,000 callbacks at once after it cost exactly one JWKS fetch. (The
+        // logins start and are approved in batches; their callbacks then all arrive together.)
+        let before = try await Self.jwksFetches(issuer)
+        #expect(try await Self.fetch(issuer + "/rotate", method: .POST).status == 200)
+        try await Task.sleep(for: .milliseconds(1_100))  // past DEMO_JWKS_COOLDOWN
+        var pending: [(callback: String, cookie: String)] = []
+        for _ in 0..<(1_000 / 25) {
+          pending += try await withThrowingTaskGroup(of: (String, String).self) { group in
+            for _ in 0..<25 {
+              group.addTask {
+                let start = try await Self.fetch(base + "/login/demo")
+                let authorize = try #require(start.location)
+                let callback = try #require(try await Self.fetch(authorize).location)
+                return (callback, try #require(start.cookie("lp-login-")))
+              }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+          }
+        }
+        let callbacks = pending
+        let succeeded = try await withThrowingTaskGroup(of: Bool.self) { group in
+          for login in callbacks {
+            group.addTask { try await Self.fetch(login.callback, cookie: login.cookie).status == 303 }
+          }
+          return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(succeeded == 1_000)
+        #expect(try await Self.jwksFetches(issuer) == before + 1)
+      }
+    }
+  }
+
+  static func jwksFetches(_ issuer: String) async throws -> Int {
+    let stats = try await fetch(issuer + "/stats").body
+    let digits = stats.split(separator: "\"jwks_fetches\": ").last?.prefix { $0.isNumber } ?? ""
+    return Int(digits) ?? -1
   }
 
   @Test func demoLoginInMemory() async throws {

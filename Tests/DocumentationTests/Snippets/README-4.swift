@@ -23,7 +23,7 @@ func snippet_README_4() async throws {
   let router = Hummingbird.Router()  // Hummingbird's; LinkParseRouter's is the table above
   router.add(middleware: endpoint.callbackRoutes(table, context: BasicRequestContext.self, unknownRoutePrefix: "/auth/") {
     consumed, match, request, context in
-    // consumed.tokenRequest() is the code exchange (LinkParseOAuth), sent with LinkParseHTTP.
+    // OIDCRelyingParty.complete(consumed) (LinkParseHTTP) is the exchange, the verified id_token, the user info.
     Response(status: .seeOther, headers: [.location: consumed.callback.outcome == .success ? "/" : "/login"])
   })
   endpoint.registerStart(on: router, path: "/login/vk",

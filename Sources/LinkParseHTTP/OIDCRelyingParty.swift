@@ -1,0 +1,302 @@
+// From a consumed authorization to a verified identity, in one call: OpenID Connect discovery, the token
+// exchange, the id_token verified with keys from a JWKSCache, and the user info cross-checked (OIDC Core
+// §3.1.3.7, §5.3.2; OpenID Connect Discovery 1.0 §4).
+
+public import LinkParseAuthorization
+public import LinkParseCore
+public import LinkParseOAuth
+import LinkParseProviders
+
+/// Why a login could not be completed beyond what the token endpoint, the JWKS or the id_token said
+/// (``OAuthResponseError``, ``IDTokenError`` and ``TokenRequestError`` carry those): a stable ``code`` and a
+/// message a person can act on.
+///
+/// ```swift
+/// do { _ = try await party.complete(consumed) }
+/// catch let error as IdentityError { print(error.code) }  // subject-mismatch
+/// ```
+public struct IdentityError: Error, Sendable, Hashable, CustomStringConvertible {
+  /// A stable, machine-readable code.
+  public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The kebab-case spelling.
+    public let rawValue: String
+    /// A code.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// The raw value.
+    public var description: String { rawValue }
+    /// The discovery document names another issuer than the one asked for (Discovery §4.3).
+    public static let issuerMismatch = Code(rawValue: "issuer-mismatch")
+    /// The discovery document lacks an endpoint the login needs, or names one that is not an `https` URL.
+    public static let invalidMetadata = Code(rawValue: "invalid-metadata")
+    /// The token answer has no `id_token` (an OpenID Connect login always gets one).
+    public static let missingIDToken = Code(rawValue: "missing-id-token")
+    /// The user info's `sub` is not the id_token's (OIDC Core §5.3.2: the user info must not be used).
+    public static let subjectMismatch = Code(rawValue: "subject-mismatch")
+    /// The consumed authorization is not a success with a code (a provider error, a cancel).
+    public static let notASuccess = Code(rawValue: "not-a-success")
+  }
+
+  /// What went wrong.
+  public let code: Code
+  /// A sentence for a log line; never a token or a code.
+  public let message: String
+
+  /// An error.
+  ///
+  /// ```swift
+  /// IdentityError(.missingIDToken, message: "the token answer has no id_token")
+  /// ```
+  public init(_ code: Code, message: String) {
+    self.code = code
+    self.message = message
+  }
+
+  /// `code: message`.
+  public var description: String { "\(code): \(message)" }
+}
+
+/// An OpenID Connect provider's metadata (Discovery 1.0 §3): what a login needs of it.
+///
+/// ```swift
+/// let metadata = try await client.discover(issuer: "https://id.example")
+/// metadata.tokenEndpoint  // "https://id.example/token"
+/// ```
+public struct OIDCProviderMetadata: Sendable, Hashable {
+  /// `issuer`: exactly the issuer asked for.
+  public var issuer: String
+  /// `authorization_endpoint`.
+  public var authorizationEndpoint: String
+  /// `token_endpoint`.
+  public var tokenEndpoint: String
+  /// `jwks_uri`.
+  public var jwksURI: String
+  /// `userinfo_endpoint`, when the provider has one.
+  public var userinfoEndpoint: String?
+  /// `end_session_endpoint` (RP-initiated logout), when the provider has one.
+  public var endSessionEndpoint: String?
+  /// `revocation_endpoint`, when the provider has one.
+  public var revocationEndpoint: String?
+
+  /// Metadata from its values.
+  ///
+  /// ```swift
+  /// OIDCProviderMetadata(issuer: "https://id.example", authorizationEndpoint: "https://id.example/authorize",
+  ///   tokenEndpoint: "https://id.example/token", jwksURI: "https://id.example/jwks")
+  /// ```
+  public init(
+    issuer: String, authorizationEndpoint: String, tokenEndpoint: String, jwksURI: String,
+    userinfoEndpoint: String? = nil, endSessionEndpoint: String? = nil, revocationEndpoint: String? = nil
+  ) {
+    self.issuer = issuer
+    self.authorizationEndpoint = authorizationEndpoint
+    self.tokenEndpoint = tokenEndpoint
+    self.jwksURI = jwksURI
+    self.userinfoEndpoint = userinfoEndpoint
+    self.endSessionEndpoint = endSessionEndpoint
+    self.revocationEndpoint = revocationEndpoint
+  }
+
+  /// Reads a discovery document, which must name `issuer` exactly and carry the authorization, token and JWKS
+  /// endpoints as URLs (`https`, unless `allowsInsecureHTTP`).
+  ///
+  /// ```swift
+  /// let metadata = try OIDCProviderMetadata(json: Array(document.utf8), issuer: "https://id.example")
+  /// ```
+  ///
+  /// - Throws: ``OAuthResponseError`` for a body that is not a JSON object; ``IdentityError``
+  ///   `issuer-mismatch` or `invalid-metadata`.
+  public init(json: [UInt8], issuer: String, allowsInsecureHTTP: Bool = false) throws {
+    let document = try JSONValue.parse(json)
+    guard case .object = document else {
+      throw OAuthResponseError(.unexpectedShape, message: "the discovery document is not a JSON object")
+    }
+    guard let named = document["issuer"]?.string, named == issuer else {
+      throw IdentityError(
+        .issuerMismatch, message: "the discovery document for \(issuer) names another issuer (Discovery §4.3)")
+    }
+    func endpoint(_ name: String, required: Bool) throws -> String? {
+      guard let value = document[name]?.string else {
+        if required { throw IdentityError(.invalidMetadata, message: "the discovery document has no \(name)") }
+        return nil
+      }
+      guard let url = try? ParsedURL(value), url.scheme == "https" || (allowsInsecureHTTP && url.scheme == "http")
+      else {
+        throw IdentityError(.invalidMetadata, message: "the discovery document's \(name) is not an https URL")
+      }
+      return value
+    }
+    self.init(
+      issuer: named, authorizationEndpoint: try endpoint("authorization_endpoint", required: true)!,
+      tokenEndpoint: try endpoint("token_endpoint", required: true)!,
+      jwksURI: try endpoint("jwks_uri", required: true)!,
+      userinfoEndpoint: try endpoint("userinfo_endpoint", required: false),
+      endSessionEndpoint: try endpoint("end_session_endpoint", required: false),
+      revocationEndpoint: try endpoint("revocation_endpoint", required: false))
+  }
+}
+
+extension OAuthHTTPClient {
+  /// Fetches `issuer`'s discovery document (`issuer` + `/.well-known/openid-configuration`) and reads it
+  /// (see ``OIDCProviderMetadata/init(json:issuer:allowsInsecureHTTP:)``).
+  ///
+  /// ```swift
+  /// let metadata = try await client.discover(issuer: "https://id.example")
+  /// ```
+  ///
+  /// - Throws: ``OAuthResponseError`` when the document could not be fetched (status, timeout, size, JSON),
+  ///   ``IdentityError`` when it names another issuer or lacks an endpoint.
+  public func discover(issuer: String) async throws -> OIDCProviderMetadata {
+    var base = issuer
+    while base.hasSuffix("/") { base.removeLast() }
+    let request = OAuthRequest(kind: .discovery, method: .get, url: base + "/.well-known/openid-configuration")
+    let response = try await send(request)
+    guard response.isSuccess else { throw StatusErrors.error(for: response, request: request) }
+    return try OIDCProviderMetadata(
+      json: response.body, issuer: issuer, allowsInsecureHTTP: configuration.allowsInsecureHTTP)
+  }
+}
+
+/// What a completed login proves: the provider, the issuer and the subject the id_token names (verified:
+/// signature, issuer, audience, nonce, expiry, `iat` age, `c_hash`/`at_hash` where present), the tokens, and
+/// the user info when it was asked for (its `sub` equal to the id_token's).
+///
+/// ```swift
+/// let identity = try await party.complete(consumed)
+/// identity.subject  // "248289761001"
+/// ```
+public struct VerifiedIdentity: Sendable {
+  /// The provider the login went to.
+  public let provider: Provider
+  /// The issuer (`iss`).
+  public let issuer: String
+  /// The subject (`sub`): the user's stable id at the issuer.
+  public let subject: String
+  /// The verified id_token.
+  public let idToken: VerifiedIDToken
+  /// The token endpoint's answer (access token, refresh token, …).
+  public let tokens: TokenResponse
+  /// The user info, when ``OIDCRelyingParty/fetchesUserInfo`` and the provider has a user-info endpoint.
+  public let userInfo: OIDCUserInfo?
+}
+
+/// Everything after the callback for one OpenID Connect provider, in one call (``complete(_:now:)``): the token
+/// exchange from the consumed authorization (its PKCE verifier, redirect URI as sent, client id), the id_token
+/// verified with keys from a ``JWKSCache`` (the nonce sent, the client as audience, the issuer, `at_hash`
+/// against the access token, `max_age` when set, `iat` no older than ``maxIssuedAtAge``), and the user info,
+/// whose `sub` must be the id_token's.
+///
+/// Keep one per provider for the life of the process: its ``keys`` cache is shared by every login, so a key
+/// rotation costs one JWKS fetch however many callbacks arrive at once.
+///
+/// ```swift
+/// let client = OAuthHTTPClient()
+/// let party = try await OIDCRelyingParty.discover(
+///   issuer: "https://id.example", clientID: "app", clientSecret: secret, client: client)
+/// // in the callback's closure:
+/// let identity = try await party.complete(consumed)
+/// ```
+public struct OIDCRelyingParty: Sendable {
+  /// The provider's metadata.
+  public let metadata: OIDCProviderMetadata
+  /// The client id registered with the provider (the id_token's audience).
+  public let clientID: String
+  /// The client secret, when the client has one (sent as `client_secret_basic`).
+  public let clientSecret: String?
+  /// The provider's keys.
+  public let keys: JWKSCache
+  /// The HTTP client every request goes through.
+  public let client: OAuthHTTPClient
+  /// `max_age` sent with the authorization request, if any: the id_token's `auth_time` must be within it.
+  public var maxAge: Int64?
+  /// How old an id_token's `iat` may be, seconds (600 by default).
+  public var maxIssuedAtAge: Int64? = IDTokenVerifier.Expectations.defaultMaxIssuedAtAge
+  /// Whether ``complete(_:now:)`` fetches the user info (when the provider has an endpoint).
+  public var fetchesUserInfo = true
+
+  /// A relying party from known metadata.
+  ///
+  /// ```swift
+  /// let party = OIDCRelyingParty(metadata: metadata, clientID: "app", clientSecret: nil, client: client)
+  /// ```
+  public init(
+    metadata: OIDCProviderMetadata, clientID: String, clientSecret: String?, client: OAuthHTTPClient,
+    keys: JWKSCache? = nil
+  ) {
+    self.metadata = metadata
+    self.clientID = clientID
+    self.clientSecret = clientSecret
+    self.client = client
+    self.keys = keys ?? JWKSCache(url: metadata.jwksURI, client: client)
+  }
+
+  /// A relying party from `issuer`'s discovery document.
+  ///
+  /// ```swift
+  /// let party = try await OIDCRelyingParty.discover(issuer: "https://id.example", clientID: "app", clientSecret: nil, client: client)
+  /// ```
+  public static func discover(
+    issuer: String, clientID: String, clientSecret: String?, client: OAuthHTTPClient
+  ) async throws -> OIDCRelyingParty {
+    OIDCRelyingParty(
+      metadata: try await client.discover(issuer: issuer), clientID: clientID, clientSecret: clientSecret,
+      client: client)
+  }
+
+  /// Completes the login `consumed` carries: the token exchange, the id_token, the user info.
+  ///
+  /// ```swift
+  /// let identity = try await party.complete(consumed)
+  /// identity.idToken.claims.subject == identity.subject  // true
+  /// ```
+  ///
+  /// - Throws: ``IdentityError`` (`not-a-success`, `missing-id-token`, `subject-mismatch`),
+  ///   ``TokenRequestError`` (the request cannot be built), ``OAuthResponseError`` (the token or user-info
+  ///   answer: the provider's error, status, timeout, shape; or the JWKS could not be read), ``IDTokenError``
+  ///   (the id_token is refused: signature, audience, nonce, hashes, times).
+  public func complete(
+    _ consumed: ConsumedAuthorization, now: Int64 = IDTokenVerifier.currentUnixTime
+  ) async throws -> VerifiedIdentity {
+    guard consumed.callback.outcome == .success, let code = consumed.callback.code else {
+      throw IdentityError(
+        .notASuccess, message: "the callback is \(consumed.callback.outcome.rawValue), not a success with a code")
+    }
+    // The exchange of a generic OAuth 2.0 login (its verifier and redirect URI as sent), authenticated with
+    // the client secret when there is one; any other provider's comes from its own client.
+    let request: OAuthRequest
+    if consumed.authorization.provider == .oauth2 {
+      let authorization = consumed.authorization
+      request = OAuth2Client(
+        clientID: authorization.clientID ?? clientID,
+        authentication: clientSecret.map { .clientSecretBasic($0) } ?? .none, tokenEndpoint: metadata.tokenEndpoint
+      ).tokenExchange(
+        code: String(code), redirectURI: authorization.redirectURIAsSent ?? authorization.redirectURI.href,
+        codeVerifier: authorization.codeVerifier)
+    } else {
+      request = try consumed.tokenRequest(clientSecret: clientSecret, endpoint: metadata.tokenEndpoint)
+    }
+    let tokens = try await client.perform(request, as: TokenResponse.self)
+    guard let idToken = tokens.idToken else {
+      throw IdentityError(.missingIDToken, message: "the token answer from \(metadata.issuer) has no id_token")
+    }
+    let expected = IDTokenVerifier.Expectations(
+      issuer: metadata.issuer, audience: clientID, nonce: consumed.authorization.nonce,
+      accessToken: tokens.accessToken, maxAge: maxAge, maxIssuedAtAge: maxIssuedAtAge)
+    let verified = try await keys.verify(idToken, expecting: expected, now: now)
+    let subject = verified.claims.subject ?? ""
+    var userInfo: OIDCUserInfo?
+    if fetchesUserInfo, let endpoint = metadata.userinfoEndpoint {
+      let info = try await client.perform(
+        OAuthRequest(
+          kind: .userInfo, method: .get, url: endpoint, headers: [.init("Authorization", "Bearer " + tokens.accessToken)]),
+        as: OIDCUserInfo.self)
+      guard info.sub == subject else {
+        throw IdentityError(
+          .subjectMismatch, message: "the user info's sub is not the id_token's (OIDC Core §5.3.2): not used")
+      }
+      userInfo = info
+    }
+    return VerifiedIdentity(
+      provider: consumed.authorization.provider, issuer: metadata.issuer, subject: subject, idToken: verified,
+      tokens: tokens, userInfo: userInfo)
+  }
+}

@@ -184,7 +184,7 @@ let package = Package(
     .testTarget(
       name: "LinkParseHTTPTests",
       dependencies: [
-        "LinkParseHTTP", "LinkParseOAuth", "LinkParseProviders", "LinkParseAuthorization",
+        "LinkParseHTTP", "LinkParseOAuth", "LinkParseProviders", "LinkParseAuthorization", "LinkParseTestSupport",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         // P-256 keys and ES256 signatures for the JWKS cache's test tokens.
         .product(name: "Crypto", package: "swift-crypto"),
@@ -228,7 +228,7 @@ let package = Package(
       name: "LinkParseServerTests",
       dependencies: [
         "LinkParseHummingbird", "LinkParsePostgres", "LinkParseRouter", "LinkParseProviders", "LinkParseCore",
-        "LinkParseAuthorization", "LinkParseServerTestSupport", "linkparse-example-server",
+        "LinkParseAuthorization", "LinkParseServerTestSupport", "LinkParseTestSupport", "linkparse-example-server",
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -6,6 +6,7 @@ import AsyncHTTPClient
 import NIOHTTP1
 import Foundation
 import LinkParseServerTestSupport
+import LinkParseTestSupport
 import Testing
 
 @Suite(.serialized) struct ExampleServerTests {
@@ -17,9 +18,6 @@ import Testing
       .appendingPathComponent("linkparse-example-server").path
   }()
 
-  /// The demo provider's script.
-  static let demoProvider = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("Examples/DemoProvider/demo_provider.py").path
 
   /// What one request answered, every `Set-Cookie` included.
   struct Answer: Sendable {
@@ -51,25 +49,6 @@ import Testing
     return Answer(
       status: Int(response.status.code), location: response.headers.first(name: "location"),
       setCookies: response.headers["set-cookie"], body: body)
-  }
-
-  /// Runs `body` with a process started from `executable` and `arguments`, stopped afterwards.
-  static func withProcess<R>(
-    _ executable: String, _ arguments: [String], environment: [String: String]? = nil, _ body: () async throws -> R
-  ) async throws -> R {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let environment { process.environment = environment }
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    defer {
-      // SIGKILL: a server's graceful shutdown would wait for the test client's idle keep-alive connections.
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-    }
-    return try await body()
   }
 
   /// Waits until `url` answers.
@@ -106,14 +85,14 @@ import Testing
     let providerPort = port + 1
     let base = "http://127.0.0.1:\(port)"
     let issuer = "http://127.0.0.1:\(providerPort)"
-    try await Self.withProcess(
-      "/usr/bin/env", ["python3", Self.demoProvider, "--port", "\(providerPort)", "--redirect-prefix", base + "/"]
+    try await withChildProcess(
+      "/usr/bin/env", ["python3", demoProviderScript, "--port", "\(providerPort)", "--redirect-prefix", base + "/"]
     ) {
       try await Self.waitFor(issuer + "/stats")
       var env = ProcessInfo.processInfo.environment.merging(environment) { _, b in b }
       env.merge(["HOST": "127.0.0.1", "PORT": "\(port)", "DEMO_PROVIDER": issuer, "DEMO_JWKS_COOLDOWN": "1",
         "LOGIN_START_LIMIT": "100000"]) { _, b in b }
-      try await Self.withProcess(Self.binary, [], environment: env) {
+      try await withChildProcess(Self.binary, [], environment: env) {
         try await Self.waitFor(base + "/")
         // Another browser delivers a login's callback: refused alike, and nothing is spent.
         let start = try await Self.fetch(base + "/login/demo")

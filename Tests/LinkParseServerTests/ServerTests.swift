@@ -18,7 +18,7 @@ import NIOCore
 import PostgresNIO
 import Testing
 
-@Suite(.serialized, .enabled(if: TestDatabase.url != nil, "LINKPARSE_TEST_DATABASE_URL is not set (make test sets it)"))
+@Suite(.serialized, .timeLimit(.minutes(5)), .enabled(if: TestDatabase.url != nil, "LINKPARSE_TEST_DATABASE_URL is not set (make test sets it)"))
 struct ServerTests {
   static let database = "linkparse_server_test"
   static let secret = SymmetricKey(data: Array(repeating: UInt8(0x33), count: 32))

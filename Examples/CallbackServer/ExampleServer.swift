@@ -149,6 +149,16 @@ struct ExampleServer {
         json += "\"outcome\":\"\(callback.outcome.rawValue)\",\"has_code\":\(callback.code != nil)}\n"
         return Self.json(.ok, json)
       })
+    // Logging out: a POST (a link or an image elsewhere cannot end the session), which ends the session here and
+    // sends the browser to the provider's end_session_endpoint, which sends it back to /.
+    router.post("/logout") { request, _ -> Response in
+      let idToken = sessions.close(request.headers[values: .cookie])
+      var headers: HTTPFields = [.cacheControl: "no-store", Self.referrerPolicy: "no-referrer"]
+      headers[.setCookie] = "session=; Path=/; HttpOnly; SameSite=Lax\(secureCookies ? "; Secure" : ""); Max-Age=0"
+      headers[.location] =
+        demo?.endSessionURL(idTokenHint: idToken, postLogoutRedirectURI: base + "/") ?? "/"
+      return Response(status: .seeOther, headers: headers)
+    }
     router.get("/me") { request, _ -> Response in
       guard let identity = sessions.identity(request.headers[values: .cookie]) else {
         return Self.json(.unauthorized, "{\"error\":\"no-session\"}")
@@ -217,7 +227,7 @@ struct ExampleServer {
 /// instance reads them).
 final class Sessions: @unchecked Sendable {
   private let lock = NSLock()
-  private var byID: [String: String] = [:]
+  private var byID: [String: (summary: String, idToken: String?)] = [:]
 
   /// Opens a session for `identity`; returns its id.
   func open(_ identity: VerifiedIdentity) -> String {
@@ -228,20 +238,33 @@ final class Sessions: @unchecked Sendable {
     if let email = identity.userInfo?.email { summary += ",\"email\":\(ExampleServer.quoted(email))" }
     summary += "}\n"
     lock.lock()
-    byID[id] = summary
+    byID[id] = (summary, identity.tokens.idToken)
     lock.unlock()
     return id
   }
 
   /// The identity of the session the `Cookie` headers name, as JSON.
   func identity(_ cookies: [String]) -> String? {
+    guard let id = Self.sessionID(cookies) else { return nil }
+    lock.lock()
+    defer { lock.unlock() }
+    return byID[id]?.summary
+  }
+
+  /// Ends the session the `Cookie` headers name; returns its id_token (the logout's hint).
+  func close(_ cookies: [String]) -> String? {
+    guard let id = Self.sessionID(cookies) else { return nil }
+    lock.lock()
+    defer { lock.unlock() }
+    return byID.removeValue(forKey: id)?.idToken
+  }
+
+  /// The `session` cookie's value.
+  static func sessionID(_ cookies: [String]) -> String? {
     for header in cookies {
       for pair in header.split(separator: ";") {
         let pair = pair.trimmingCharacters(in: .whitespaces)
-        guard pair.hasPrefix("session=") else { continue }
-        lock.lock()
-        defer { lock.unlock() }
-        if let found = byID[String(pair.dropFirst("session=".count))] { return found }
+        if pair.hasPrefix("session=") { return String(pair.dropFirst("session=".count)) }
       }
     }
     return nil

@@ -13,8 +13,9 @@ JWKS (Cache-Control: max-age=300) then lists only the new ones.
   GET  /authorize            response_type=code, client_id, redirect_uri, state, nonce, code_challenge
   POST /token                grant_type=authorization_code, code, redirect_uri, code_verifier
   GET  /userinfo             Authorization: Bearer <access token>
+  GET  /logout               client_id, post_logout_redirect_uri (under the redirect prefix), state
   POST /rotate               new keys
-  GET  /stats                {"jwks_fetches": N, "tokens": N, "rotations": N}
+  GET  /stats                {"jwks_fetches": N, "tokens": N, "rotations": N, "logouts": N}
 
 Usage: demo_provider.py [--host 127.0.0.1] [--port 8081] [--client-id demo] [--client-secret demo-secret]
                         [--redirect-prefix http://127.0.0.1:8080/]
@@ -85,7 +86,7 @@ class Provider:
         self.keys = Keys()
         self.codes = {}
         self.tokens = {}
-        self.stats = {"jwks_fetches": 0, "tokens": 0, "rotations": 0}
+        self.stats = {"jwks_fetches": 0, "tokens": 0, "rotations": 0, "logouts": 0}
         self.turn = 0
 
     def metadata(self):
@@ -158,6 +159,16 @@ class Handler(BaseHTTPRequestHandler):
                                  "sub": "demo-user-" + secrets.token_hex(4)}
             back = redirect + ("&" if "?" in redirect else "?") + urllib.parse.urlencode(
                 {"code": code, "state": query.get("state", "")})
+            return self.answer(302, None, {"Location": back, "Cache-Control": "no-store"})
+        if url.path == "/logout":
+            # RP-initiated logout: back to a registered address only (no open redirect).
+            back = query.get("post_logout_redirect_uri", "")
+            if query.get("client_id") != p.client_id or not back.startswith(p.redirect_prefix):
+                return self.answer(400, {"error": "invalid_request", "error_description": "unknown client or redirect"})
+            with p.lock:
+                p.stats["logouts"] += 1
+            if "state" in query:
+                back += ("&" if "?" in back else "?") + urllib.parse.urlencode({"state": query["state"]})
             return self.answer(302, None, {"Location": back, "Cache-Control": "no-store"})
         if url.path == "/userinfo":
             auth = self.headers.get("Authorization", "")

@@ -242,6 +242,25 @@ public struct OIDCRelyingParty: Sendable {
       client: client)
   }
 
+  /// Where to send the browser to end its session at the provider (OpenID Connect RP-Initiated Logout 1.0
+  /// §2): the `end_session_endpoint` with `id_token_hint` (the id_token the login got), `client_id`,
+  /// `post_logout_redirect_uri` (registered with the provider) and `state`, as given; `nil` when the provider
+  /// has no such endpoint (then only the app's own session can end).
+  ///
+  /// ```swift
+  /// party.endSessionURL(idTokenHint: identity.tokens.idToken, postLogoutRedirectURI: "https://example.com/")
+  /// // "https://id.example/logout?id_token_hint=…&client_id=app&post_logout_redirect_uri=https%3A%2F%2Fexample.com%2F"
+  /// ```
+  public func endSessionURL(idTokenHint: String?, postLogoutRedirectURI: String? = nil, state: String? = nil) -> String? {
+    guard let endpoint = metadata.endSessionEndpoint else { return nil }
+    var pairs: [(String, String)] = []
+    if let idTokenHint { pairs.append(("id_token_hint", idTokenHint)) }
+    pairs.append(("client_id", clientID))
+    if let postLogoutRedirectURI { pairs.append(("post_logout_redirect_uri", postLogoutRedirectURI)) }
+    if let state { pairs.append(("state", state)) }
+    return endpoint + (endpoint.contains("?") ? "&" : "?") + FormParameters.encode(pairs)
+  }
+
   /// Completes the login `consumed` carries: the token exchange, the id_token, the user info.
   ///
   /// ```swift

@@ -62,7 +62,7 @@ import Testing
 
   /// One whole login in a fresh browser (a cookie jar of its own): start, the provider's approval, the callback
   /// with the login cookie, 303 to /me with a session; /me shows the verified subject.
-  static func login(_ base: String) async throws -> (callback: String, loginCookie: String, me: String) {
+  static func login(_ base: String) async throws -> (callback: String, loginCookie: String, me: String, session: String) {
     let start = try await fetch(base + "/login/demo")
     #expect(start.status == 302)
     let loginCookie = try #require(start.cookie("lp-login-"))
@@ -74,7 +74,7 @@ import Testing
     let session = try #require(done.cookie("session="), "\(done.body)")
     let me = try await fetch(base + "/me", cookie: session)
     #expect(me.status == 200)
-    return (callback, loginCookie, me.body)
+    return (callback, loginCookie, me.body, session)
   }
 
   /// Runs the demo provider and the example (with `environment`) on free ports, and walks the demo login as an
@@ -107,8 +107,17 @@ import Testing
         #expect(try await Self.fetch(callback, cookie: cookie).body.contains("\"code\":\"replayed\""))
         #expect(try await Self.fetch(base + "/me").status == 401)
 
-        let (_, _, me) = try await Self.login(base)
+        let (_, _, me, session) = try await Self.login(base)
         #expect(me.contains("\"subject\":\"demo-user-") && me.contains("\"issuer\":"), "\(me)")
+        // RP-initiated logout: the session ends here, the provider is told (id_token_hint) and sends the
+        // browser back; a GET does not log out.
+        _ = try await Self.fetch(base + "/logout", cookie: session)
+        #expect(try await Self.fetch(base + "/me", cookie: session).status == 200)
+        let logout = try await Self.fetch(base + "/logout", method: .POST, cookie: session)
+        #expect(logout.status == 303 && logout.location?.hasPrefix(issuer + "/logout?id_token_hint=") == true)
+        let back = try await Self.fetch(try #require(logout.location))
+        #expect(back.status == 302 && back.location == base + "/")
+        #expect(try await Self.fetch(base + "/me", cookie: session).status == 401)
         #expect(try await Self.fetch(base + "/auth/elsewhere").body.contains("unknown-route"))
 
         // The provider rotates its keys: 1,000 callbacks at once after it cost exactly one JWKS fetch. (The

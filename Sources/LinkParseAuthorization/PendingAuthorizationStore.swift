@@ -152,7 +152,8 @@ public final class PendingAuthorizationStore: PendingAuthorizationStorage {
     while c.expiriesHead < c.expiries.count, c.expiries[c.expiriesHead].expiresAt <= now {
       let id = c.expiries[c.expiriesHead].id
       c.expiriesHead += 1
-      if let entry = c.entries[id], entry.authorization.expiresAt.map({ now >= $0 }) ?? false { remove(id, &c) }
+      // (The queue's expiry is the entry's own: ids are never reused.)
+      if c.entries[id] != nil { remove(id, &c) }
     }
     if c.expiriesHead > 1024 && c.expiriesHead * 2 > c.expiries.count {
       c.expiries.removeFirst(c.expiriesHead)

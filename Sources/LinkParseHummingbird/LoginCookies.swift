@@ -34,8 +34,7 @@ public struct LoginCookies: Sendable {
   /// LoginCookies(key: Array(repeating: 7, count: 32), secure: false)
   /// ```
   public init(key: [UInt8], secure: Bool) {
-    self.key = SymmetricKey(data: key)
-    self.secure = secure
+    self.init(key: SymmetricKey(data: key), secure: secure)
   }
 
   /// Cookies with a fresh random key (one instance only).
@@ -44,8 +43,12 @@ public struct LoginCookies: Sendable {
   /// LoginCookies(secure: true)
   /// ```
   public init(secure: Bool) {
-    var generator = SystemRandomNumberGenerator()
-    self.init(key: (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }, secure: secure)
+    self.init(key: SymmetricKey(size: .bits256), secure: secure)
+  }
+
+  private init(key: SymmetricKey, secure: Bool) {
+    self.key = key
+    self.secure = secure
   }
 
   /// The prefix of every login cookie's name.
@@ -65,21 +68,23 @@ public struct LoginCookies: Sendable {
   /// A new login's cookie value and the hash its pending authorization keeps.
   func make() -> (value: String, hash: String) {
     var generator = SystemRandomNumberGenerator()
-    let value = Base64URL.encode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
+    let value = Base64URL.randomToken(using: &generator)
     return (value, hash(value[...]))
   }
 
-  /// The `Set-Cookie` value that sets a login's cookie.
+  /// The `Set-Cookie` value that sets a login's cookie (for at least a second).
   func setCookie(state: String?, value: String, maxAge: Int64, crossSitePost: Bool) -> String {
-    var cookie = "\(name(state: state))=\(value); Path=/; Max-Age=\(max(maxAge, 1)); HttpOnly"
-    if secure { cookie += "; Secure" }
-    cookie += crossSitePost ? "; SameSite=None" : "; SameSite=Lax"
-    return cookie
+    cookie(state: state, value: value, maxAge: max(maxAge, 1), crossSitePost: crossSitePost)
   }
 
   /// The `Set-Cookie` value that clears a login's cookie.
   func clearCookie(state: String?, crossSitePost: Bool) -> String {
-    var cookie = "\(name(state: state))=; Path=/; Max-Age=0; HttpOnly"
+    cookie(state: state, value: "", maxAge: 0, crossSitePost: crossSitePost)
+  }
+
+  /// A login cookie's `Set-Cookie` value with its attributes.
+  private func cookie(state: String?, value: String, maxAge: Int64, crossSitePost: Bool) -> String {
+    var cookie = "\(name(state: state))=\(value); Path=/; Max-Age=\(maxAge); HttpOnly"
     if secure { cookie += "; Secure" }
     cookie += crossSitePost ? "; SameSite=None" : "; SameSite=Lax"
     return cookie

@@ -81,7 +81,7 @@ final class StartLimiter: Sendable {
     }
   }
 
-  /// How many clients the current window tracks.
+  /// How many clients the current and the previous window track together.
   var trackedClients: Int { windows.withLock { $0.current.count + $0.previous.count } }
 }
 

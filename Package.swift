@@ -20,6 +20,9 @@ let package = Package(
     .library(name: "LinkParsePostgres", targets: ["LinkParsePostgres"]),
     // Optional: a Hummingbird 2 callback endpoint (GET and form_post) answering RFC 9457 problem JSON.
     .library(name: "LinkParseHummingbird", targets: ["LinkParseHummingbird"]),
+    // Optional: a web login's session (hummingbird-auth's sessions), kept in PostgreSQL for every instance, and
+    // its tokens refreshed once at a time.
+    .library(name: "LinkParseSessions", targets: ["LinkParseSessions"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -33,6 +36,8 @@ let package = Package(
     // Already in the graph through postgres-nio; named for DATABASE_URL's sslmode.
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    // Sessions (SessionMiddleware) for LinkParseSessions.
+    .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
     // Documentation only: `make docs` (swift package generate-documentation); no target depends on it.
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
   ],
@@ -132,6 +137,22 @@ let package = Package(
       ],
       swiftSettings: librarySettings
     ),
+    // The session a web login ends in (hummingbird-auth), a PostgreSQL PersistDriver that instances share
+    // (sealed at rest), and single-flight token refresh.
+    .target(
+      name: "LinkParseSessions",
+      dependencies: [
+        "LinkParseHummingbird", "LinkParsePostgres", "LinkParseHTTP", "LinkParseOAuth", "LinkParseAuthorization",
+        "LinkParseProviders", "LinkParseCore", "LinkParseBytes",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+      ],
+      swiftSettings: librarySettings
+    ),
     // Umbrella module: `import LinkParse`.
     .target(
       name: "LinkParse",
@@ -151,8 +172,9 @@ let package = Package(
       name: "linkparse-example-server",
       dependencies: [
         "LinkParseHummingbird", "LinkParsePostgres", "LinkParseRouter", "LinkParseProviders", "LinkParseCore",
-        "LinkParseAuthorization", "LinkParseHTTP", "LinkParseOAuth",
+        "LinkParseAuthorization", "LinkParseHTTP", "LinkParseOAuth", "LinkParseSessions",
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
@@ -211,7 +233,8 @@ let package = Package(
       name: "LinkParsePostgresTests",
       dependencies: [
         "LinkParsePostgres", "LinkParseProviders", "LinkParseAuthorization", "LinkParseOAuth", "LinkParseCore",
-        "LinkParseServerTestSupport",
+        "LinkParseServerTestSupport", "LinkParseSessions",
+        .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),

@@ -11,13 +11,20 @@
 //   curl -c jar -b jar -sL http://127.0.0.1:8080/login/demo    # … ends at /me: the verified subject
 // The callback exchanges the code (PKCE verifier, redirect URI as sent), verifies the id_token with the
 // provider's JWKS (cached; a rotation costs one fetch), checks the user info's sub, opens a session and
-// answers 303 to /me (Referrer-Policy: no-referrer, so the code leaves the address bar unseen).
+// answers 303 to the login's return path, /me by default (Referrer-Policy: no-referrer, so the code leaves the
+// address bar unseen).
+//
+// Sessions: hummingbird-auth's SessionMiddleware with LinkParseSessions' LoginSession, in memory or (DATABASE_URL) in
+// PostgreSQL, sealed, shared by every instance. GET /me shows the session (refreshing its access token first when
+// it is about to expire: once per session, across instances); POST /refresh refreshes now; POST /logout ends it.
+// A login started as /login/demo?return_to=/somewhere ends there (a same-site path only).
 //
 // Environment: HOST (127.0.0.1), PORT (8080), PUBLIC_BASE_URL (http://HOST:PORT), DATABASE_URL,
 // LINKPARSE_STORE_SECRET (64 hex digits; every instance sharing a database needs the same one),
 // DEMO_PROVIDER (the demo provider's issuer), DEMO_CLIENT_SECRET (demo-secret), DEMO_JWKS_COOLDOWN (seconds
-// between JWKS refetches, 60), LOGIN_START_LIMIT (logins one client may start a minute, 30), VK_CLIENT_ID, SBER_CLIENT_ID, TID_CLIENT_ID, APPLE_CLIENT_ID (each one adds
-// /login/<provider>).
+// between JWKS refetches, 60), LOGIN_START_LIMIT (logins one client may start a minute, 30),
+// SESSION_REFRESH_MARGIN (seconds before its expiry an access token is refreshed, 60), VK_CLIENT_ID,
+// SBER_CLIENT_ID, TID_CLIENT_ID, APPLE_CLIENT_ID (each one adds /login/<provider>).
 
 import Crypto
 import Foundation
@@ -30,7 +37,9 @@ import LinkParseHummingbird
 import LinkParseOAuth
 import LinkParsePostgres
 import LinkParseProviders
+import HummingbirdAuth
 import LinkParseRouter
+import LinkParseSessions
 import Logging
 import PostgresNIO
 
@@ -50,18 +59,22 @@ struct ExampleServer {
         configuration: try PostgresPendingAuthorizationStore.clientConfiguration(databaseURL: databaseURL))
       let secret = storeSecret(env, logger)
       let store = PostgresPendingAuthorizationStore(client: client, secret: secret)
+      let sessions = PostgresSessionDriver(client: client, secret: secret)
       try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { await client.run() }
         try await store.migrate()
-        logger.info("store: PostgreSQL (table \(PostgresPendingAuthorizationStore.tableName))")
-        try await serve(store: store, secret: secret, base: base, host: host, port: port, env: env, logger: logger)
+        try await sessions.migrate()
+        logger.info(
+          "store and sessions: PostgreSQL (tables \(PostgresPendingAuthorizationStore.tableName), \(PostgresSessionDriver.tableName))")
+        try await serve(
+          store: store, sessions: sessions, secret: secret, base: base, host: host, port: port, env: env, logger: logger)
         group.cancelAll()
       }
     } else {
-      logger.info("store: in memory (set DATABASE_URL to share it between instances)")
+      logger.info("store and sessions: in memory (set DATABASE_URL to share them between instances)")
       try await serve(
-        store: PendingAuthorizationStore(), secret: SymmetricKey(size: .bits256), base: base, host: host, port: port,
-        env: env, logger: logger)
+        store: PendingAuthorizationStore(), sessions: MemoryPersistDriver(), secret: SymmetricKey(size: .bits256),
+        base: base, host: host, port: port, env: env, logger: logger)
     }
   }
 
@@ -85,7 +98,8 @@ struct ExampleServer {
   }
 
   static func serve<Store: PendingAuthorizationStoring>(
-    store: Store, secret: SymmetricKey, base: String, host: String, port: Int, env: [String: String], logger: Logger
+    store: Store, sessions: any PersistDriver, secret: SymmetricKey, base: String, host: String, port: Int,
+    env: [String: String], logger: Logger
   ) async throws {
     // Every login this server can start, with the callback route its redirect URI names.
     var logins: [(name: String, login: LoginStart)] = []
@@ -119,51 +133,75 @@ struct ExampleServer {
       store: store, publicBaseURL: base, logger: logger,
       loginCookies: LoginCookies(key: Array(cookieKey), secure: base.lowercased().hasPrefix("https:")),
       startLimits: StartLimits(limit: Int(env["LOGIN_START_LIMIT"] ?? "") ?? 30))
-    // LoginRequestContext knows the client's address: the per-client start limit (StartLimits) needs it.
-    let router = Router(context: LoginRequestContext.self)
-    let demo = demoParty
-    let sessions = Sessions()
+    // LoginSessionContext knows the client's address (the per-client start limit, StartLimits, needs it) and
+    // carries the session (hummingbird-auth's SessionMiddleware: a fresh random id per login, the cookie
+    // __Host-lp-session over https, HttpOnly, SameSite=Lax; kept in PostgreSQL, sealed, with DATABASE_URL).
+    let router = Router(context: LoginSessionContext.self)
     let secureCookies = base.lowercased().hasPrefix("https:")
+    let sessionConfiguration = LoginSession.middlewareConfiguration(secure: secureCookies)
+    router.add(middleware: SessionMiddleware(storage: sessions, configuration: sessionConfiguration))
+    let refresher = SessionRefresher(
+      driver: sessions, configuration: sessionConfiguration, margin: Int64(env["SESSION_REFRESH_MARGIN"] ?? "") ?? 60)
+    let demo = demoParty
     router.add(
-      middleware: endpoint.callbackRoutes(table, context: LoginRequestContext.self, unknownRoutePrefix: "/auth/") {
-        consumed, match, _, _ in
+      middleware: endpoint.callbackRoutes(table, context: LoginSessionContext.self, unknownRoutePrefix: "/auth/") {
+        consumed, match, _, context in
         let callback = consumed.callback
-        // The demo login goes all the way: exchange, verified identity, session, 303 to /me.
+        // The demo login goes all the way: exchange, verified identity, a new session, 303 to the return path.
         if match.name == "demo", let demo, callback.outcome == .success {
           do {
-            let identity = try await demo.complete(consumed)
-            let session = sessions.open(identity)
-            var headers: HTTPFields = [.location: "/me", .cacheControl: "no-store", Self.referrerPolicy: "no-referrer"]
-            headers[.setCookie] =
-              "session=\(session); Path=/; HttpOnly; SameSite=Lax\(secureCookies ? "; Secure" : ""); Max-Age=3600"
-            return Response(status: .seeOther, headers: headers)
+            return LoginSession.signIn(
+              try await demo.complete(consumed), consumed: consumed, context: context, defaultReturnPath: "/me")
           } catch {
             logger.warning("demo login failed", metadata: ["error": "\(error)"])
             return Self.json(.badGateway, "{\"error\":\"login-failed\",\"detail\":\(Self.quoted("\(error)"))}")
           }
         }
-        // Any other provider: a real app exchanges the code now (LinkParseHTTP's OIDCRelyingParty, or
-        // `consumed.tokenRequest()` sent with OAuthHTTPClient) and opens its session. The example shows what
-        // arrived, without the code itself.
+        // Any other provider: a real app completes the login the same way (LinkParseHTTP's relying parties) and
+        // ends with LoginSession.signIn. The example shows what arrived, without the code itself.
         var json = "{\"route\":\"\(match.name)\",\"provider\":\"\(callback.provider.rawValue)\","
         json += "\"outcome\":\"\(callback.outcome.rawValue)\",\"has_code\":\(callback.code != nil)}\n"
         return Self.json(.ok, json)
       })
-    // Logging out: a POST (a link or an image elsewhere cannot end the session), which ends the session here and
+    // The demo provider's refresh request for a session (its refresh tokens rotate: each is good once).
+    let refreshTokens: @Sendable (LoginSession) async throws -> TokenResponse = { session in
+      guard let demo, let refreshToken = session.refreshToken else { throw SessionRefreshError(.noRefreshToken) }
+      let client = OAuth2Client(
+        clientID: demo.clientID, authentication: demo.clientSecret.map { .clientSecretBasic($0) } ?? .none,
+        tokenEndpoint: demo.metadata.tokenEndpoint)
+      return try await demo.client.perform(client.refresh(refreshToken: refreshToken), as: TokenResponse.self)
+    }
+    // Logging out: a POST (a link or an image elsewhere cannot end the session; SameSite=Lax keeps the cookie
+    // off other sites' POSTs), which ends the session here (deleted from the store, its cookie expired) and
     // sends the browser to the provider's end_session_endpoint, which sends it back to /.
-    router.post("/logout") { request, _ -> Response in
-      let idToken = sessions.close(request.headers[values: .cookie])
+    router.post("/logout") { _, context -> Response in
+      let idToken = context.sessions.session?.idToken
+      context.sessions.clearSession()
       var headers: HTTPFields = [.cacheControl: "no-store", Self.referrerPolicy: "no-referrer"]
-      headers[.setCookie] = "session=; Path=/; HttpOnly; SameSite=Lax\(secureCookies ? "; Secure" : ""); Max-Age=0"
-      headers[.location] =
-        demo?.endSessionURL(idTokenHint: idToken, postLogoutRedirectURI: base + "/") ?? "/"
+      headers[.location] = demo?.endSessionURL(idTokenHint: idToken, postLogoutRedirectURI: base + "/") ?? "/"
       return Response(status: .seeOther, headers: headers)
     }
-    router.get("/me") { request, _ -> Response in
-      guard let identity = sessions.identity(request.headers[values: .cookie]) else {
-        return Self.json(.unauthorized, "{\"error\":\"no-session\"}")
+    // The signed-in user; the access token is refreshed first when it is about to expire.
+    router.get("/me") { request, context -> Response in
+      do {
+        guard let session = try await refresher.freshSession(request: request, context: context, refresh: refreshTokens)
+        else { return Self.json(.unauthorized, "{\"error\":\"no-session\"}") }
+        return Self.json(.ok, Self.summary(session))
+      } catch {
+        return Self.refreshFailed(error, context: context, logger: logger)
       }
-      return Self.json(.ok, identity)
+    }
+    // Refreshes the session's tokens now (once, however many requests of the session ask at the same time).
+    router.post("/refresh") { request, context -> Response in
+      do {
+        guard
+          let session = try await refresher.freshSession(
+            request: request, context: context, force: true, refresh: refreshTokens)
+        else { return Self.json(.unauthorized, "{\"error\":\"no-session\"}") }
+        return Self.json(.ok, Self.summary(session))
+      } catch {
+        return Self.refreshFailed(error, context: context, logger: logger)
+      }
     }
     for (name, login) in logins {
       endpoint.registerStart(on: router, path: RouterPath("/login/\(name)"), login: login)
@@ -173,16 +211,34 @@ struct ExampleServer {
 
     // A connection idle for 30 s is closed (a slow client holds nothing for long; the callback's body has its
     // own read timeout, LinkParseCallbackEndpoint.bodyReadTimeout).
-    let app = Application(
+    var app = Application(
       router: router, server: .http1(configuration: .init(idleTimeout: .seconds(30))),
       configuration: .init(address: .hostname(host, port: port), serverName: "linkparse-example"),
       logger: logger)
+    app.addServices(sessions)  // the in-memory driver tidies expired sessions while it runs
     logger.info("listening on http://\(host):\(port), public base \(base); logins: \(logins.map(\.name))")
     try await app.runService()
     try await demo?.client.shutdown()  // (an HTTP client must be shut down before it goes)
   }
 
   static var referrerPolicy: HTTPField.Name { HTTPField.Name("Referrer-Policy")! }
+
+  /// What /me shows of a session: who, and how fresh its tokens are (never the tokens).
+  static func summary(_ session: LoginSession) -> String {
+    var json = "{\"provider\":\"\(session.provider.rawValue)\",\"issuer\":\(quoted(session.issuer)),"
+    json += "\"subject\":\(quoted(session.subject))"
+    if let email = session.email { json += ",\"email\":\(quoted(email))" }
+    json += ",\"refresh_count\":\(session.refreshCount)"
+    if let expiresAt = session.accessTokenExpiresAt { json += ",\"access_token_expires_at\":\(expiresAt)" }
+    return json + "}\n"
+  }
+
+  /// A refresh the provider refused (its refresh token used or revoked) ends the session: 401, sign in again.
+  static func refreshFailed(_ error: any Error, context: LoginSessionContext, logger: Logger) -> Response {
+    logger.warning("session refresh failed", metadata: ["error": "\(error)"])
+    context.sessions.clearSession()
+    return json(.unauthorized, "{\"error\":\"session-ended\",\"detail\":\(quoted("\(error)"))}")
+  }
 
   /// A JSON answer that is never cached.
   static func json(_ status: HTTPResponse.Status, _ body: String) -> Response {
@@ -220,53 +276,5 @@ struct ExampleServer {
     }
     try await client.shutdown()
     throw lastError!
-  }
-}
-
-/// The example's sessions: a fresh random id per login, kept in memory (a real deployment keeps them where every
-/// instance reads them).
-final class Sessions: @unchecked Sendable {
-  private let lock = NSLock()
-  private var byID: [String: (summary: String, idToken: String?)] = [:]
-
-  /// Opens a session for `identity`; returns its id.
-  func open(_ identity: VerifiedIdentity) -> String {
-    var generator = SystemRandomNumberGenerator()
-    let id = (0..<4).map { _ in String(generator.next(), radix: 16) }.joined()
-    var summary = "{\"provider\":\"\(identity.provider.rawValue)\",\"issuer\":\(ExampleServer.quoted(identity.issuer)),"
-    summary += "\"subject\":\(ExampleServer.quoted(identity.subject))"
-    if let email = identity.userInfo?.email { summary += ",\"email\":\(ExampleServer.quoted(email))" }
-    summary += "}\n"
-    lock.lock()
-    byID[id] = (summary, identity.tokens.idToken)
-    lock.unlock()
-    return id
-  }
-
-  /// The identity of the session the `Cookie` headers name, as JSON.
-  func identity(_ cookies: [String]) -> String? {
-    guard let id = Self.sessionID(cookies) else { return nil }
-    lock.lock()
-    defer { lock.unlock() }
-    return byID[id]?.summary
-  }
-
-  /// Ends the session the `Cookie` headers name; returns its id_token (the logout's hint).
-  func close(_ cookies: [String]) -> String? {
-    guard let id = Self.sessionID(cookies) else { return nil }
-    lock.lock()
-    defer { lock.unlock() }
-    return byID.removeValue(forKey: id)?.idToken
-  }
-
-  /// The `session` cookie's value.
-  static func sessionID(_ cookies: [String]) -> String? {
-    for header in cookies {
-      for pair in header.split(separator: ";") {
-        let pair = pair.trimmingCharacters(in: .whitespaces)
-        if pair.hasPrefix("session=") { return String(pair.dropFirst("session=".count)) }
-      }
-    }
-    return nil
   }
 }

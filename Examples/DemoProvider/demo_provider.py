@@ -11,14 +11,18 @@ JWKS (Cache-Control: max-age=300) then lists only the new ones.
   GET  /.well-known/openid-configuration
   GET  /jwks                 (counted: GET /stats says how many times it was fetched)
   GET  /authorize            response_type=code, client_id, redirect_uri, state, nonce, code_challenge
-  POST /token                grant_type=authorization_code, code, redirect_uri, code_verifier
+  POST /token                grant_type=authorization_code, code, redirect_uri, code_verifier (answers a
+                             refresh_token too); grant_type=refresh_token, refresh_token (rotating: each is
+                             good once, a reuse is refused and counted)
   GET  /userinfo             Authorization: Bearer <access token>
   GET  /logout               client_id, post_logout_redirect_uri (under the redirect prefix), state
   POST /rotate               new keys
-  GET  /stats                {"jwks_fetches": N, "tokens": N, "rotations": N, "logouts": N}
+  GET  /stats                {"jwks_fetches": N, "tokens": N, "rotations": N, "logouts": N, "refreshes": N,
+                              "refresh_reuse": N}
 
 Usage: demo_provider.py [--host 127.0.0.1] [--port 8081] [--client-id demo] [--client-secret demo-secret]
-                        [--redirect-prefix http://127.0.0.1:8080/]
+                        [--redirect-prefix http://127.0.0.1:8080/] [--token-lifetime 300]
+                        [--refresh-delay 0]
 Needs Python 3 with `cryptography` (Debian: python3-cryptography).
 """
 import argparse
@@ -77,8 +81,10 @@ class Keys:
 
 
 class Provider:
-    def __init__(self, issuer, client_id, client_secret, redirect_prefix):
+    def __init__(self, issuer, client_id, client_secret, redirect_prefix, token_lifetime=300, refresh_delay=0.0):
         self.issuer = issuer
+        self.token_lifetime = token_lifetime
+        self.refresh_delay = refresh_delay
         self.client_id = client_id
         self.client_secret = client_secret
         self.redirect_prefix = redirect_prefix
@@ -86,7 +92,9 @@ class Provider:
         self.keys = Keys()
         self.codes = {}
         self.tokens = {}
-        self.stats = {"jwks_fetches": 0, "tokens": 0, "rotations": 0, "logouts": 0}
+        self.refresh_tokens = {}
+        self.stats = {"jwks_fetches": 0, "tokens": 0, "rotations": 0, "logouts": 0, "refreshes": 0,
+                      "refresh_reuse": 0}
         self.turn = 0
 
     def metadata(self):
@@ -199,8 +207,10 @@ class Handler(BaseHTTPRequestHandler):
             client_id, secret = urllib.parse.unquote_plus(client_id), urllib.parse.unquote_plus(secret)
         if client_id != p.client_id or (p.client_secret and secret != p.client_secret):
             return self.error(401, "invalid_client", "client authentication failed")
+        if form.get("grant_type") == "refresh_token":
+            return self.refresh(p, form)
         if form.get("grant_type") != "authorization_code":
-            return self.error(400, "unsupported_grant_type", "authorization_code only")
+            return self.error(400, "unsupported_grant_type", "authorization_code and refresh_token only")
         with p.lock:
             grant = p.codes.pop(form.get("code", ""), None)
         if grant is None or grant["expires"] < time.time():
@@ -217,11 +227,32 @@ class Handler(BaseHTTPRequestHandler):
         if grant["nonce"]:
             claims["nonce"] = grant["nonce"]
         id_token = p.sign(claims)
+        refresh = secrets.token_urlsafe(32)
         with p.lock:
             p.tokens[access] = grant["sub"]
+            p.refresh_tokens[refresh] = grant["sub"]
             p.stats["tokens"] += 1
-        self.answer(200, {"access_token": access, "token_type": "Bearer", "expires_in": 300, "id_token": id_token},
-                    {"Cache-Control": "no-store"})
+        self.answer(200, {"access_token": access, "token_type": "Bearer", "expires_in": p.token_lifetime,
+                          "refresh_token": refresh, "id_token": id_token}, {"Cache-Control": "no-store"})
+
+    def refresh(self, p, form):
+        # Refresh tokens rotate (RFC 9700 §4.14.2): each is good once; a second use is refused and counted, which
+        # is what a client that refreshes one session twice at once runs into.
+        with p.lock:
+            sub = p.refresh_tokens.pop(form.get("refresh_token", ""), None)
+            if sub is None:
+                p.stats["refresh_reuse"] += 1
+        if sub is None:
+            return self.error(400, "invalid_grant", "unknown or already used refresh token")
+        if p.refresh_delay:
+            time.sleep(p.refresh_delay)
+        access, refresh = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        with p.lock:
+            p.tokens[access] = sub
+            p.refresh_tokens[refresh] = sub
+            p.stats["refreshes"] += 1
+        self.answer(200, {"access_token": access, "token_type": "Bearer", "expires_in": p.token_lifetime,
+                          "refresh_token": refresh}, {"Cache-Control": "no-store"})
 
 
 def main():
@@ -231,9 +262,12 @@ def main():
     parser.add_argument("--client-id", default="demo")
     parser.add_argument("--client-secret", default="demo-secret")
     parser.add_argument("--redirect-prefix", default="http://127.0.0.1:8080/")
+    parser.add_argument("--token-lifetime", type=int, default=300, help="access tokens' expires_in, seconds")
+    parser.add_argument("--refresh-delay", type=float, default=0.0, help="seconds a refresh grant takes")
     args = parser.parse_args()
     issuer = "http://%s:%d" % (args.host, args.port)
-    Handler.provider = Provider(issuer, args.client_id, args.client_secret, args.redirect_prefix)
+    Handler.provider = Provider(issuer, args.client_id, args.client_secret, args.redirect_prefix,
+                                args.token_lifetime, args.refresh_delay)
     ThreadingHTTPServer.request_queue_size = 1024  # a burst of logins is not refused at the listen queue
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     server.daemon_threads = True

@@ -378,6 +378,9 @@ public struct ProblemDetails: Sendable, Hashable {
     detail: "A route constraint hit its matching limits on this request; no route was chosen.")
   static let invalidConfiguration = ProblemDetails(
     code: "invalid-configuration", status: 500, detail: "The login's configured redirect URI is not a URL.")
+  static let invalidReturnPath = ProblemDetails(
+    code: "invalid-return-path", status: 400,
+    detail: "return_to must be a path on this site (one leading /, printable ASCII, no \\ or fragment).")
   static let storeUnavailable = ProblemDetails(
     code: "store-unavailable", status: 503, detail: "The pending-authorization store is unavailable; try again.")
   /// One answer for every callback that binds no login of this browser: no login with its state, a login of

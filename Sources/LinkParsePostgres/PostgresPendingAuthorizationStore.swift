@@ -480,48 +480,15 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
     Array("linkparse v1\u{0}\(provider)\u{0}\(redirectKey)".utf8)
   }
 
-  // MARK: - Errors and time limit
+  // MARK: - Time limit
 
   /// Runs `body` on the client within ``operationTimeout``; any error becomes a ``PostgresStoreError``.
   @discardableResult
   private func run<T: Sendable>(
     _ body: @escaping @Sendable (PostgresClient, Logger) async throws -> T
   ) async throws(PostgresStoreError) -> T {
-    let timeout = operationTimeout
-    let client = self.client
-    let logger = self.logger
-    do {
-      return try await withThrowingTaskGroup(of: Outcome<T>.self) { group in
-        group.addTask { .value(try await body(client, logger)) }
-        group.addTask {
-          try await Task.sleep(for: timeout)
-          return .timedOut
-        }
-        defer { group.cancelAll() }
-        guard case .value(let value)? = try await group.next() else {
-          throw PostgresStoreError(.timedOut, "timed out")
-        }
-        return value
-      }
-    } catch let error as PostgresStoreError {
-      throw error
-    } catch {
-      logger.warning("pending-authorization store unavailable", metadata: ["error": "\(String(reflecting: error))"])
-      throw PostgresStoreError(.unavailable, Self.kind(of: error))
-    }
-  }
-
-  private enum Outcome<T: Sendable>: Sendable {
-    case value(T)
-    case timedOut
-  }
-
-  /// The kind of a database error, safe to show (never its message, which may quote a query's values).
-  private static func kind(of error: any Error) -> String {
-    if let error = error as? PSQLError { return "database error: \(error.code)" }
-    if error is PostgresTransactionError { return "database transaction failed" }
-    if error is CancellationError { return "cancelled" }
-    return "database error"
+    try await PostgresOperation.run(
+      on: client, within: operationTimeout, logger: logger, failure: "pending-authorization store unavailable", body)
   }
 }
 
@@ -561,7 +528,7 @@ public struct PostgresStoreError: Error, Sendable, Hashable, CustomStringConvert
   /// ```
   public let message: String
 
-  init(_ code: Code, _ message: String) {
+  package init(_ code: Code, _ message: String) {
     self.code = code
     self.message = message
   }

@@ -137,6 +137,18 @@ public struct PendingAuthorization: Sendable {
     set { box = box.with { $0.browserBinding = newValue } }
   }
 
+  /// Where the browser goes once this web login has ended in a session: a same-site path (`/account?tab=1`),
+  /// already validated where the login started (LinkParseHummingbird's start endpoint reads `return_to` and
+  /// keeps only a path its `ReturnPath` accepts), or `nil` (the app's default page).
+  ///
+  /// ```swift
+  /// pending.returnPath ?? "/"  // "/account"
+  /// ```
+  public var returnPath: String? {
+    get { box.extras.returnPath }
+    set { box = box.with { $0.returnPath = newValue } }
+  }
+
   /// The `nonce` the request carried, to check in the ID token.
   ///
   /// ```swift
@@ -453,7 +465,7 @@ extension PendingAuthorization: Hashable {
 extension PendingAuthorization: Codable {
   private enum CodingKeys: String, CodingKey {
     case provider, redirectURI, state, issuer, expiresAt, clientID, codeVerifier, nonce, redirectURIAsSent
-    case browserBinding
+    case browserBinding, returnPath
   }
 
   public init(from decoder: any Decoder) throws {
@@ -469,6 +481,7 @@ extension PendingAuthorization: Codable {
       nonce: try c.decodeIfPresent(String.self, forKey: .nonce),
       redirectURIAsSent: try c.decodeIfPresent(String.self, forKey: .redirectURIAsSent))
     if let binding = try c.decodeIfPresent(String.self, forKey: .browserBinding) { browserBinding = binding }
+    if let path = try c.decodeIfPresent(String.self, forKey: .returnPath) { returnPath = path }
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -483,6 +496,7 @@ extension PendingAuthorization: Codable {
     try c.encodeIfPresent(nonce, forKey: .nonce)
     try c.encodeIfPresent(redirectURIAsSent, forKey: .redirectURIAsSent)
     try c.encodeIfPresent(browserBinding, forKey: .browserBinding)
+    try c.encodeIfPresent(returnPath, forKey: .returnPath)
   }
 }
 
@@ -607,6 +621,7 @@ fileprivate struct PendingExtras: Sendable, Hashable {
   var nonce: String?
   var redirectURIAsSent: String?
   var browserBinding: String?
+  var returnPath: String?
 
   /// The same, for a redirect URI set anew (its spelling as sent no longer applies).
   func sentAnew() -> PendingExtras {

@@ -3,6 +3,7 @@
 // DATABASE_URL.
 
 import AsyncHTTPClient
+import NIOCore
 import NIOHTTP1
 import Foundation
 import LinkParseServerTestSupport
@@ -71,7 +72,7 @@ import Testing
     let callback = try #require(approved.location)
     let done = try await fetch(callback, cookie: loginCookie)
     #expect(done.status == 303 && done.location == "/me", "\(done.body)")
-    let session = try #require(done.cookie("session="), "\(done.body)")
+    let session = try #require(done.cookie("lp-session="), "\(done.body)")
     let me = try await fetch(base + "/me", cookie: session)
     #expect(me.status == 200)
     return (callback, loginCookie, me.body, session)
@@ -86,7 +87,9 @@ import Testing
     let base = "http://127.0.0.1:\(port)"
     let issuer = "http://127.0.0.1:\(providerPort)"
     try await withChildProcess(
-      "/usr/bin/env", ["python3", demoProviderScript, "--port", "\(providerPort)", "--redirect-prefix", base + "/"]
+      "/usr/bin/env",
+      ["python3", demoProviderScript, "--port", "\(providerPort)", "--redirect-prefix", base + "/", "--refresh-delay",
+        "0.5"]
     ) {
       try await Self.waitFor(issuer + "/stats")
       var env = ProcessInfo.processInfo.environment.merging(environment) { _, b in b }
@@ -119,6 +122,18 @@ import Testing
         #expect(back.status == 302 && back.location == base + "/")
         #expect(try await Self.fetch(base + "/me", cookie: session).status == 401)
         #expect(try await Self.fetch(base + "/auth/elsewhere").body.contains("unknown-route"))
+        try await Self.checkReturnPaths(base)
+
+        // Twenty requests of one session ask for a refresh at once: one refresh grant at the provider (whose
+        // refresh tokens are good once), the same refreshed session for all.
+        let (_, _, _, refreshing) = try await Self.login(base)
+        let refreshesBefore = try await Self.stat(issuer, "refreshes")
+        let bodies = try await Self.concurrently(20) { _ in
+          try await Self.fetch(base + "/refresh", method: .POST, cookie: refreshing)
+        }
+        #expect(bodies.allSatisfy { $0.status == 200 && $0.body.contains("\"refresh_count\":1") }, "\(bodies.map(\.body))")
+        #expect(try await Self.stat(issuer, "refreshes") == refreshesBefore + 1)
+        #expect(try await Self.stat(issuer, "refresh_reuse") == 0)
 
         // The provider rotates its keys: 1,000 callbacks at once after it cost exactly one JWKS fetch. (The
         // logins start and are approved in batches; their callbacks then all arrive together.)
@@ -152,10 +167,44 @@ import Testing
     }
   }
 
-  static func jwksFetches(_ issuer: String) async throws -> Int {
+  static func jwksFetches(_ issuer: String) async throws -> Int { try await stat(issuer, "jwks_fetches") }
+
+  /// One counter of the demo provider's `/stats`.
+  static func stat(_ issuer: String, _ name: String) async throws -> Int {
     let stats = try await fetch(issuer + "/stats").body
-    let digits = stats.split(separator: "\"jwks_fetches\": ").last?.prefix { $0.isNumber } ?? ""
+    let digits = stats.split(separator: "\"\(name)\": ").last?.prefix { $0.isNumber } ?? ""
     return Int(digits) ?? -1
+  }
+
+  /// `body(0..<count)` all at once; their results.
+  static func concurrently<T: Sendable>(
+    _ count: Int, _ body: @escaping @Sendable (Int) async throws -> T
+  ) async throws -> [T] {
+    try await withThrowingTaskGroup(of: T.self) { group in
+      for index in 0..<count { group.addTask { try await body(index) } }
+      return try await group.reduce(into: []) { $0.append($1) }
+    }
+  }
+
+  /// `return_to`: a same-site path is where the login ends; anything that could leave the site is refused
+  /// at the start (400 invalid-return-path, no login cookie, nothing stored).
+  static func checkReturnPaths(_ base: String) async throws {
+    let hostile = [
+      "//evil.example/", "https://evil.example/", "%2F%2Fevil.example", "/%5Cevil.example", "/%5C%5Cevil.example",
+      "javascript:alert(1)", "/ok%0D%0ASet-Cookie:%20x=y", "", "evil.example", "/a%23frag", "/%09/evil.example",
+      "/ok&return_to=/other", "/..//evil.example", "/%2e%2e//evil.example",
+    ]
+    for value in hostile {
+      let answer = try await fetch(base + "/login/demo?return_to=" + value)
+      #expect(answer.status == 400 && answer.body.contains("invalid-return-path"), "return_to=\(value): \(answer.status)")
+      #expect(answer.cookie("lp-login-") == nil)
+    }
+    let start = try await fetch(base + "/login/demo?return_to=%2Fme%3Ffrom%3Dtest")
+    let loginCookie = try #require(start.cookie("lp-login-"))
+    let authorize = try #require(start.location)
+    let callback = try #require(try await fetch(authorize).location)
+    let done = try await fetch(callback, cookie: loginCookie)
+    #expect(done.status == 303 && done.location == "/me?from=test", "\(done.location ?? done.body)")
   }
 
   @Test func demoLoginInMemory() async throws {
@@ -173,5 +222,90 @@ import Testing
       "DATABASE_URL": base[..<path] + "/linkparse_example_test" + query,
       "LINKPARSE_STORE_SECRET": String(repeating: "ab", count: 32),
     ])
+  }
+
+  /// Two instances of the example on one database (each with its own address, as behind a load balancer): a
+  /// login started on one completes on the other, its session works on both, is sealed at rest, refreshes once
+  /// however many requests on both ask at once, and logging out on one ends it on the other.
+  @Test(.enabled(if: TestDatabase.url != nil, "LINKPARSE_TEST_DATABASE_URL is not set (make test sets it)"))
+  func twoInstancesShareSessions() async throws {
+    try await TestDatabase.ensureDatabase("linkparse_sessions_test")
+    let url = try #require(TestDatabase.url)
+    let path = try #require(url.range(of: "/", options: .backwards)).lowerBound
+    let query = url.range(of: "?").map { String(url[$0.lowerBound...]) } ?? ""
+    let databaseURL = url[..<path] + "/linkparse_sessions_test" + query
+    let port = Int.random(in: 20_000..<40_000)
+    let (a, b) = ("http://127.0.0.1:\(port)", "http://127.0.0.1:\(port + 1)")
+    let issuer = "http://127.0.0.1:\(port + 2)"
+    // A refresh takes the provider a second: every request below has read the session before it ends.
+    try await withChildProcess(
+      "/usr/bin/env",
+      ["python3", demoProviderScript, "--port", "\(port + 2)", "--redirect-prefix", "http://127.0.0.1:",
+        "--refresh-delay", "1"]
+    ) {
+      try await Self.waitFor(issuer + "/stats")
+      func environment(_ instancePort: Int) -> [String: String] {
+        ProcessInfo.processInfo.environment.merging([
+          "HOST": "127.0.0.1", "PORT": "\(instancePort)", "DEMO_PROVIDER": issuer,
+          // One public address for both, as behind a load balancer: the redirect URI is the same.
+          "PUBLIC_BASE_URL": a, "DATABASE_URL": databaseURL,
+          "LINKPARSE_STORE_SECRET": String(repeating: "cd", count: 32), "LOGIN_START_LIMIT": "100000",
+        ]) { _, new in new }
+      }
+      try await withChildProcess(Self.binary, [], environment: environment(port)) {
+        try await withChildProcess(Self.binary, [], environment: environment(port + 1)) {
+          try await Self.waitFor(a + "/")
+          try await Self.waitFor(b + "/")
+          // Started on A, the callback on B (the redirect names A's public address: sent to B by hand).
+          let start = try await Self.fetch(a + "/login/demo?return_to=%2Fme")
+          let loginCookie = try #require(start.cookie("lp-login-"))
+          let authorize = try #require(start.location)
+          let callback = try #require(try await Self.fetch(authorize).location)
+          #expect(callback.hasPrefix(a + "/auth/demo/callback?"))
+          let done = try await Self.fetch(b + callback.dropFirst(a.count), cookie: loginCookie)
+          #expect(done.status == 303 && done.location == "/me", "\(done.body)")
+          let session = try #require(done.cookie("lp-session="))
+          let onA = try await Self.fetch(a + "/me", cookie: session)
+          let onB = try await Self.fetch(b + "/me", cookie: session)
+          #expect(onA.status == 200 && onA.body == onB.body && onA.body.contains("\"subject\":\"demo-user-"))
+
+          // At rest: the row's key is not the session id, and nothing of the session is readable.
+          let sessionID = String(session.dropFirst("lp-session=".count))
+          let subject = try #require(onA.body.split(separator: "\"subject\":\"").last?.prefix { $0 != "\"" })
+          let rows = try await TestDatabase.withClient(try TestDatabase.configuration(database: "linkparse_sessions_test")) {
+            client in
+            var found: [[UInt8]] = []
+            for try await (key, sealed) in try await client.query("SELECT key_hash, sealed FROM linkparse_persist")
+              .decode((ByteBuffer, ByteBuffer).self)
+            {
+              found.append(Array(key.readableBytesView) + Array(sealed.readableBytesView))
+            }
+            return found
+          }
+          #expect(!rows.isEmpty)
+          for row in rows {
+            let text = String(decoding: row, as: UTF8.self)
+            #expect(!text.contains(subject) && !text.contains(sessionID) && !text.contains("demo-user"))
+          }
+
+          // Forty requests of the session, half on each instance, ask for a refresh at once: one refresh
+          // grant (the provider's refresh tokens are good once), one refreshed session everywhere.
+          let before = try await Self.stat(issuer, "refreshes")
+          let answers = try await Self.concurrently(40) { index in
+            try await Self.fetch((index % 2 == 0 ? a : b) + "/refresh", method: .POST, cookie: session)
+          }
+          #expect(
+            answers.allSatisfy { $0.status == 200 && $0.body.contains("\"refresh_count\":1") },
+            "\(answers.map(\.body))")
+          #expect(try await Self.stat(issuer, "refreshes") == before + 1)
+          #expect(try await Self.stat(issuer, "refresh_reuse") == 0)
+
+          // Logging out on B ends the session on A too.
+          let logout = try await Self.fetch(b + "/logout", method: .POST, cookie: session)
+          #expect(logout.status == 303)
+          #expect(try await Self.fetch(a + "/me", cookie: session).status == 401)
+        }
+      }
+    }
   }
 }

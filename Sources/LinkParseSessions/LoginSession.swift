@@ -1,0 +1,173 @@
+// The session a web login ends in: who signed in, and the tokens to act for them, kept with hummingbird-auth's
+// sessions (in memory, or in PostgreSQL through PostgresSessionDriver).
+
+public import Hummingbird
+import HTTPTypes
+public import HummingbirdAuth
+public import LinkParseAuthorization
+public import LinkParseCore
+public import LinkParseHTTP
+public import LinkParseOAuth
+public import LinkParseProviders
+public import NIOCore
+
+/// The session a web login ends in: the verified identity's provider, issuer and subject, and the tokens
+/// (the access token, the refresh token when the provider gave one, the id_token for logging out).
+///
+/// Keep it with hummingbird-auth's `SessionMiddleware` over ``PostgresSessionDriver`` (shared by instances,
+/// sealed at rest) or Hummingbird's `MemoryPersistDriver` (one process); its cookie is
+/// ``cookieParameters(secure:)``. ``signIn(_:consumed:context:lifetime:)`` opens one at the end of a callback.
+///
+/// ```swift
+/// let session = LoginSession(identity)
+/// session.subject   // "248289761001"
+/// session.needsRefresh(now: now)  // false for a fresh access token
+/// ```
+public struct LoginSession: Codable, Sendable, Hashable {
+  /// The provider the user signed in with.
+  public var provider: Provider
+  /// The issuer of the identity.
+  public var issuer: String
+  /// The user's stable id at the issuer.
+  public var subject: String
+  /// The e-mail address the provider's user info gave, if any (check `email_verified` before trusting it).
+  public var email: String?
+  /// The id_token, kept as the hint of an RP-initiated logout.
+  public var idToken: String?
+  /// The access token.
+  public var accessToken: String
+  /// The refresh token, when the provider gave one.
+  public var refreshToken: String?
+  /// When the access token expires (Unix seconds), when the provider said.
+  public var accessTokenExpiresAt: Int64?
+  /// When the user signed in (Unix seconds).
+  public var authenticatedAt: Int64
+  /// How many times the tokens have been refreshed.
+  public var refreshCount: Int
+
+  /// The session of a verified identity.
+  ///
+  /// ```swift
+  /// let session = LoginSession(identity, now: PendingAuthorization.currentUnixTime())
+  /// ```
+  public init(_ identity: VerifiedIdentity, now: Int64 = PendingAuthorization.currentUnixTime()) {
+    provider = identity.provider
+    issuer = identity.issuer
+    subject = identity.subject
+    email = identity.userInfo?.email
+    idToken = identity.tokens.idToken
+    accessToken = identity.tokens.accessToken
+    refreshToken = identity.tokens.refreshToken
+    accessTokenExpiresAt = identity.tokens.expiresAt(receivedAt: now)
+    authenticatedAt = now
+    refreshCount = 0
+  }
+
+  /// Whether the access token expires within `margin` seconds of `now` (a token with no known expiry never
+  /// needs refreshing by this test).
+  ///
+  /// ```swift
+  /// session.needsRefresh(now: now, margin: 60)
+  /// ```
+  public func needsRefresh(now: Int64 = PendingAuthorization.currentUnixTime(), margin: Int64 = 60) -> Bool {
+    guard let expiresAt = accessTokenExpiresAt else { return false }
+    return expiresAt - margin <= now
+  }
+
+  /// The session after a refresh that answered `tokens`: the new access token and its expiry; the new refresh
+  /// token, or the old one when the answer has none (RFC 6749 §6); the id_token if a new one came.
+  ///
+  /// ```swift
+  /// session.refreshed(with: tokens, now: now).refreshCount  // one more
+  /// ```
+  public func refreshed(with tokens: TokenResponse, now: Int64 = PendingAuthorization.currentUnixTime()) -> LoginSession {
+    var copy = self
+    copy.accessToken = tokens.accessToken
+    copy.accessTokenExpiresAt = tokens.expiresAt(receivedAt: now)
+    if let refreshToken = tokens.refreshToken { copy.refreshToken = refreshToken }
+    if let idToken = tokens.idToken { copy.idToken = idToken }
+    copy.refreshCount += 1
+    return copy
+  }
+
+  /// The session cookie's name: `__Host-lp-session` over https (the browser then insists on `Secure`,
+  /// `Path=/` and no `Domain`, so no sibling subdomain can plant or read it), `lp-session` over plain http.
+  ///
+  /// ```swift
+  /// LoginSession.cookieName(secure: true)  // "__Host-lp-session"
+  /// ```
+  public static func cookieName(secure: Bool) -> String { secure ? "__Host-lp-session" : "lp-session" }
+
+  /// The session cookie: ``cookieName(secure:)``, `Path=/`, `HttpOnly`, `SameSite=Lax`, and `Secure` when
+  /// `secure` (serve https and say so).
+  ///
+  /// ```swift
+  /// SessionMiddleware(storage: driver, configuration: .init(sessionCookieParameters: LoginSession.cookieParameters(secure: true)))
+  /// ```
+  public static func cookieParameters(secure: Bool) -> SessionCookieParameters {
+    SessionCookieParameters(name: cookieName(secure: secure), path: "/", secure: secure, sameSite: .lax)
+  }
+
+  /// The session middleware's configuration: ``cookieParameters(secure:)``, the key prefix `lp-session.`, and
+  /// `lifetime` (12 hours by default).
+  ///
+  /// ```swift
+  /// router.add(middleware: SessionMiddleware(storage: driver, configuration: LoginSession.middlewareConfiguration(secure: true)))
+  /// ```
+  public static func middlewareConfiguration(
+    secure: Bool, lifetime: Duration = .seconds(12 * 3600)
+  ) -> SessionMiddlewareConfiguration {
+    SessionMiddlewareConfiguration(
+      sessionCookieParameters: cookieParameters(secure: secure), keyPrefix: "lp-session.",
+      defaultSessionExpiration: lifetime)
+  }
+
+  /// Ends a callback in a session: opens a new session for `identity` in `context` (hummingbird-auth gives it a
+  /// fresh random id and sets the cookie), and answers `303 See Other` to the login's return path
+  /// (``PendingAuthorization/returnPath``, checked again by ``ReturnPath``; `/` when it has none), with
+  /// `Cache-Control: no-store` and `Referrer-Policy: no-referrer` — the callback's code and state leave the
+  /// address bar and reach no one else.
+  ///
+  /// ```swift
+  /// endpoint.callbackRoutes(table, context: LoginSessionContext.self) { consumed, _, _, context in
+  ///   LoginSession.signIn(try await party.complete(consumed), consumed: consumed, context: context)
+  /// }
+  /// ```
+  public static func signIn<Context: SessionRequestContext<LoginSession>>(
+    _ identity: VerifiedIdentity, consumed: ConsumedAuthorization, context: Context, lifetime: Duration? = nil,
+    defaultReturnPath: String = "/"
+  ) -> Response {
+    context.sessions.createSession(LoginSession(identity), expiresIn: lifetime)
+    let target = consumed.authorization.returnPath.flatMap { ReturnPath($0) }?.value ?? defaultReturnPath
+    return Response(
+      status: .seeOther,
+      headers: [.location: target, .cacheControl: "no-store", HTTPField.Name("Referrer-Policy")!: "no-referrer"])
+  }
+}
+
+/// A request context for a web login: the client's address (for LinkParseHummingbird's `StartLimits`) and a
+/// ``LoginSession`` (hummingbird-auth's `SessionMiddleware`).
+///
+/// ```swift
+/// let router = Router(context: LoginSessionContext.self)
+/// router.add(middleware: SessionMiddleware(storage: driver, configuration: LoginSession.middlewareConfiguration(secure: true)))
+/// ```
+public struct LoginSessionContext: RequestContext, RemoteAddressRequestContext, SessionRequestContext {
+  /// Hummingbird's per-request storage.
+  public var coreContext: CoreRequestContextStorage
+  /// The connected client's address.
+  public let remoteAddress: SocketAddress?
+  /// The request's session.
+  public let sessions: SessionContext<LoginSession>
+
+  /// Made by Hummingbird for each request.
+  ///
+  /// ```swift
+  /// // Router(context: LoginSessionContext.self)
+  /// ```
+  public init(source: ApplicationRequestContextSource) {
+    coreContext = .init(source: source)
+    remoteAddress = source.channel.remoteAddress
+    sessions = .init()
+  }
+}

@@ -1,0 +1,310 @@
+// Hummingbird's key/value persistence (what hummingbird-auth's sessions are kept in) on PostgreSQL, so that
+// every server instance on one database reads the same sessions.
+
+public import Crypto
+public import Hummingbird
+import Foundation
+import LinkParseBytes
+public import LinkParsePostgres
+public import Logging
+import NIOCore
+public import PostgresNIO
+
+/// Hummingbird's `PersistDriver` on PostgreSQL: hummingbird-auth's `SessionMiddleware` keeps its sessions here,
+/// and every instance that shares the database shares them.
+///
+/// **Nothing readable at rest.** A row's key is `HMAC-SHA256(key, session key)` — a database reader cannot
+/// turn a row into a session cookie — and its value is the JSON of the stored object sealed with AES-256-GCM,
+/// authenticated with the row's key (a row copied under another key does not open). Both keys are derived
+/// from `secret` (HKDF-SHA256), which every instance must share. So the tokens a session holds (a refresh
+/// token, an id_token) are sealed at rest.
+///
+/// ```sql
+/// CREATE TABLE IF NOT EXISTS linkparse_persist (
+///   key_hash bytea PRIMARY KEY,   -- HMAC-SHA256(key, the key SessionStorage uses)
+///   sealed bytea NOT NULL,        -- AES-GCM(seal key, JSON), authenticated with key_hash
+///   expires_at bigint);           -- Unix milliseconds; NULL: no expiry
+/// CREATE INDEX IF NOT EXISTS linkparse_persist_expiry ON linkparse_persist (expires_at)
+///   WHERE expires_at IS NOT NULL;
+/// ```
+///
+/// Expired rows are never returned, and are deleted by a sweep that a write runs at most every
+/// ``sweepInterval`` seconds. Every query runs within ``operationTimeout``; a database failure throws
+/// `PostgresStoreError` (the session middleware then treats the request as having no session).
+///
+/// **Refreshing a session's tokens once**, across instances: ``withRefreshLock(for:_:)`` (a transaction-level
+/// advisory lock on the key's hash), which ``SessionRefresher`` takes.
+///
+/// ```swift
+/// let sessions = PostgresSessionDriver(client: client, secret: secret)
+/// try await sessions.migrate()
+/// router.add(middleware: SessionMiddleware(storage: sessions, configuration: LoginSession.middlewareConfiguration(secure: true)))
+/// ```
+public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
+  /// The table's name.
+  public static let tableName = "linkparse_persist"
+
+  private let client: PostgresClient
+  private let keyHashKey: SymmetricKey
+  private let sealKey: SymmetricKey
+  private let logger: Logger
+  /// When this instance's next sweep is due (Unix milliseconds).
+  private let nextSweep = PThreadLocked<Int64>(0)
+
+  /// How long any one query may take before it throws `PostgresStoreError` `store-timed-out`.
+  ///
+  /// ```swift
+  /// sessions.operationTimeout  // .seconds(10)
+  /// ```
+  public let operationTimeout: Duration
+
+  /// How often (seconds, at the most) a write first deletes the expired rows (60 by default; 0: every write).
+  ///
+  /// ```swift
+  /// sessions.sweepInterval  // 60
+  /// ```
+  public let sweepInterval: Int64
+
+  /// A driver on `client` (which the caller runs), its keys derived from `secret` (the same on every instance;
+  /// at least 256 bits).
+  ///
+  /// ```swift
+  /// let sessions = PostgresSessionDriver(client: client, secret: SymmetricKey(data: secretBytes))
+  /// ```
+  public init(
+    client: PostgresClient, secret: SymmetricKey, operationTimeout: Duration = .seconds(10), sweepInterval: Int64 = 60,
+    logger: Logger = Logger(label: "LinkParseSessions")
+  ) {
+    self.client = client
+    self.keyHashKey = HKDF<SHA256>.deriveKey(
+      inputKeyMaterial: secret, info: Array("linkparse persist key v1".utf8), outputByteCount: 32)
+    self.sealKey = HKDF<SHA256>.deriveKey(
+      inputKeyMaterial: secret, info: Array("linkparse persist seal v1".utf8), outputByteCount: 32)
+    self.operationTimeout = operationTimeout
+    self.sweepInterval = max(0, sweepInterval)
+    self.logger = logger
+  }
+
+  /// Creates the table and its index when missing (safe to run again, and from several instances at once).
+  ///
+  /// ```swift
+  /// try await sessions.migrate()
+  /// ```
+  public func migrate() async throws {
+    try await run { client, logger in
+      try await client.withConnection { connection in
+        try await connection.withTransaction(logger: logger) { c in
+          try await c.query("SELECT pg_advisory_xact_lock(7318400118)", logger: logger)
+          try await c.query(
+            """
+            CREATE TABLE IF NOT EXISTS linkparse_persist (
+              key_hash bytea PRIMARY KEY, sealed bytea NOT NULL, expires_at bigint)
+            """, logger: logger)
+          try await c.query(
+            """
+            CREATE INDEX IF NOT EXISTS linkparse_persist_expiry ON linkparse_persist (expires_at)
+              WHERE expires_at IS NOT NULL
+            """, logger: logger)
+        }
+      }
+    }
+  }
+
+  // MARK: - PersistDriver
+
+  /// Stores `value` under `key` unless a live value is there already (then `PersistError.duplicate`).
+  ///
+  /// ```swift
+  /// try await sessions.create(key: "k", value: "v", expires: .seconds(60))
+  /// ```
+  public func create<Object: Codable & Sendable>(key: String, value: Object, expires: Duration?) async throws {
+    let now = Self.nowMilliseconds()
+    try await sweepIfDue(now)
+    let hash = keyHash(key)
+    let sealed = try seal(value, hash: hash)
+    let expiresAt = expires.map { now + Self.milliseconds($0) }
+    let inserted = try await run { client, logger in
+      let rows = try await client.query(
+        """
+        INSERT INTO linkparse_persist AS t (key_hash, sealed, expires_at) VALUES (\(hash), \(sealed), \(expiresAt))
+        ON CONFLICT (key_hash) DO UPDATE SET sealed = EXCLUDED.sealed, expires_at = EXCLUDED.expires_at
+          WHERE t.expires_at IS NOT NULL AND t.expires_at <= \(now)
+        RETURNING 1
+        """, logger: logger)
+      for try await _ in rows.decode(Int.self) { return true }
+      return false
+    }
+    if !inserted { throw PersistError.duplicate }
+  }
+
+  /// Stores `value` under `key`, replacing what is there; with `expires` nil, a live value's expiry is kept.
+  ///
+  /// ```swift
+  /// try await sessions.set(key: "k", value: "v2", expires: nil)
+  /// ```
+  public func set<Object: Codable & Sendable>(key: String, value: Object, expires: Duration?) async throws {
+    let now = Self.nowMilliseconds()
+    try await sweepIfDue(now)
+    let hash = keyHash(key)
+    let sealed = try seal(value, hash: hash)
+    let expiresAt = expires.map { now + Self.milliseconds($0) }
+    try await run { client, logger in
+      try await client.query(
+        """
+        INSERT INTO linkparse_persist AS t (key_hash, sealed, expires_at) VALUES (\(hash), \(sealed), \(expiresAt))
+        ON CONFLICT (key_hash) DO UPDATE SET sealed = EXCLUDED.sealed,
+          expires_at = CASE WHEN EXCLUDED.expires_at IS NOT NULL THEN EXCLUDED.expires_at
+                            WHEN t.expires_at > \(now) THEN t.expires_at ELSE NULL END
+        """, logger: logger)
+    }
+  }
+
+  /// The live value under `key`, or `nil` (none, expired, or sealed under another secret);
+  /// `PersistError.invalidConversion` when it is not an `Object`.
+  ///
+  /// ```swift
+  /// try await sessions.get(key: "k", as: String.self)  // "v2"
+  /// ```
+  public func get<Object: Codable & Sendable>(key: String, as type: Object.Type) async throws -> Object? {
+    try await getWithTTL(key: key, as: type)?.object
+  }
+
+  /// The live value under `key` and the time it has left (`nil`: no expiry).
+  ///
+  /// ```swift
+  /// try await sessions.getWithTTL(key: "k", as: String.self)?.ttl  // .milliseconds(59_870)
+  /// ```
+  public func getWithTTL<Object: Codable & Sendable>(
+    key: String, as type: Object.Type
+  ) async throws -> (object: Object, ttl: Duration?)? {
+    let now = Self.nowMilliseconds()
+    let hash = keyHash(key)
+    let found = try await run { client, logger -> (ByteBuffer, Int64?)? in
+      let rows = try await client.query(
+        """
+        SELECT sealed, expires_at FROM linkparse_persist
+        WHERE key_hash = \(hash) AND (expires_at IS NULL OR expires_at > \(now))
+        """, logger: logger)
+      for try await (sealed, expiresAt) in rows.decode((ByteBuffer, Int64?).self) { return (sealed, expiresAt) }
+      return nil
+    }
+    guard let (sealed, expiresAt) = found else { return nil }
+    guard let json = open(sealed, hash: hash) else {
+      logger.warning("a stored value did not open (another secret, or a row moved or altered): ignored")
+      return nil
+    }
+    let object: Object
+    do {
+      object = try JSONDecoder().decode(Object.self, from: json)
+    } catch {
+      throw PersistError.invalidConversion
+    }
+    return (object, expiresAt.map { .milliseconds($0 - now) })
+  }
+
+  /// Deletes the value under `key` (nothing when there is none).
+  ///
+  /// ```swift
+  /// try await sessions.remove(key: "k")
+  /// ```
+  public func remove(key: String) async throws {
+    let hash = keyHash(key)
+    try await run { client, logger in
+      try await client.query("DELETE FROM linkparse_persist WHERE key_hash = \(hash)", logger: logger)
+    }
+  }
+
+  /// Deletes every expired row now; returns how many went.
+  ///
+  /// ```swift
+  /// try await sessions.removeExpired()  // 12
+  /// ```
+  @discardableResult
+  public func removeExpired() async throws -> Int {
+    let now = Self.nowMilliseconds()
+    return try await run { client, logger in
+      let rows = try await client.query(
+        """
+        WITH gone AS (DELETE FROM linkparse_persist WHERE expires_at IS NOT NULL AND expires_at <= \(now) RETURNING 1)
+        SELECT count(*) FROM gone
+        """, logger: logger)
+      for try await count in rows.decode(Int64.self) { return Int(count) }
+      return 0
+    }
+  }
+
+  // MARK: - SessionRefreshLocking
+
+  /// Runs `body` while holding a PostgreSQL advisory lock named by `key`'s hash (transaction-level: released
+  /// when `body` ends, however it ends, or when the connection drops), so that one instance at a time runs it
+  /// for one key. The wait is bounded by the database's `lock_timeout`, if set, not by ``operationTimeout``.
+  ///
+  /// ```swift
+  /// try await sessions.withRefreshLock(for: "hbs.abc") { try await refresh() }
+  /// ```
+  public func withRefreshLock<T: Sendable>(
+    for key: String, _ body: @escaping @Sendable () async throws -> T
+  ) async throws -> T {
+    let lockID = keyHash(key).getInteger(at: 0, as: Int64.self) ?? 0
+    let logger = self.logger
+    return try await client.withConnection { connection in
+      try await connection.withTransaction(logger: logger) { c in
+        try await c.query("SELECT pg_advisory_xact_lock(\(lockID))", logger: logger)
+        return try await body()
+      }
+    }
+  }
+
+  // MARK: - Keys, sealing, sweeps
+
+  private func keyHash(_ key: String) -> ByteBuffer {
+    ByteBuffer(bytes: HMAC<SHA256>.authenticationCode(for: Array(key.utf8), using: keyHashKey))
+  }
+
+  private func seal<Object: Encodable>(_ value: Object, hash: ByteBuffer) throws -> ByteBuffer {
+    do {
+      let json = try JSONEncoder().encode(value)
+      guard let combined = try AES.GCM.seal(json, using: sealKey, authenticating: hash.readableBytesView).combined
+      else { throw PostgresStoreError(.sealing, "a value could not be sealed") }
+      return ByteBuffer(bytes: combined)
+    } catch let error as PostgresStoreError {
+      throw error
+    } catch {
+      throw PostgresStoreError(.sealing, "a value could not be sealed")
+    }
+  }
+
+  private func open(_ sealed: ByteBuffer, hash: ByteBuffer) -> Data? {
+    guard let box = try? AES.GCM.SealedBox(combined: Data(sealed.readableBytesView)) else { return nil }
+    return try? AES.GCM.open(box, using: sealKey, authenticating: hash.readableBytesView)
+  }
+
+  private func sweepIfDue(_ now: Int64) async throws {
+    let interval = sweepInterval * 1000
+    let due = nextSweep.withLock { next -> Bool in
+      guard now >= next else { return false }
+      next = now + interval
+      return true
+    }
+    guard due else { return }
+    try await removeExpired()
+  }
+
+  private func run<T: Sendable>(
+    _ body: @escaping @Sendable (PostgresClient, Logger) async throws -> T
+  ) async throws(PostgresStoreError) -> T {
+    try await PostgresOperation.run(
+      on: client, within: operationTimeout, logger: logger, failure: "session store unavailable", body)
+  }
+
+  static func nowMilliseconds() -> Int64 {
+    Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+  }
+
+  /// A duration in whole milliseconds, rounded up (a value never outlives its time by less).
+  static func milliseconds(_ duration: Duration) -> Int64 {
+    let (seconds, attoseconds) = duration.components
+    return seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+  }
+}
+

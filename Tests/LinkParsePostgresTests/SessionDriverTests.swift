@@ -1,0 +1,171 @@
+// PostgresSessionDriver (LinkParseSessions) against a real PostgreSQL server: Hummingbird's PersistDriver
+// contract, sealing at rest, expiry, and the refresh lock across clients.
+
+import Crypto
+import Foundation
+import Hummingbird
+import LinkParsePostgres
+import LinkParseServerTestSupport
+import LinkParseSessions
+import PostgresNIO
+import Testing
+
+@Suite(.serialized, .enabled(if: TestDatabase.url != nil, "LINKPARSE_TEST_DATABASE_URL is not set (make test sets it)"))
+struct SessionDriverTests {
+  struct Sample: Codable, Sendable, Equatable {
+    var name: String
+    var refreshToken: String
+  }
+
+  /// A migrated, emptied driver on a database of its own (other suites run meanwhile).
+  static func withDriver<R: Sendable>(
+    secret: SymmetricKey = TestDatabase.secret, sweepInterval: Int64 = 60,
+    _ body: @Sendable (PostgresSessionDriver, PostgresClient) async throws -> R
+  ) async throws -> R {
+    try await TestDatabase.ensureDatabase("linkparse_session_driver_test")
+    return try await TestDatabase.withClient(try TestDatabase.configuration(database: "linkparse_session_driver_test")) {
+      client in
+      let driver = PostgresSessionDriver(client: client, secret: secret, sweepInterval: sweepInterval)
+      try await driver.migrate()
+      try await driver.migrate()  // again: idempotent
+      try await client.query("TRUNCATE linkparse_persist")
+      return try await body(driver, client)
+    }
+  }
+
+  @Test func persistDriverContract() async throws {
+    try await Self.withDriver { driver, _ in
+      let value = Sample(name: "n", refreshToken: "rt-1")
+      try await driver.create(key: "k1", value: value, expires: .seconds(60))
+      #expect(try await driver.get(key: "k1", as: Sample.self) == value)
+      // create refuses a live key; set replaces it.
+      await #expect(throws: PersistError.duplicate) {
+        try await driver.create(key: "k1", value: value, expires: nil)
+      }
+      try await driver.set(key: "k1", value: Sample(name: "n", refreshToken: "rt-2"), expires: nil)
+      #expect(try await driver.get(key: "k1", as: Sample.self)?.refreshToken == "rt-2")
+      // set with no expiry keeps the one there.
+      let ttl = try #require(try await driver.getWithTTL(key: "k1", as: Sample.self)?.ttl)
+      #expect(ttl > .seconds(55) && ttl <= .seconds(60))
+      // Another type: invalidConversion (the session middleware then drops the session).
+      await #expect(throws: PersistError.invalidConversion) { try await driver.get(key: "k1", as: Int.self) }
+      // No expiry: no TTL.
+      try await driver.set(key: "k2", value: 7, expires: nil)
+      #expect(try await driver.getWithTTL(key: "k2", as: Int.self)?.ttl == nil)
+      try await driver.remove(key: "k1")
+      #expect(try await driver.get(key: "k1", as: Sample.self) == nil)
+      try await driver.remove(key: "never-there")
+      #expect(try await driver.get(key: "unknown", as: Int.self) == nil)
+    }
+  }
+
+  @Test func expiredValuesAreGoneAndSwept() async throws {
+    try await Self.withDriver(sweepInterval: 0) { driver, client in
+      try await driver.set(key: "short", value: 1, expires: .milliseconds(200))
+      try await driver.set(key: "long", value: 2, expires: .seconds(60))
+      #expect(try await driver.get(key: "short", as: Int.self) == 1)
+      try await Task.sleep(for: .milliseconds(300))
+      #expect(try await driver.get(key: "short", as: Int.self) == nil)
+      // An expired key can be created again.
+      try await driver.create(key: "short", value: 3, expires: .milliseconds(100))
+      try await Task.sleep(for: .milliseconds(200))
+      // The next write sweeps (interval 0): the expired row is deleted, the live ones stay.
+      try await driver.set(key: "other", value: 4, expires: nil)
+      let rows = try await client.query("SELECT count(*) FROM linkparse_persist")
+      var count = -1
+      for try await n in rows.decode(Int64.self) { count = Int(n) }
+      #expect(count == 2)
+      #expect(try await driver.get(key: "long", as: Int.self) == 2)
+    }
+  }
+
+  @Test func nothingReadableAtRest() async throws {
+    try await Self.withDriver { driver, client in
+      try await driver.set(key: "lp-session.SECRETID", value: Sample(name: "Alice", refreshToken: "RT-PLAIN"), expires: nil)
+      var raw: [UInt8] = []
+      for try await (key, sealed) in try await client.query("SELECT key_hash, sealed FROM linkparse_persist")
+        .decode((ByteBuffer, ByteBuffer).self)
+      {
+        #expect(key.readableBytes == 32)
+        raw += Array(key.readableBytesView) + Array(sealed.readableBytesView)
+      }
+      let text = String(decoding: raw, as: UTF8.self)
+      #expect(!raw.isEmpty && !text.contains("SECRETID") && !text.contains("RT-PLAIN") && !text.contains("Alice"))
+      // A row moved under another key does not open (its seal is bound to its key): nothing, not garbage.
+      try await driver.set(key: "other", value: Sample(name: "Bob", refreshToken: "x"), expires: nil)
+      try await client.query(
+        """
+        UPDATE linkparse_persist SET sealed = (SELECT sealed FROM linkparse_persist p
+          WHERE p.key_hash <> linkparse_persist.key_hash LIMIT 1)
+        """)
+      #expect(try await driver.get(key: "other", as: Sample.self) == nil)
+    }
+  }
+
+  @Test func anotherSecretReadsNothing() async throws {
+    try await Self.withDriver { driver, client in
+      try await driver.set(key: "k", value: 1, expires: nil)
+      let stranger = PostgresSessionDriver(client: client, secret: SymmetricKey(size: .bits256))
+      #expect(try await stranger.get(key: "k", as: Int.self) == nil)
+    }
+  }
+
+  /// The refresh lock: two drivers (two instances) on their own clients take turns for one key, and do not
+  /// wait for each other on different keys.
+  @Test func refreshLockIsExclusivePerKey() async throws {
+    try await Self.withDriver { driver, _ in
+      try await TestDatabase.withClient(try TestDatabase.configuration(database: "linkparse_session_driver_test")) {
+        otherClient in
+        let other = PostgresSessionDriver(client: otherClient, secret: TestDatabase.secret)
+        let inside = ManagedAtomicCounter()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+          for index in 0..<8 {
+            let holder = index % 2 == 0 ? driver : other
+            group.addTask {
+              try await holder.withRefreshLock(for: "lp-session.same") {
+                let now = inside.enter()
+                #expect(now == 1, "two holders of one key's lock at once")
+                try await Task.sleep(for: .milliseconds(50))
+                inside.leave()
+              }
+            }
+          }
+          try await group.waitForAll()
+        }
+        #expect(inside.maximum == 1)
+        // Different keys do not exclude each other.
+        let started = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+          for index in 0..<4 {
+            group.addTask {
+              try await driver.withRefreshLock(for: "lp-session.\(index)") { try await Task.sleep(for: .milliseconds(300)) }
+            }
+          }
+          try await group.waitForAll()
+        }
+        #expect(ContinuousClock.now - started < .milliseconds(1_100))
+      }
+    }
+  }
+}
+
+/// How many are inside at once, and the most there were.
+final class ManagedAtomicCounter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var current = 0
+  private(set) var maximum = 0
+
+  func enter() -> Int {
+    lock.lock()
+    defer { lock.unlock() }
+    current += 1
+    maximum = max(maximum, current)
+    return current
+  }
+
+  func leave() {
+    lock.lock()
+    current -= 1
+    lock.unlock()
+  }
+}

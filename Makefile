@@ -162,11 +162,13 @@ bench-routes: deps
 	@cd Benchmarks && $(SWIFT) build -c release --product BenchRoutes >&2
 	@cd Benchmarks && .build/release/BenchRoutes
 
-## Load test of the callback routes (Benchmarks/Sources/BenchServer): callbacks/s and latency percentiles with the
-## in-memory store and with PostgreSQL (DATABASE_URL, or a throw-away server from .ci/postgres.sh). BENCH_SERVER_ARGS
-## passes options (--callbacks N --concurrency N --seconds S --store memory|postgres|both).
+## Load test of the server (Benchmarks/Sources/BenchServer): the callback routes alone (callbacks/s), then whole web
+## logins against the demo provider (start -> provider -> callback -> exchange -> verified identity -> session;
+## logins/s), each with p50/p99, with the in-memory store and with PostgreSQL (DATABASE_URL, or a throw-away server
+## from .ci/postgres.sh). BENCH_SERVER_ARGS passes options (--mode callbacks|logins|both --callbacks N --logins N
+## --concurrency N --login-concurrency N --seconds S --store memory|postgres|both).
 BENCH_SERVER_ARGS ?=
-bench-server: deps
+bench-server: deps demo-deps
 	@cd Benchmarks && $(SWIFT) build -c release --product BenchServer >&2
 	@if [ -n "$$DATABASE_URL" ]; then Benchmarks/.build/release/BenchServer $(BENCH_SERVER_ARGS); \
 	else export LINKPARSE_PG_DIR="$${TMPDIR:-/tmp}/linkparse-postgres-bench"; \

@@ -265,8 +265,9 @@ let package = Package(
       name: "DocumentationTests",
       dependencies: [
         "LinkParse", "LinkParseCore", "LinkParseProviders", "LinkParseAuthorization", "LinkParseRouter",
-        "LinkParseOAuth", "LinkParseHTTP", "LinkParsePostgres", "LinkParseHummingbird",
+        "LinkParseOAuth", "LinkParseHTTP", "LinkParsePostgres", "LinkParseHummingbird", "LinkParseSessions",
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
       ]),

@@ -4,7 +4,8 @@
 //   make bench-compare   LinkParse against Foundation's URLComponents on the benchmark corpus, one line each
 //   make bench           the package-benchmark suites (wall clock and malloc counts)
 //   make bench-routes    compiling tables of 8,000 and 100,000 routes, seconds each
-//   make bench-server    load test of the callback routes: callbacks/s and p99, in-memory and PostgreSQL store
+//   make bench-server    load test of the callback routes (callbacks/s) and of whole web logins against the demo
+//                        provider (logins/s), p50/p99, in-memory and PostgreSQL store
 import Foundation
 import PackageDescription
 
@@ -22,6 +23,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     // BenchServer: the server it loads and the client that loads it.
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -52,7 +54,10 @@ let package = Package(
         .product(name: "LinkParse", package: linkParse),
         .product(name: "LinkParseHummingbird", package: linkParse),
         .product(name: "LinkParsePostgres", package: linkParse),
+        .product(name: "LinkParseHTTP", package: linkParse),
+        .product(name: "LinkParseSessions", package: linkParse),
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),

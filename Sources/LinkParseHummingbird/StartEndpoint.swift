@@ -13,7 +13,7 @@ extension LinkParseCallbackEndpoint {
   /// `invalid-configuration`.
   ///
   /// **Where the browser goes after the login.** A `return_to` query parameter names a same-site path
-  /// (`/login/vk?return_to=%2Faccount`): checked by ``ReturnPath`` (no other host, scheme, `\\`, fragment or
+  /// (`/login/vk?return_to=%2Faccount`): checked by ``ReturnPath`` (no other host, scheme, `\`, fragment or
   /// control character can pass) and kept in the pending authorization (``PendingAuthorization/returnPath``);
   /// any other value answers 400 `invalid-return-path` (nothing is stored), and a repeated one too.
   ///

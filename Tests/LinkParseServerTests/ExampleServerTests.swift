@@ -224,8 +224,9 @@ import Testing
     ])
   }
 
-  /// Two instances of the example on one database (each with its own address, as behind a load balancer): a
-  /// login started on one completes on the other, its session works on both, is sealed at rest, refreshes once
+  /// Two instances of the example on one database behind one public https address (each reached at its own
+  /// loopback port, as a load balancer would): a login started on one completes on the other, its session
+  /// (a `__Host-` cookie: Secure, HttpOnly, SameSite=Lax) works on both, is sealed at rest, refreshes once
   /// however many requests on both ask at once, and logging out on one ends it on the other.
   @Test(.enabled(if: TestDatabase.url != nil, "LINKPARSE_TEST_DATABASE_URL is not set (make test sets it)"))
   func twoInstancesShareSessions() async throws {
@@ -236,11 +237,12 @@ import Testing
     let databaseURL = url[..<path] + "/linkparse_sessions_test" + query
     let port = Int.random(in: 20_000..<40_000)
     let (a, b) = ("http://127.0.0.1:\(port)", "http://127.0.0.1:\(port + 1)")
+    let publicBase = "https://app.example"
     let issuer = "http://127.0.0.1:\(port + 2)"
     // A refresh takes the provider a second: every request below has read the session before it ends.
     try await withChildProcess(
       "/usr/bin/env",
-      ["python3", demoProviderScript, "--port", "\(port + 2)", "--redirect-prefix", "http://127.0.0.1:",
+      ["python3", demoProviderScript, "--port", "\(port + 2)", "--redirect-prefix", publicBase + "/",
         "--refresh-delay", "1"]
     ) {
       try await Self.waitFor(issuer + "/stats")
@@ -248,7 +250,7 @@ import Testing
         ProcessInfo.processInfo.environment.merging([
           "HOST": "127.0.0.1", "PORT": "\(instancePort)", "DEMO_PROVIDER": issuer,
           // One public address for both, as behind a load balancer: the redirect URI is the same.
-          "PUBLIC_BASE_URL": a, "DATABASE_URL": databaseURL,
+          "PUBLIC_BASE_URL": publicBase, "DATABASE_URL": databaseURL,
           "LINKPARSE_STORE_SECRET": String(repeating: "cd", count: 32), "LOGIN_START_LIMIT": "100000",
         ]) { _, new in new }
       }
@@ -258,19 +260,25 @@ import Testing
           try await Self.waitFor(b + "/")
           // Started on A, the callback on B (the redirect names A's public address: sent to B by hand).
           let start = try await Self.fetch(a + "/login/demo?return_to=%2Fme")
-          let loginCookie = try #require(start.cookie("lp-login-"))
+          let loginCookie = try #require(start.cookie("__Host-lp-login-"))
           let authorize = try #require(start.location)
           let callback = try #require(try await Self.fetch(authorize).location)
-          #expect(callback.hasPrefix(a + "/auth/demo/callback?"))
-          let done = try await Self.fetch(b + callback.dropFirst(a.count), cookie: loginCookie)
+          #expect(callback.hasPrefix(publicBase + "/auth/demo/callback?"))
+          let done = try await Self.fetch(b + callback.dropFirst(publicBase.count), cookie: loginCookie)
           #expect(done.status == 303 && done.location == "/me", "\(done.body)")
-          let session = try #require(done.cookie("lp-session="))
+          let session = try #require(done.cookie("__Host-lp-session="))
+          let setCookie = try #require(done.setCookies.first { $0.hasPrefix("__Host-lp-session=") })
+          for attribute in ["Secure", "HttpOnly", "SameSite=Lax", "Path=/"] {
+            #expect(setCookie.contains("; \(attribute)"), "\(setCookie) lacks \(attribute)")
+          }
+          #expect(!setCookie.contains("Domain"))
+          #expect(done.setCookies.contains { $0.hasPrefix("__Host-lp-login-") && $0.contains("Max-Age=0") })
           let onA = try await Self.fetch(a + "/me", cookie: session)
           let onB = try await Self.fetch(b + "/me", cookie: session)
           #expect(onA.status == 200 && onA.body == onB.body && onA.body.contains("\"subject\":\"demo-user-"))
 
           // At rest: the row's key is not the session id, and nothing of the session is readable.
-          let sessionID = String(session.dropFirst("lp-session=".count))
+          let sessionID = String(session.dropFirst("__Host-lp-session=".count))
           let subject = try #require(onA.body.split(separator: "\"subject\":\"").last?.prefix { $0 != "\"" })
           let rows = try await TestDatabase.withClient(try TestDatabase.configuration(database: "linkparse_sessions_test")) {
             client in

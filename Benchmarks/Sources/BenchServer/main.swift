@@ -1,8 +1,21 @@
 // Load test of the server side: LinkParseHummingbird's callback routes on 127.0.0.1, driven by an in-process
-// AsyncHTTPClient over loopback, with the in-memory store and with the PostgreSQL store.
+// AsyncHTTPClient over loopback, with the in-memory store and with the PostgreSQL store; then whole web logins
+// against the demo OpenID Connect provider (Examples/DemoProvider, a Python process on loopback).
 //
-//   BenchServer [--store memory|postgres|both] [--callbacks N] [--concurrency N] [--seconds S]
+//   BenchServer [--store memory|postgres|both] [--mode callbacks|logins|both] [--callbacks N] [--logins N]
+//               [--concurrency N] [--login-concurrency N] [--seconds S]
 //               [--database-url URL]   (or DATABASE_URL; `make bench-server` starts a throw-away PostgreSQL)
+//
+// Logins: each is what a browser does — GET /login/demo (302, login cookie), the provider's /authorize (302
+// back with a code), the callback with the cookie, on which the server consumes the pending authorization,
+// exchanges the code (PKCE), verifies the id_token with the cached JWKS, fetches the user info (sub
+// cross-check), opens a session (hummingbird-auth; MemoryPersistDriver, or PostgresSessionDriver with the
+// PostgreSQL store) and answers 303. One line per store:
+//
+//   bench=login-memory logins=… seconds=… logins_per_s=… p50_ms=… p99_ms=… callback_p50_ms=… callback_p99_ms=… errors=…
+//
+// (p50/p99: the whole login; callback_*: its callback request alone, the exchange and verification included.)
+// The demo provider is single-process Python: at these rates it, not the server, is most of the time.
 //
 // Per store: N pending authorizations are inserted first (not timed), then their N callbacks
 // (`GET /auth/callback?code=…&state=…` on a LinkParseRouter route, consumed from the store, answered 303) are
@@ -38,6 +51,9 @@ struct Settings {
   var concurrency = 32
   var seconds = 20.0
   var databaseURL = ProcessInfo.processInfo.environment["DATABASE_URL"]
+  var mode = "both"
+  var logins = 2_000
+  var loginConcurrency = 16
 
   static func parse() -> Settings {
     var settings = Settings()
@@ -49,6 +65,10 @@ struct Settings {
       case "--concurrency": settings.concurrency = Int(arguments.popFirst() ?? "") ?? settings.concurrency
       case "--seconds": settings.seconds = Double(arguments.popFirst() ?? "") ?? settings.seconds
       case "--database-url": settings.databaseURL = arguments.popFirst()
+      case "--mode": settings.mode = arguments.popFirst() ?? "both"
+      case "--logins": settings.logins = Int(arguments.popFirst() ?? "") ?? settings.logins
+      case "--login-concurrency":
+        settings.loginConcurrency = Int(arguments.popFirst() ?? "") ?? settings.loginConcurrency
       default:
         FileHandle.standardError.write(Data("BenchServer: unknown argument \(argument)\n".utf8))
         exit(2)
@@ -137,7 +157,7 @@ func run<Store: PendingAuthorizationStoring>(_ name: String, store: Store) async
             let response = try await client.execute(request, timeout: .seconds(30))
             _ = try await response.body.collect(upTo: 64 * 1024)
             let took = ContinuousClock.now - sent
-            result.latencies.append(Double(took.components.attoseconds) / 1e15 + Double(took.components.seconds) * 1e3)
+            result.latencies.append(milliseconds(took))
             if response.status != .seeOther { result.errors += 1 }
             i += concurrency
           }
@@ -154,20 +174,21 @@ func run<Store: PendingAuthorizationStoring>(_ name: String, store: Store) async
     let elapsed = ContinuousClock.now - started
     let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     let sorted = result.latencies.sorted()
-    func percentile(_ p: Double) -> Double {
-      sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
-    }
     let line = String(
       format: "bench=server-%@ callbacks=%d seconds=%.2f callbacks_per_s=%.0f p50_ms=%.2f p99_ms=%.2f max_ms=%.2f errors=%d concurrency=%d",
-      name, sorted.count, wall, Double(sorted.count) / wall, percentile(0.50), percentile(0.99), sorted.last ?? 0,
+      name, sorted.count, wall, Double(sorted.count) / wall, percentile(sorted, 0.50), percentile(sorted, 0.99), sorted.last ?? 0,
       result.errors, concurrency)
     print(line)
   }
   try await client.shutdown()
 }
 
+let runCallbacks = settings.mode == "callbacks" || settings.mode == "both"
+let runLogins = settings.mode == "logins" || settings.mode == "both"
+
 if settings.store == "memory" || settings.store == "both" {
-  try await run("memory", store: PendingAuthorizationStore())
+  if runCallbacks { try await run("memory", store: PendingAuthorizationStore()) }
+  if runLogins { try await runLoginBench("memory", store: PendingAuthorizationStore(), sessions: MemoryPersistDriver()) }
 }
 if settings.store == "postgres" || settings.store == "both" {
   guard let databaseURL = settings.databaseURL, !databaseURL.isEmpty else {
@@ -177,12 +198,17 @@ if settings.store == "postgres" || settings.store == "both" {
   var configuration = try PostgresPendingAuthorizationStore.clientConfiguration(databaseURL: databaseURL)
   configuration.options.maximumConnections = max(8, concurrency / 2)
   let client = PostgresClient(configuration: configuration, backgroundLogger: quiet)
-  let store = PostgresPendingAuthorizationStore(client: client, secret: SymmetricKey(size: .bits256), logger: quiet)
+  let secret = SymmetricKey(size: .bits256)
+  let store = PostgresPendingAuthorizationStore(client: client, secret: secret, logger: quiet)
+  let sessions = PostgresSessionDriver(client: client, secret: secret, logger: quiet)
   try await withThrowingTaskGroup(of: Void.self) { group in
     group.addTask { await client.run() }
     try await store.migrate()
+    try await sessions.migrate()
     try await client.query("TRUNCATE linkparse_pending_authorizations")
-    try await run("postgres", store: store)
+    try await client.query("TRUNCATE linkparse_persist")
+    if runCallbacks { try await run("postgres", store: store) }
+    if runLogins { try await runLoginBench("postgres", store: store, sessions: sessions) }
     group.cancelAll()
   }
 }

@@ -5,9 +5,9 @@ let documentationSnippets: [(name: String, document: String, line: Int)] = [
   ("snippet_README_1", "README.md", 55),
   ("snippet_README_2", "README.md", 99),
   ("snippet_README_3", "README.md", 156),
-  ("snippet_README_4", "README.md", 198),
-  ("snippet_README_5", "README.md", 243),
+  ("snippet_README_4", "README.md", 211),
+  ("snippet_README_5", "README.md", 261),
   ("snippet_HandlingACallbackInAnApp_1", "Sources/LinkParse/LinkParse.docc/HandlingACallbackInAnApp.md", 32),
   ("snippet_LinkParse_1", "Sources/LinkParse/LinkParse.docc/LinkParse.md", 38),
-  ("snippet_ReceivingFormPostCallbacksOnAServer_1", "Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md", 29),
+  ("snippet_ReceivingFormPostCallbacksOnAServer_1", "Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md", 33),
 ]

@@ -9,12 +9,12 @@ import LinkParseHummingbird
 import LinkParseProviders
 import LinkParseRouter
 
-/// README.md, the block at line 198.
+/// README.md, the block at line 211.
 @available(macOS 13, iOS 16, *)
 func snippet_README_4() async throws {
-  // given (README.md, before line 198):
+  // given (README.md, before line 211):
   let store = PendingAuthorizationStore()
-  // README.md, line 198:
+  // README.md, line 211:
   let endpoint = LinkParseCallbackEndpoint(store: store, publicBaseURL: "https://example.com")
   let table = try LinkParseRouter.Router([
     Route("vk", "https://example.com/auth/vk/callback", provider: .vk),

@@ -5,18 +5,22 @@ import FoundationNetworking
 #endif
 import Crypto
 import Hummingbird
+import HummingbirdAuth
 import LinkParseAuthorization
 import LinkParseCore
+import LinkParseHTTP
 import LinkParseHummingbird
+import LinkParseOAuth
 import LinkParsePostgres
 import LinkParseProviders
 import LinkParseRouter
+import LinkParseSessions
 import PostgresNIO
 
-/// Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, the block at line 29 and those continuing it.
+/// Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, the block at line 33 and those continuing it.
 @available(macOS 13, iOS 16, *)
 func snippet_ReceivingFormPostCallbacksOnAServer_1() async throws {
-  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 29:
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 33:
 
   func serve<Store: PendingAuthorizationStoring>(store: Store) async throws {
     let apple = LoginStart.apple(clientID: "com.example.web", redirectURI: "https://example.com/auth/apple/callback")
@@ -42,10 +46,51 @@ func snippet_ReceivingFormPostCallbacksOnAServer_1() async throws {
     let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 8080)))
     try await app.runService()
   }
-  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 162):
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 117:
+
+  func serveWholeLogin<Store: PendingAuthorizationStoring>(store: Store, sessions: any PersistDriver) async throws {
+    let http = OAuthHTTPClient()
+    // Discovery (the issuer must match exactly); keep one party per provider: its key cache serves every login.
+    let party = try await OIDCRelyingParty.discover(
+      issuer: "https://id.example", clientID: "app", clientSecret: "app-secret", client: http)
+    let login = LoginStart.oauth2(
+      authorizeURL: party.metadata.authorizationEndpoint, clientID: "app",
+      redirectURI: "https://example.com/auth/id/callback")
+    let table = try LinkParseRouter.Router([Route("id", login.redirectURI, provider: .oauth2)])
+    let endpoint = LinkParseCallbackEndpoint(store: store, publicBaseURL: "https://example.com")
+    // The session cookie: __Host-lp-session, HttpOnly, Secure, SameSite=Lax, Path=/; 12 hours.
+    let configuration = LoginSession.middlewareConfiguration(secure: true)
+    let router = Router(context: LoginSessionContext.self)
+    router.add(middleware: SessionMiddleware(storage: sessions, configuration: configuration))
+    router.add(middleware: endpoint.callbackRoutes(table, context: LoginSessionContext.self) { consumed, _, _, context in
+      LoginSession.signIn(try await party.complete(consumed), consumed: consumed, context: context)
+    })
+    endpoint.registerStart(on: router, path: "/login/id", login: login)  // GET /login/id?return_to=/account
+
+    // A handler that needs the access token gets it fresh: refreshed first when it expires within a minute,
+    // once per session however many requests ask at the same time.
+    let refresher = SessionRefresher(driver: sessions, configuration: configuration)
+    let client = OAuth2Client(
+      clientID: "app", authentication: .clientSecretBasic("app-secret"), tokenEndpoint: party.metadata.tokenEndpoint)
+    router.get("/me") { request, context -> String in
+      let session = try await refresher.freshSession(request: request, context: context) { session in
+        guard let refreshToken = session.refreshToken else { throw SessionRefreshError(.noRefreshToken) }
+        return try await http.perform(client.refresh(refreshToken: refreshToken), as: TokenResponse.self)
+      }
+      return session?.subject ?? "not signed in"
+    }
+    router.post("/logout") { _, context -> Response in
+      let hint = context.sessions.session?.idToken
+      context.sessions.clearSession()  // the middleware deletes it and expires the cookie
+      let back = party.endSessionURL(idTokenHint: hint, postLogoutRedirectURI: "https://example.com/") ?? "/"
+      return Response(status: .seeOther, headers: [.location: back])
+    }
+    try await Application(router: router).runService()
+  }
+  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 248):
   let databaseURL = "postgres://app@127.0.0.1/logins?sslmode=verify-full"
   let secret = SymmetricKey(size: .bits256)
-  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 162:
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 248:
 
   let client = PostgresClient(
     configuration: try PostgresPendingAuthorizationStore.clientConfiguration(databaseURL: databaseURL))

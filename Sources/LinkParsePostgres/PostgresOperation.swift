@@ -33,6 +33,21 @@ package enum PostgresOperation {
     }
   }
 
+  /// Runs `statements` in one transaction under the advisory lock `lock` (so that instances starting at once
+  /// do not race on the catalog: `CREATE … IF NOT EXISTS` can), within `timeout`.
+  package static func migrate(
+    on client: PostgresClient, within timeout: Duration, logger: Logger, lock: Int64, _ statements: [PostgresQuery]
+  ) async throws(PostgresStoreError) {
+    try await run(on: client, within: timeout, logger: logger, failure: "migration failed") { client, logger in
+      try await client.withConnection { connection in
+        try await connection.withTransaction(logger: logger) { c in
+          try await c.query("SELECT pg_advisory_xact_lock(\(lock))", logger: logger)
+          for statement in statements { try await c.query(statement, logger: logger) }
+        }
+      }
+    }
+  }
+
   private enum Outcome<T: Sendable>: Sendable {
     case value(T)
     case timedOut

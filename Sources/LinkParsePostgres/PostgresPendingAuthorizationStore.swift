@@ -159,58 +159,47 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
   ///
   /// - Throws: ``PostgresStoreError`` when the database cannot be reached or refuses.
   public func migrate() async throws {
-    try await run { client, logger in
-      try await client.withConnection { connection in
-        // Serialize concurrent migrations (CREATE … IF NOT EXISTS can race on the catalog).
-        try await connection.withTransaction(logger: logger) { c in
-          try await c.query("SELECT pg_advisory_xact_lock(7318400117)", logger: logger)
-          try await c.query(
-            """
-            CREATE TABLE IF NOT EXISTS linkparse_schema_version (
-              component text PRIMARY KEY, version integer NOT NULL)
-            """, logger: logger)
-          try await c.query(
-            """
-            CREATE TABLE IF NOT EXISTS linkparse_pending_authorizations (
-              id bigserial PRIMARY KEY, state_key bytea, redirect_key text NOT NULL, provider text NOT NULL,
-              sealed bytea NOT NULL, expires_at bigint, created_at bigint NOT NULL, consumed_at bigint)
-            """, logger: logger)
-          try await c.query(
-            """
-            CREATE UNIQUE INDEX IF NOT EXISTS linkparse_pending_authorizations_state_key
-              ON linkparse_pending_authorizations (state_key) WHERE state_key IS NOT NULL
-            """, logger: logger)
-          try await c.query(
-            """
-            CREATE INDEX IF NOT EXISTS linkparse_pending_authorizations_stateless
-              ON linkparse_pending_authorizations (redirect_key, provider)
-              WHERE state_key IS NULL AND consumed_at IS NULL
-            """, logger: logger)
-          try await c.query(
-            """
-            CREATE INDEX IF NOT EXISTS linkparse_pending_authorizations_pending
-              ON linkparse_pending_authorizations (redirect_key) WHERE consumed_at IS NULL
-            """, logger: logger)
-          // The sweeps' indexes: pending rows by expiry, consumed rows by when they may go.
-          try await c.query(
-            """
-            CREATE INDEX IF NOT EXISTS linkparse_pending_authorizations_expiry
-              ON linkparse_pending_authorizations (expires_at) WHERE consumed_at IS NULL AND expires_at IS NOT NULL
-            """, logger: logger)
-          try await c.query(
-            """
-            CREATE INDEX IF NOT EXISTS linkparse_pending_authorizations_spent
-              ON linkparse_pending_authorizations ((COALESCE(expires_at, consumed_at))) WHERE consumed_at IS NOT NULL
-            """, logger: logger)
-          let version = Self.schemaVersion
-          try await c.query(
-            """
-            INSERT INTO linkparse_schema_version (component, version) VALUES ('pending_authorizations', \(version))
-            ON CONFLICT (component) DO NOTHING
-            """, logger: logger)
-        }
-      }
-    }
+    // Serialized between instances by an advisory lock (CREATE … IF NOT EXISTS can race on the catalog).
+    let version = Self.schemaVersion
+    try await PostgresOperation.migrate(
+      on: client, within: operationTimeout, logger: logger, lock: 7318400117,
+      [
+        """
+        CREATE TABLE IF NOT EXISTS linkparse_schema_version (
+          component text PRIMARY KEY, version integer NOT NULL)
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS linkparse_pending_authorizations (
+          id bigserial PRIMARY KEY, state_key bytea, redirect_key text NOT NULL, provider text NOT NULL,
+          sealed bytea NOT NULL, expires_at bigint, created_at bigint NOT NULL, consumed_at bigint)
+        """,
+        """
+        CREATE UNIQUE INDEX IF NOT EXISTS linkparse_pending_authorizations_state_key
+          ON linkparse_pending_authorizations (state_key) WHERE state_key IS NOT NULL
+        """,
+        """
+        CREATE INDEX IF NOT EXISTS linkparse_pending_authorizations_stateless
+          ON linkparse_pending_authorizations (redirect_key, provider)
+          WHERE state_key IS NULL AND consumed_at IS NULL
+        """,
+        """
+        CREATE INDEX IF NOT EXISTS linkparse_pending_authorizations_pending
+          ON linkparse_pending_authorizations (redirect_key) WHERE consumed_at IS NULL
+        """,
+        // The sweeps' indexes: pending rows by expiry, consumed rows by when they may go.
+        """
+        CREATE INDEX IF NOT EXISTS linkparse_pending_authorizations_expiry
+          ON linkparse_pending_authorizations (expires_at) WHERE consumed_at IS NULL AND expires_at IS NOT NULL
+        """,
+        """
+        CREATE INDEX IF NOT EXISTS linkparse_pending_authorizations_spent
+          ON linkparse_pending_authorizations ((COALESCE(expires_at, consumed_at))) WHERE consumed_at IS NOT NULL
+        """,
+        """
+        INSERT INTO linkparse_schema_version (component, version) VALUES ('pending_authorizations', \(version))
+        ON CONFLICT (component) DO NOTHING
+        """,
+      ])
   }
 
   // MARK: - PendingAuthorizationStoring

@@ -91,23 +91,18 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
   /// try await sessions.migrate()
   /// ```
   public func migrate() async throws {
-    try await run { client, logger in
-      try await client.withConnection { connection in
-        try await connection.withTransaction(logger: logger) { c in
-          try await c.query("SELECT pg_advisory_xact_lock(7318400118)", logger: logger)
-          try await c.query(
-            """
-            CREATE TABLE IF NOT EXISTS linkparse_persist (
-              key_hash bytea PRIMARY KEY, sealed bytea NOT NULL, expires_at bigint)
-            """, logger: logger)
-          try await c.query(
-            """
-            CREATE INDEX IF NOT EXISTS linkparse_persist_expiry ON linkparse_persist (expires_at)
-              WHERE expires_at IS NOT NULL
-            """, logger: logger)
-        }
-      }
-    }
+    try await PostgresOperation.migrate(
+      on: client, within: operationTimeout, logger: logger, lock: 7318400118,
+      [
+        """
+        CREATE TABLE IF NOT EXISTS linkparse_persist (
+          key_hash bytea PRIMARY KEY, sealed bytea NOT NULL, expires_at bigint)
+        """,
+        """
+        CREATE INDEX IF NOT EXISTS linkparse_persist_expiry ON linkparse_persist (expires_at)
+          WHERE expires_at IS NOT NULL
+        """,
+      ])
   }
 
   // MARK: - PersistDriver
@@ -118,11 +113,7 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
   /// try await sessions.create(key: "k", value: "v", expires: .seconds(60))
   /// ```
   public func create<Object: Codable & Sendable>(key: String, value: Object, expires: Duration?) async throws {
-    let now = Self.nowMilliseconds()
-    try await sweepIfDue(now)
-    let hash = keyHash(key)
-    let sealed = try seal(value, hash: hash)
-    let expiresAt = expires.map { now + Self.milliseconds($0) }
+    let (now, hash, sealed, expiresAt) = try await prepareWrite(key: key, value: value, expires: expires)
     let inserted = try await run { client, logger in
       let rows = try await client.query(
         """
@@ -143,11 +134,7 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
   /// try await sessions.set(key: "k", value: "v2", expires: nil)
   /// ```
   public func set<Object: Codable & Sendable>(key: String, value: Object, expires: Duration?) async throws {
-    let now = Self.nowMilliseconds()
-    try await sweepIfDue(now)
-    let hash = keyHash(key)
-    let sealed = try seal(value, hash: hash)
-    let expiresAt = expires.map { now + Self.milliseconds($0) }
+    let (now, hash, sealed, expiresAt) = try await prepareWrite(key: key, value: value, expires: expires)
     try await run { client, logger in
       try await client.query(
         """
@@ -256,6 +243,16 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
   }
 
   // MARK: - Keys, sealing, sweeps
+
+  /// What a write stores: the time, the key's hash, the sealed value, the expiry; the sweep first, when due.
+  private func prepareWrite<Object: Encodable>(
+    key: String, value: Object, expires: Duration?
+  ) async throws -> (now: Int64, hash: ByteBuffer, sealed: ByteBuffer, expiresAt: Int64?) {
+    let now = Self.nowMilliseconds()
+    try await sweepIfDue(now)
+    let hash = keyHash(key)
+    return (now, hash, try seal(value, hash: hash), expires.map { now + Self.milliseconds($0) })
+  }
 
   private func keyHash(_ key: String) -> ByteBuffer {
     ByteBuffer(bytes: HMAC<SHA256>.authenticationCode(for: Array(key.utf8), using: keyHashKey))

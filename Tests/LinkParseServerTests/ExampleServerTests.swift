@@ -109,6 +109,14 @@ import Testing
         #expect(done.status == 303 && done.location == "/me", "\(done.body)")
         #expect(try await Self.fetch(callback, cookie: cookie).body.contains("\"code\":\"replayed\""))
         #expect(try await Self.fetch(base + "/me").status == 401)
+        // Forged session cookies are no session: made up, empty, huge, escaped NUL, twice.
+        for forged in ["lp-session=forged", "lp-session=", "lp-session=" + String(repeating: "A", count: 60_000),
+          "lp-session=%00%FF", "lp-session=a; lp-session=b"]
+        {
+          let answer = try await Self.fetch(base + "/me", cookie: forged)
+          #expect(answer.status == 401 || answer.status == 431 || answer.status == 400, "\(answer.status)")
+          #expect(try await Self.fetch(base + "/refresh", method: .POST, cookie: forged).status != 200)
+        }
 
         let (_, _, me, session) = try await Self.login(base)
         #expect(me.contains("\"subject\":\"demo-user-") && me.contains("\"issuer\":"), "\(me)")

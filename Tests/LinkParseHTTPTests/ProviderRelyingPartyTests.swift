@@ -262,6 +262,11 @@ struct SberRelyingPartyTests {
     return try consumed(pending, redirect + "?utm_source=sbol&state=st-sber&code=FA2154AC-3451-C01A-B2D3-C231DBB2E20F")
   }
 
+  /// The login completed by a party with the provider's keys.
+  static func completeWithKeys(_ f: RelyingPartyFixture) async throws -> VerifiedIdentity {
+    try await party(f, keys: f.keys()).complete(try login(), now: f.now)
+  }
+
   static func serve(_ f: RelyingPartyFixture, idToken: String?, userSub: String = "sber-sub-1") {
     let token = idToken.map { #","id_token":"\#($0)""# } ?? ""
     f.provider.routes.set(
@@ -279,7 +284,7 @@ struct SberRelyingPartyTests {
   @Test func aLoginVerifiesTheIDTokenAndCrossChecksTheUserInfo() async throws {
     try await withRelyingPartyFixture { f in
       Self.serve(f, idToken: try Self.goodToken(f, extra: ["email": "ivan@sber.test", "email_verified": true]))
-      let identity = try await Self.party(f, keys: f.keys()).complete(try Self.login(), now: f.now)
+      let identity = try await Self.completeWithKeys(f)
       #expect(identity.subject == "sber-sub-1" && identity.issuer == Self.issuer)
       #expect(identity.idToken?.claims.nonce == "n-sber")
       #expect(identity.email == ProfileValue(value: "ivan@sber.test", source: .idToken) && identity.emailVerified == true)
@@ -313,43 +318,36 @@ struct SberRelyingPartyTests {
     try await withRelyingPartyFixture { f in
       Self.serve(f, idToken: try Self.goodToken(f), userSub: "someone-else")
       let error = await expectError(IdentityError.self) {
-        _ = try await Self.party(f, keys: f.keys()).complete(try Self.login(), now: f.now)
+        _ = try await Self.completeWithKeys(f)
       }
       #expect(error?.code == .subjectMismatch)
     }
   }
 
-  @Test func anIDTokenWithAnExtraAudienceIsRefused() async throws {
+  /// An id_token the token endpoint answers that must be refused, and the code it is refused with.
+  struct HostileToken: Sendable, CustomTestStringConvertible {
+    var issuer = SberRelyingPartyTests.issuer
+    var audience: [String] = [SberRelyingPartyTests.clientID]
+    var nonce = "n-sber"
+    var refusal: IDTokenError.Code
+    var testDescription: String { refusal.rawValue }
+  }
+
+  static let hostileTokens = [
+    HostileToken(audience: [clientID, "another-client"], refusal: .untrustedAudience),
+    HostileToken(nonce: "another-login", refusal: .nonceMismatch),
+    HostileToken(issuer: "https://elsewhere.test", refusal: .issuerMismatch),
+    HostileToken(audience: ["another-client"], refusal: .audienceMismatch),
+  ]
+
+  @Test(arguments: hostileTokens) func aHostileIDTokenIsRefused(_ token: HostileToken) async throws {
     try await withRelyingPartyFixture { f in
       Self.serve(f, idToken: try f.idToken(
-        issuer: Self.issuer, audience: [Self.clientID, "another-client"], subject: "sber-sub-1", nonce: "n-sber"))
-      let error = await expectError(IDTokenError.self) {
-        _ = try await Self.party(f, keys: f.keys()).complete(try Self.login(), now: f.now)
-      }
-      #expect(error?.code == .untrustedAudience)
+        issuer: token.issuer, audience: token.audience.count == 1 ? token.audience[0] : token.audience,
+        subject: "sber-sub-1", nonce: token.nonce))
+      let error = await expectError(IDTokenError.self) { _ = try await Self.completeWithKeys(f) }
+      #expect(error?.code == token.refusal)
       #expect(f.requests(to: "/sber/userinfo").isEmpty)
-    }
-  }
-
-  @Test func anIDTokenWithAnotherNonceIsRefused() async throws {
-    try await withRelyingPartyFixture { f in
-      Self.serve(f, idToken: try f.idToken(
-        issuer: Self.issuer, audience: Self.clientID, subject: "sber-sub-1", nonce: "another-login"))
-      let error = await expectError(IDTokenError.self) {
-        _ = try await Self.party(f, keys: f.keys()).complete(try Self.login(), now: f.now)
-      }
-      #expect(error?.code == .nonceMismatch)
-    }
-  }
-
-  @Test func anIDTokenFromAnotherIssuerIsRefused() async throws {
-    try await withRelyingPartyFixture { f in
-      Self.serve(f, idToken: try f.idToken(
-        issuer: "https://elsewhere.test", audience: Self.clientID, subject: "sber-sub-1", nonce: "n-sber"))
-      let error = await expectError(IDTokenError.self) {
-        _ = try await Self.party(f, keys: f.keys()).complete(try Self.login(), now: f.now)
-      }
-      #expect(error?.code == .issuerMismatch)
     }
   }
 
@@ -357,7 +355,7 @@ struct SberRelyingPartyTests {
     try await withRelyingPartyFixture { f in
       Self.serve(f, idToken: nil)
       let error = await expectError(IdentityError.self) {
-        _ = try await Self.party(f, keys: f.keys()).complete(try Self.login(), now: f.now)
+        _ = try await Self.completeWithKeys(f)
       }
       #expect(error?.code == .missingIDToken)
     }
@@ -369,7 +367,7 @@ struct SberRelyingPartyTests {
       Self.serve(f, idToken: try Self.goodToken(f))
       f.provider.jwks.mode = mode
       let error = await expectError(OAuthResponseError.self) {
-        _ = try await Self.party(f, keys: f.keys()).complete(try Self.login(), now: f.now)
+        _ = try await Self.completeWithKeys(f)
       }
       let expected: [JWKSEndpoint.Mode: OAuthResponseError.Code] = [
         .serverError: .httpStatus, .garbage: .unexpectedShape, .slow: .timeout,

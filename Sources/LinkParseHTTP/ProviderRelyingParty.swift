@@ -99,10 +99,14 @@ public struct ProviderRelyingParty: Sendable {
   /// ```
   public var fetchesUserInfo = true
 
-  private init(endpoints: Endpoints, provider: Provider, clientID: String, issuer: String, keys: JWKSCache?, client: OAuthHTTPClient) {
+  private init(_ endpoints: Endpoints, issuer: String, keys: JWKSCache?, client: OAuthHTTPClient) {
     self.endpoints = endpoints
-    self.provider = provider
-    self.clientID = clientID
+    switch endpoints {
+    case .vk(let vk): (provider, clientID) = (.vk, vk.clientID)
+    case .sber(let sber): (provider, clientID) = (.sber, sber.clientID)
+    case .tid(let tid): (provider, clientID) = (.tid, tid.clientID)
+    case .apple(let apple, _): (provider, clientID) = (.apple, apple.clientID)
+    }
     self.issuer = issuer
     self.keys = keys
     self.client = client
@@ -117,7 +121,7 @@ public struct ProviderRelyingParty: Sendable {
   public static func vkID(_ vk: VKIDClient, client: OAuthHTTPClient, issuer: String = "https://id.vk.ru")
     -> ProviderRelyingParty
   {
-    ProviderRelyingParty(endpoints: .vk(vk), provider: .vk, clientID: vk.clientID, issuer: issuer, keys: nil, client: client)
+    ProviderRelyingParty(.vk(vk), issuer: issuer, keys: nil, client: client)
   }
 
   /// Sber ID, with `sber`'s endpoints and secret. `issuer` comes from your Sber ID onboarding material (Sber
@@ -146,7 +150,7 @@ public struct ProviderRelyingParty: Sendable {
   public static func sberID(
     _ sber: SberIDClient, issuer: String, client: OAuthHTTPClient, keys: JWKSCache? = nil
   ) -> ProviderRelyingParty {
-    ProviderRelyingParty(endpoints: .sber(sber), provider: .sber, clientID: sber.clientID, issuer: issuer, keys: keys, client: client)
+    ProviderRelyingParty(.sber(sber), issuer: issuer, keys: keys, client: client)
   }
 
   /// T-ID, with `tid`'s endpoints (HTTP Basic with a client secret, `client_id` in the form without one).
@@ -158,22 +162,24 @@ public struct ProviderRelyingParty: Sendable {
   public static func tid(
     _ tid: TIDClient, client: OAuthHTTPClient, issuer: String = "https://id.tbank.ru", keys: JWKSCache? = nil
   ) -> ProviderRelyingParty {
-    ProviderRelyingParty(endpoints: .tid(tid), provider: .tid, clientID: tid.clientID, issuer: issuer, keys: keys, client: client)
+    ProviderRelyingParty(.tid(tid), issuer: issuer, keys: keys, client: client)
   }
 
   /// Sign in with Apple, with `apple`'s endpoints, a `client_secret` JWT made from `clientSecret` for each
   /// request, and Apple's keys (a cache of ``appleKeysURL`` unless `keys` is given).
   ///
   /// ```swift
-  /// let secret = try AppleClientSecret(privateKeyPEM: p8, keyID: "ABC123DEFG", teamID: "DEF123GHIJ", clientID: "com.example.web")
-  /// let apple = ProviderRelyingParty.apple(AppleClient(clientID: "com.example.web"), clientSecret: secret, client: client)
+  /// let secret = try AppleClientSecret(
+  ///   privateKeyPEM: p8, keyID: "ABC123DEFG", teamID: "DEF123GHIJ", clientID: "com.example.web")
+  /// let apple = ProviderRelyingParty.apple(
+  ///   AppleClient(clientID: "com.example.web"), clientSecret: secret, client: client)
   /// ```
   public static func apple(
     _ apple: AppleClient, clientSecret: AppleClientSecret, client: OAuthHTTPClient, keys: JWKSCache? = nil
   ) -> ProviderRelyingParty {
     ProviderRelyingParty(
-      endpoints: .apple(apple, clientSecret), provider: .apple, clientID: apple.clientID,
-      issuer: AppleClientSecret.audience, keys: keys ?? JWKSCache(url: appleKeysURL, client: client), client: client)
+      .apple(apple, clientSecret), issuer: AppleClientSecret.audience,
+      keys: keys ?? JWKSCache(url: appleKeysURL, client: client), client: client)
   }
 
   /// Completes the login `consumed` carries (see the type's description for each provider).
@@ -273,7 +279,8 @@ public struct ProviderRelyingParty: Sendable {
       request = apple.revoke(token: token, tokenTypeHint: hint, clientSecret: try secret.make(now: now))
     case .sber:
       return .unsupported(
-        reason: "Sber ID documents no revocation or logout endpoint: its tokens expire (the refresh token after 30 days)")
+        reason:
+          "Sber ID documents no revocation or logout endpoint: its tokens expire (the refresh token after 30 days)")
     }
     _ = try await client.perform(request, as: RevokeResponse.self)
     return .ended

@@ -135,8 +135,9 @@ public struct ProfileValue<Value: Sendable & Hashable>: Sendable, Hashable {
   }
 }
 
-/// What the app must still do to end a user's session after ``OIDCRelyingParty/endSession(tokens:postLogoutRedirectURI:state:)``
-/// or ``ProviderRelyingParty/endSession(tokens:now:)``, besides ending its own session.
+/// What the app must still do to end a user's session, besides ending its own, after
+/// ``OIDCRelyingParty/endSession(tokens:postLogoutRedirectURI:state:)`` or
+/// ``ProviderRelyingParty/endSession(tokens:now:)``.
 ///
 /// ```swift
 /// switch try await party.endSession(tokens: session.tokens) {

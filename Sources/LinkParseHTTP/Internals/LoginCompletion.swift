@@ -113,9 +113,12 @@ enum LoginCompletion {
       emailVerified = nil
     }
     let name =
-      claims.flatMap { fullName($0.name, $0.givenName, $0.familyName) }.map { ProfileValue(value: $0, source: .idToken) }
-      ?? info.flatMap { fullName($0.name, $0.givenName, $0.familyName) }.map { ProfileValue(value: $0, source: .userInfo) }
-      ?? appleUser.flatMap { fullName(nil, $0.firstName, $0.lastName) }.map { ProfileValue(value: $0, source: .callback) }
+      claims.flatMap { fullName($0.name, $0.givenName, $0.familyName) }
+        .map { ProfileValue(value: $0, source: .idToken) }
+      ?? info.flatMap { fullName($0.name, $0.givenName, $0.familyName) }
+        .map { ProfileValue(value: $0, source: .userInfo) }
+      ?? appleUser.flatMap { fullName(nil, $0.firstName, $0.lastName) }
+        .map { ProfileValue(value: $0, source: .callback) }
 
     return VerifiedIdentity(
       provider: provider, issuer: claims?.issuer ?? issuer, subject: subject, idToken: verified, tokens: tokens,

@@ -3,7 +3,7 @@
 // §3.1.3.7, §5.3.2; OpenID Connect Discovery 1.0 §4).
 
 public import LinkParseAuthorization
-public import LinkParseCore
+import LinkParseCore
 public import LinkParseOAuth
 import LinkParseProviders
 
@@ -34,6 +34,11 @@ public struct IdentityError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let subjectMismatch = Code(rawValue: "subject-mismatch")
     /// The consumed authorization is not a success with a code (a provider error, a cancel).
     public static let notASuccess = Code(rawValue: "not-a-success")
+    /// Nothing names the user: no verified id_token, no VK ID `user_id`, no user info (a relying party that
+    /// neither verifies id_tokens nor fetches the user info).
+    public static let missingSubject = Code(rawValue: "missing-subject")
+    /// The consumed authorization was made for another provider or another client id than the relying party's.
+    public static let authorizationMismatch = Code(rawValue: "authorization-mismatch")
   }
 
   /// What went wrong.
@@ -156,29 +161,6 @@ extension OAuthHTTPClient {
   }
 }
 
-/// What a completed login proves: the provider, the issuer and the subject the id_token names (verified:
-/// signature, issuer, audience, nonce, expiry, `iat` age, `c_hash`/`at_hash` where present), the tokens, and
-/// the user info when it was asked for (its `sub` equal to the id_token's).
-///
-/// ```swift
-/// let identity = try await party.complete(consumed)
-/// identity.subject  // "248289761001"
-/// ```
-public struct VerifiedIdentity: Sendable {
-  /// The provider the login went to.
-  public let provider: Provider
-  /// The issuer (`iss`).
-  public let issuer: String
-  /// The subject (`sub`): the user's stable id at the issuer.
-  public let subject: String
-  /// The verified id_token.
-  public let idToken: VerifiedIDToken
-  /// The token endpoint's answer (access token, refresh token, …).
-  public let tokens: TokenResponse
-  /// The user info, when ``OIDCRelyingParty/fetchesUserInfo`` and the provider has a user-info endpoint.
-  public let userInfo: OIDCUserInfo?
-}
-
 /// Everything after the callback for one OpenID Connect provider, in one call (``complete(_:now:)``): the token
 /// exchange from the consumed authorization (its PKCE verifier, redirect URI as sent, client id), the id_token
 /// verified with keys from a ``JWKSCache`` (the nonce sent, the client as audience, the issuer, `at_hash`
@@ -261,11 +243,31 @@ public struct OIDCRelyingParty: Sendable {
     return endpoint + (endpoint.contains("?") ? "&" : "?") + FormParameters.encode(pairs)
   }
 
+  /// What ending the session takes at the provider: a ``SessionEnd/redirect(_:)`` to ``endSessionURL(idTokenHint:postLogoutRedirectURI:state:)``
+  /// with the tokens' id_token as the hint, or ``SessionEnd/unsupported(reason:)`` when the provider has no
+  /// `end_session_endpoint`. Nothing is sent from here: the browser has to go to the provider itself.
+  ///
+  /// ```swift
+  /// if case .redirect(let url) = try await party.endSession(tokens: identity.tokens, postLogoutRedirectURI: "https://example.com/") {
+  ///   return .redirect(to: url)
+  /// }
+  /// ```
+  public func endSession(
+    tokens: TokenResponse, postLogoutRedirectURI: String? = nil, state: String? = nil
+  ) async throws -> SessionEnd {
+    guard
+      let url = endSessionURL(idTokenHint: tokens.idToken, postLogoutRedirectURI: postLogoutRedirectURI, state: state)
+    else {
+      return .unsupported(reason: "\(metadata.issuer) has no end_session_endpoint: only the app's session ends")
+    }
+    return .redirect(url)
+  }
+
   /// Completes the login `consumed` carries: the token exchange, the id_token, the user info.
   ///
   /// ```swift
   /// let identity = try await party.complete(consumed)
-  /// identity.idToken.claims.subject == identity.subject  // true
+  /// identity.idToken?.claims.subject == identity.subject  // true
   /// ```
   ///
   /// - Throws: ``IdentityError`` (`not-a-success`, `missing-id-token`, `subject-mismatch`),
@@ -275,10 +277,7 @@ public struct OIDCRelyingParty: Sendable {
   public func complete(
     _ consumed: ConsumedAuthorization, now: Int64 = IDTokenVerifier.currentUnixTime
   ) async throws -> VerifiedIdentity {
-    guard consumed.callback.outcome == .success, let code = consumed.callback.code else {
-      throw IdentityError(
-        .notASuccess, message: "the callback is \(consumed.callback.outcome.rawValue), not a success with a code")
-    }
+    let code = try LoginCompletion.requireSuccess(consumed)
     // The exchange of a generic OAuth 2.0 login (its verifier and redirect URI as sent), authenticated with
     // the client secret when there is one; any other provider's comes from its own client.
     let request: OAuthRequest
@@ -293,29 +292,19 @@ public struct OIDCRelyingParty: Sendable {
     } else {
       request = try consumed.tokenRequest(clientSecret: clientSecret, endpoint: metadata.tokenEndpoint)
     }
-    let tokens = try await client.perform(request, as: TokenResponse.self)
-    guard let idToken = tokens.idToken else {
-      throw IdentityError(.missingIDToken, message: "the token answer from \(metadata.issuer) has no id_token")
-    }
     let expected = IDTokenVerifier.Expectations(
-      issuer: metadata.issuer, audience: clientID, nonce: consumed.authorization.nonce,
-      accessToken: tokens.accessToken, maxAge: maxAge, maxIssuedAtAge: maxIssuedAtAge)
-    let verified = try await keys.verify(idToken, expecting: expected, now: now)
-    let subject = verified.claims.subject ?? ""
-    var userInfo: OIDCUserInfo?
-    if fetchesUserInfo, let endpoint = metadata.userinfoEndpoint {
-      let info = try await client.perform(
-        OAuthRequest(
-          kind: .userInfo, method: .get, url: endpoint, headers: [.init("Authorization", "Bearer " + tokens.accessToken)]),
-        as: OIDCUserInfo.self)
-      guard info.sub == subject else {
-        throw IdentityError(
-          .subjectMismatch, message: "the user info's sub is not the id_token's (OIDC Core §5.3.2): not used")
-      }
-      userInfo = info
-    }
-    return VerifiedIdentity(
-      provider: consumed.authorization.provider, issuer: metadata.issuer, subject: subject, idToken: verified,
-      tokens: tokens, userInfo: userInfo)
+      issuer: metadata.issuer, audience: clientID, nonce: consumed.authorization.nonce, maxAge: maxAge,
+      maxIssuedAtAge: maxIssuedAtAge)
+    let endpoint = fetchesUserInfo ? metadata.userinfoEndpoint : nil
+    return try await LoginCompletion.complete(
+      exchange: request, provider: consumed.authorization.provider, issuer: metadata.issuer, client: client,
+      idToken: .init(keys: keys, expected: expected, isRequired: true),
+      userInfo: { tokens in
+        endpoint.map {
+          .oidc(
+            OAuthRequest(
+              kind: .userInfo, method: .get, url: $0, headers: [.init("Authorization", "Bearer " + tokens.accessToken)]))
+        }
+      }, now: now)
   }
 }

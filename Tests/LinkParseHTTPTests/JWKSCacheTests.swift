@@ -42,10 +42,15 @@ struct TestSigningKey: Sendable {
 
   /// A token valid at ``now`` for ``clientID``, signed by this key; `kid` overrides the header's.
   func token(subject: String = "user-1", kid: String? = nil) throws -> String {
-    let header = #"{"alg":"ES256","kid":"\#(kid ?? self.kid)","typ":"JWT"}"#
     let payload =
       #"{"iss":"\#(Self.issuer)","aud":"\#(Self.clientID)","sub":"\#(subject)","#
       + #""iat":\#(Self.now - 10),"exp":\#(Self.now + 600)}"#
+    return try signed(payload, kid: kid)
+  }
+
+  /// `payload` (JSON text) as an ES256 token signed by this key; `kid` overrides the header's.
+  func signed(_ payload: String, kid: String? = nil) throws -> String {
+    let header = #"{"alg":"ES256","kid":"\#(kid ?? self.kid)","typ":"JWT"}"#
     let input = base64URL(Array(header.utf8)) + "." + base64URL(Array(payload.utf8))
     let signature = try key.signature(for: Data(input.utf8)).rawRepresentation
     return input + "." + base64URL(Array(signature))

@@ -55,15 +55,21 @@ final class LocalProvider: Sendable {
   let recorder: Recorder
   /// What `/jwks` answers, and how often it was asked.
   let jwks: JWKSEndpoint
+  /// The answers a test sets for paths of its own (a provider's token, user-info, logout endpoints).
+  let routes: ScriptedRoutes
   let port: Int
 
   var baseURL: String { "http://127.0.0.1:\(port)" }
 
-  private init(group: MultiThreadedEventLoopGroup, channel: any Channel, recorder: Recorder, jwks: JWKSEndpoint) {
+  private init(
+    group: MultiThreadedEventLoopGroup, channel: any Channel, recorder: Recorder, jwks: JWKSEndpoint,
+    routes: ScriptedRoutes
+  ) {
     self.group = group
     self.channel = channel
     self.recorder = recorder
     self.jwks = jwks
+    self.routes = routes
     self.port = channel.localAddress?.port ?? 0
   }
 
@@ -71,17 +77,18 @@ final class LocalProvider: Sendable {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let recorder = Recorder()
     let jwks = JWKSEndpoint()
+    let routes = ScriptedRoutes()
     do {
       let channel = try await ServerBootstrap(group: group)
         .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
         .childChannelInitializer { channel in
           channel.eventLoop.makeCompletedFuture {
             try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-            try channel.pipeline.syncOperations.addHandler(ProviderHandler(recorder: recorder, jwks: jwks))
+            try channel.pipeline.syncOperations.addHandler(ProviderHandler(recorder: recorder, jwks: jwks, routes: routes))
           }
         }
         .bind(host: "127.0.0.1", port: 0).get()
-      return LocalProvider(group: group, channel: channel, recorder: recorder, jwks: jwks)
+      return LocalProvider(group: group, channel: channel, recorder: recorder, jwks: jwks, routes: routes)
     } catch {
       try? await group.shutdownGracefully()
       throw error
@@ -132,12 +139,14 @@ final class ProviderHandler: ChannelInboundHandler {
 
   let recorder: Recorder
   let jwks: JWKSEndpoint
+  let routes: ScriptedRoutes
   private var head: HTTPRequestHead?
   private var body = ByteBuffer()
 
-  init(recorder: Recorder, jwks: JWKSEndpoint = JWKSEndpoint()) {
+  init(recorder: Recorder, jwks: JWKSEndpoint = JWKSEndpoint(), routes: ScriptedRoutes = ScriptedRoutes()) {
     self.recorder = recorder
     self.jwks = jwks
+    self.routes = routes
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -158,6 +167,9 @@ final class ProviderHandler: ChannelInboundHandler {
   }
 
   private func respond(to request: ReceivedRequest, context: ChannelHandlerContext) {
+    if let answer = routes.answer(for: request) {
+      return send(context, answer.status, contentType: answer.contentType, body: answer.body)
+    }
     let form = request.form
     switch request.path {
     case "/token":
@@ -374,5 +386,31 @@ final class JWKSEndpoint: @unchecked Sendable {
       _fetches += 1
       return (_mode, _document, _cacheControl)
     }
+  }
+}
+
+/// Answers a test sets by path, before the fixed routes: a status, a content type and a body, in which
+/// `$STATE` stands for the request's query `state` (VK ID echoes the exchange's state; "" when none was sent).
+final class ScriptedRoutes: @unchecked Sendable {
+  struct Answer: Sendable {
+    var status: HTTPResponseStatus
+    var contentType: String?
+    var body: String
+  }
+
+  private let lock = NSLock()
+  private var answers: [String: Answer] = [:]
+
+  /// Answer `path` with `json` and `status`.
+  func set(_ path: String, status: HTTPResponseStatus = .ok, json: String) {
+    lock.locked { answers[path] = Answer(status: status, contentType: "application/json", body: json) }
+  }
+
+  /// The answer for `request`'s path, if one is set.
+  func answer(for request: ReceivedRequest) -> Answer? {
+    guard var answer = lock.locked({ answers[request.path] }) else { return nil }
+    let state = decodeForm(request.query ?? "")["state"] ?? ""
+    answer.body = answer.body.replacingOccurrences(of: "$STATE", with: state)
+    return answer
   }
 }

@@ -143,6 +143,15 @@ struct ExampleServer {
     let refresher = SessionRefresher(
       driver: sessions, configuration: sessionConfiguration, margin: Int64(env["SESSION_REFRESH_MARGIN"] ?? "") ?? 60)
     let demo = demoParty
+    // VK ID and T-ID (with TID_CLIENT_SECRET for a web client) complete their logins too, with their quirks in
+    // the library (VK's device_id and user_info check, T-ID's Basic auth): LinkParseHTTP's ProviderRelyingParty.
+    let providerHTTP = OAuthHTTPClient()
+    var parties: [Provider: ProviderRelyingParty] = [:]
+    if let id = env["VK_CLIENT_ID"] { parties[.vk] = .vkID(VKIDClient(clientID: id), client: providerHTTP) }
+    if let id = env["TID_CLIENT_ID"] {
+      parties[.tid] = .tid(TIDClient(clientID: id, clientSecret: env["TID_CLIENT_SECRET"]), client: providerHTTP)
+    }
+    let providerParties = parties
     router.add(
       middleware: endpoint.callbackRoutes(table, context: LoginSessionContext.self, unknownRoutePrefix: "/auth/") {
         consumed, match, _, context in
@@ -157,8 +166,17 @@ struct ExampleServer {
             return Self.json(.badGateway, "{\"error\":\"login-failed\",\"detail\":\(Self.quoted("\(error)"))}")
           }
         }
-        // Any other provider: a real app completes the login the same way (LinkParseHTTP's relying parties) and
-        // ends with LoginSession.signIn. The example shows what arrived, without the code itself.
+        if let party = providerParties[callback.provider], callback.outcome == .success {
+          do {
+            return LoginSession.signIn(
+              try await party.complete(consumed), consumed: consumed, context: context, defaultReturnPath: "/me")
+          } catch {
+            logger.warning("login failed", metadata: ["provider": "\(callback.provider)", "error": "\(error)"])
+            return Self.json(.badGateway, "{\"error\":\"login-failed\",\"detail\":\(Self.quoted("\(error)"))}")
+          }
+        }
+        // Any other provider (Sber ID needs its client certificate, Apple its key: ProviderRelyingParty.sberID,
+        // .apple) completes the same way. The example shows what arrived, without the code itself.
         var json = "{\"route\":\"\(match.name)\",\"provider\":\"\(callback.provider.rawValue)\","
         json += "\"outcome\":\"\(callback.outcome.rawValue)\",\"has_code\":\(callback.code != nil)}\n"
         return Self.json(.ok, json)
@@ -175,8 +193,15 @@ struct ExampleServer {
     // off other sites' POSTs), which ends the session here (deleted from the store, its cookie expired) and
     // sends the browser to the provider's end_session_endpoint, which sends it back to /.
     router.post("/logout") { _, context -> Response in
-      let idToken = context.sessions.session?.idToken
+      let session = context.sessions.session
+      let idToken = session?.idToken
       context.sessions.clearSession()
+      // VK ID's logout, T-ID's revocation: the provider's session ends too (a failure there is logged; ours has).
+      if let session, let party = providerParties[session.provider] {
+        do { _ = try await party.endSession(tokens: session.tokens) } catch {
+          logger.warning("provider logout failed", metadata: ["error": "\(error)"])
+        }
+      }
       var headers: HTTPFields = [.cacheControl: "no-store", Self.referrerPolicy: "no-referrer"]
       headers[.location] = demo?.endSessionURL(idTokenHint: idToken, postLogoutRedirectURI: base + "/") ?? "/"
       return Response(status: .seeOther, headers: headers)
@@ -219,6 +244,7 @@ struct ExampleServer {
     logger.info("listening on http://\(host):\(port), public base \(base); logins: \(logins.map(\.name))")
     try await app.runService()
     try await demo?.client.shutdown()  // (an HTTP client must be shut down before it goes)
+    try await providerHTTP.shutdown()
   }
 
   static var referrerPolicy: HTTPField.Name { HTTPField.Name("Referrer-Policy")! }

@@ -30,8 +30,12 @@ public struct LoginSession: Codable, Sendable, Hashable {
   public var issuer: String
   /// The user's stable id at the issuer.
   public var subject: String
-  /// The e-mail address the provider's user info gave, if any (check `email_verified` before trusting it).
+  /// The e-mail address (the verified id_token's, else the user info's; never Apple's unsigned `user` JSON).
   public var email: String?
+  /// Whether the provider says it verified ``email`` (`nil`: it does not say).
+  public var emailVerified: Bool?
+  /// The user's name, as the provider gave it (for greeting, not for trusting).
+  public var name: String?
   /// The id_token, kept as the hint of an RP-initiated logout.
   public var idToken: String?
   /// The access token.
@@ -54,7 +58,9 @@ public struct LoginSession: Codable, Sendable, Hashable {
     provider = identity.provider
     issuer = identity.issuer
     subject = identity.subject
-    email = identity.userInfo?.email
+    email = identity.email?.value
+    emailVerified = identity.emailVerified
+    name = identity.name?.value
     idToken = identity.tokens.idToken
     accessToken = identity.tokens.accessToken
     refreshToken = identity.tokens.refreshToken
@@ -88,6 +94,16 @@ public struct LoginSession: Codable, Sendable, Hashable {
     if let idToken = tokens.idToken { copy.idToken = idToken }
     copy.refreshCount += 1
     return copy
+  }
+
+  /// The session's tokens as a token answer: what a provider's logout or revocation takes
+  /// (`ProviderRelyingParty.endSession(tokens:)`).
+  ///
+  /// ```swift
+  /// try await party.endSession(tokens: session.tokens)
+  /// ```
+  public var tokens: TokenResponse {
+    TokenResponse(accessToken: accessToken, refreshToken: refreshToken, idToken: idToken)
   }
 
   /// The session cookie's name: `__Host-lp-session` over https (the browser then insists on `Secure`,

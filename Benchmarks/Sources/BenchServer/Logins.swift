@@ -12,6 +12,7 @@ import LinkParseRouter
 import LinkParseSessions
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// The demo provider's script, from this file's place in the repository.
 let demoProviderScript = URL(fileURLWithPath: #filePath)

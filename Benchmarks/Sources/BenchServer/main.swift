@@ -37,6 +37,8 @@ import LinkParseAuthorization
 import LinkParseCore
 import LinkParseHummingbird
 import LinkParsePostgres
+import LinkParseSessions
+import HummingbirdAuth
 import LinkParseProviders
 import LinkParseRouter
 import Logging
@@ -52,7 +54,7 @@ struct Settings {
   var seconds = 20.0
   var databaseURL = ProcessInfo.processInfo.environment["DATABASE_URL"]
   var mode = "both"
-  var logins = 2_000
+  var logins = 5_000
   var loginConcurrency = 16
 
   static func parse() -> Settings {

@@ -2,11 +2,11 @@
 
 /// Every extracted block: (function, document, line), in document order.
 let documentationSnippets: [(name: String, document: String, line: Int)] = [
-  ("snippet_README_1", "README.md", 55),
-  ("snippet_README_2", "README.md", 99),
-  ("snippet_README_3", "README.md", 156),
-  ("snippet_README_4", "README.md", 211),
-  ("snippet_README_5", "README.md", 261),
+  ("snippet_README_1", "README.md", 57),
+  ("snippet_README_2", "README.md", 101),
+  ("snippet_README_3", "README.md", 158),
+  ("snippet_README_4", "README.md", 213),
+  ("snippet_README_5", "README.md", 263),
   ("snippet_HandlingACallbackInAnApp_1", "Sources/LinkParse/LinkParse.docc/HandlingACallbackInAnApp.md", 32),
   ("snippet_LinkParse_1", "Sources/LinkParse/LinkParse.docc/LinkParse.md", 38),
   ("snippet_ReceivingFormPostCallbacksOnAServer_1", "Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md", 33),

@@ -5,10 +5,10 @@ import FoundationNetworking
 #endif
 import LinkParse
 
-/// README.md, the block at line 55.
+/// README.md, the block at line 57.
 @available(macOS 13, iOS 16, *)
 func snippet_README_1() async throws {
-  // README.md, line 55:
+  // README.md, line 57:
 
   let url = try ParsedURL("vk7915193://vk.ru/blank.html?code=abc&state=xyz&device_id=42")
   url.scheme                                   // "vk7915193"

@@ -5,14 +5,14 @@ import FoundationNetworking
 #endif
 import LinkParse
 
-/// README.md, the block at line 99.
+/// README.md, the block at line 101.
 @available(macOS 13, iOS 16, *)
 func snippet_README_2() async throws {
-  // given (README.md, before line 99):
+  // given (README.md, before line 101):
   let incoming = "vk7915193://vk.ru/blank.html?code=vk2.a.F&state=3F2504E0-4F89-11D3&device_id=D"
   let url = try ParsedURL(incoming)
   func exchange(_ code: Substring) {}
-  // README.md, line 99:
+  // README.md, line 101:
   // The authorization you started (keep it until the callback arrives; a store consumes it once).
   let pending = PendingAuthorization(provider: .vk, redirectURI: try ParsedURL("vk7915193://vk.ru/blank.html"),
                                      state: "3F2504E0-4F89-11D3")

@@ -8,15 +8,15 @@ import LinkParse
 import LinkParsePostgres
 import PostgresNIO
 
-/// README.md, the block at line 156.
+/// README.md, the block at line 158.
 @available(macOS 13, iOS 16, *)
 func snippet_README_3() async throws {
-  // given (README.md, before line 156):
+  // given (README.md, before line 158):
   let databaseURL = "postgres://linkparse@127.0.0.1:5432/linkparse?sslmode=verify-full"
   let secret = SymmetricKey(size: .bits256)
   let url = try ParsedURL("https://example.com/auth/vk/callback?code=c&state=s")
   let pending = PendingAuthorization(provider: .vk, redirectURI: try ParsedURL("https://example.com/auth/vk/callback"), state: "s")
-  // README.md, line 156:
+  // README.md, line 158:
   let configuration = try PostgresPendingAuthorizationStore.clientConfiguration(databaseURL: databaseURL)
   let client = PostgresClient(configuration: configuration)
   Task { await client.run() }

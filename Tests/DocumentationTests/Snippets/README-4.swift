@@ -9,12 +9,12 @@ import LinkParseHummingbird
 import LinkParseProviders
 import LinkParseRouter
 
-/// README.md, the block at line 211.
+/// README.md, the block at line 213.
 @available(macOS 13, iOS 16, *)
 func snippet_README_4() async throws {
-  // given (README.md, before line 211):
+  // given (README.md, before line 213):
   let store = PendingAuthorizationStore()
-  // README.md, line 211:
+  // README.md, line 213:
   let endpoint = LinkParseCallbackEndpoint(store: store, publicBaseURL: "https://example.com")
   let table = try LinkParseRouter.Router([
     Route("vk", "https://example.com/auth/vk/callback", provider: .vk),

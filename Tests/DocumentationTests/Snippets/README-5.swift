@@ -5,12 +5,12 @@ import FoundationNetworking
 #endif
 import LinkParse
 
-/// README.md, the block at line 261.
+/// README.md, the block at line 263.
 @available(macOS 13, iOS 16, *)
 func snippet_README_5() async throws {
-  // given (README.md, before line 261):
+  // given (README.md, before line 263):
   func open(_ url: String) {}
-  // README.md, line 261:
+  // README.md, line 263:
 
   // 1. The request you open. The pending authorization it implies keeps the redirect URI (given once), the
   //    state, the client id and the PKCE verifier: store it until the callback comes (a store consumes it once).

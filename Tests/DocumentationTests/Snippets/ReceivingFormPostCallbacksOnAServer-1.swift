@@ -87,10 +87,32 @@ func snippet_ReceivingFormPostCallbacksOnAServer_1() async throws {
     }
     try await Application(router: router).runService()
   }
-  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 248):
+  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 207):
+  let privateKeyPEM = "-----BEGIN PRIVATE KEY-----…"
+  func consumedLogin() -> ConsumedAuthorization { fatalError() }
+  let session = LoginSession?.none!
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 207:
+  let http = OAuthHTTPClient()
+  let vk = ProviderRelyingParty.vkID(VKIDClient(clientID: "7915193"), client: http)
+  let apple = ProviderRelyingParty.apple(
+    AppleClient(clientID: "com.example.web"),
+    clientSecret: try AppleClientSecret(
+      privateKeyPEM: privateKeyPEM, keyID: "ABC123DEFG", teamID: "TEAM123456", clientID: "com.example.web"),
+    client: http)
+  // In the callback's closure, as above: LoginSession.signIn(try await apple.complete(consumed), …).
+  let identity = try await apple.complete(consumedLogin())
+  identity.email?.value            // from the verified id_token
+  identity.unverifiedAppleUser     // the first login's name, unsigned
+  // Logging out: the provider's side too.
+  switch try await vk.endSession(tokens: session.tokens) {
+  case .ended: break                            // VK ID logged the token out
+  case .redirect(let url): print(url)          // send the browser there (OpenID Connect)
+  case .unsupported(let reason): print(reason)  // Sber ID has no revocation
+  }
+  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 292):
   let databaseURL = "postgres://app@127.0.0.1/logins?sslmode=verify-full"
   let secret = SymmetricKey(size: .bits256)
-  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 248:
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 292:
 
   let client = PostgresClient(
     configuration: try PostgresPendingAuthorizationStore.clientConfiguration(databaseURL: databaseURL))

@@ -239,7 +239,9 @@ public struct StoredAuthorization<ID: Sendable>: Sendable {
 ///    spends the authorization only as ``PendingAuthorization/retires(_:callbackHasState:authorizationHasState:)``
 ///    says (a code delivered to an authorization without state), through ``retire(_:now:)``, which fails when
 ///    another callback got there first (`replayed`).
-/// 4. Nothing bound: `replayed` when a consumed record for the state (and redirect URI) is remembered, else
+/// 4. Nothing bound: `replayed` when a consumed record for the state (and redirect URI) is remembered — to the
+///    browser that started that login, or for a login bound to none; any other browser gets
+///    `browser-mismatch`, as for a pending login, so a replay tells a stranger nothing —, else
 ///    `not-pending` when nothing is pending at all, `redirect-mismatch` when nothing is pending at the URL's
 ///    redirect URI, `state-mismatch` otherwise.
 ///
@@ -376,7 +378,7 @@ extension PendingAuthorizationStorage {
     if let duplicate = binding.duplicate {
       // A repeated critical parameter binds nothing: rejected while anything is pending at this redirect URI.
       if try await !candidates(url, redirectKey, withState: nil, limit: 16).isEmpty { throw duplicate }
-      throw try await notBound(url, binding, key, redirectKey)
+      throw try await notBound(url, binding, key, redirectKey, browser)
     }
     if let record = try await claim(stateKey: key, now: now) {
       let pending = record.authorization
@@ -400,7 +402,7 @@ extension PendingAuthorizationStorage {
       }
       try await release(record.id)  // not this callback's: as if the state had matched nothing
     }
-    throw try await notBound(url, binding, key, redirectKey)
+    throw try await notBound(url, binding, key, redirectKey, browser)
   }
 
   /// A callback without a state: the one state-less authorization at its redirect URI, or the one pending there.
@@ -425,11 +427,10 @@ extension PendingAuthorizationStorage {
       chosen = only
     } else {
       let stated = try await candidates(url, redirectKey, withState: true, limit: 4)
-      guard let only = stated.first else { throw try await notBound(url, binding, nil, redirectKey) }
+      guard let only = stated.first else { throw try await notBound(url, binding, nil, redirectKey, browser) }
       if let duplicate = binding.duplicate { throw duplicate }
       guard stated.count == 1 else {
-        if try await wasConsumed(url, nil, redirectKey) { throw CallbackError(.replayed) }
-        throw binding.stateMismatchNone
+        throw try await replay(url, nil, redirectKey, browser) ?? binding.stateMismatchNone
       }
       chosen = only  // validate() decides (the Sber apps' error grammars); else state-mismatch
     }
@@ -462,16 +463,23 @@ extension PendingAuthorizationStorage {
     }
   }
 
-  /// Whether a consumed record for this state key (or without state) and the URL's redirect URI is remembered.
-  private func wasConsumed(_ url: ParsedURL, _ key: [UInt8]?, _ redirectKey: String) async throws -> Bool {
-    try await consumed(stateKey: key, redirectKey: redirectKey).contains { $0.matchesRedirect(url) }
+  /// When a consumed record for this state key (or without state) and the URL's redirect URI is remembered:
+  /// `replayed` for the browser that started it (or a login bound to no browser), `browser-mismatch` for any
+  /// other — a replay tells only the login's own browser that its login was used; `nil` when none is.
+  private func replay(
+    _ url: ParsedURL, _ key: [UInt8]?, _ redirectKey: String, _ browser: BrowserBinding?
+  ) async throws -> CallbackError? {
+    let spent = try await consumed(stateKey: key, redirectKey: redirectKey).filter { $0.matchesRedirect(url) }
+    guard !spent.isEmpty else { return nil }
+    return spent.contains { BrowserBinding.admits(browser, $0) } ? CallbackError(.replayed) : CallbackError(.browserMismatch)
   }
 
-  /// Nothing bound: `replayed`, `not-pending`, `redirect-mismatch`, the duplicate, or `state-mismatch`.
+  /// Nothing bound: `replayed` (or, from another browser, `browser-mismatch`), `not-pending`,
+  /// `redirect-mismatch`, the duplicate, or `state-mismatch`.
   private func notBound(
-    _ url: ParsedURL, _ binding: CallbackBinding, _ key: [UInt8]?, _ redirectKey: String
+    _ url: ParsedURL, _ binding: CallbackBinding, _ key: [UInt8]?, _ redirectKey: String, _ browser: BrowserBinding?
   ) async throws -> CallbackError {
-    if try await wasConsumed(url, key, redirectKey) { return CallbackError(.replayed) }
+    if let replayed = try await replay(url, key, redirectKey, browser) { return replayed }
     if try await candidates(url, redirectKey, withState: nil, limit: 16).isEmpty {
       return try await hasPending() ? binding.redirectMismatch : CallbackError(.notPending)
     }

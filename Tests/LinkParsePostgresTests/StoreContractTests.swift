@@ -162,6 +162,22 @@ func consumeCode(_ store: any PendingAuthorizationStoring, _ url: String, now: I
       #expect(try await store.count == 1, "\(name)")
       let own = try await store.consume(url, parameters: nil, browser: BrowserBinding(hashes: ["x", "hash-of-cookie"]), now: 1)
       #expect(own.callback.code == "x" && own.authorization.browserBinding == "hash-of-cookie", "\(name)")
+      // Replayed: `replayed` to its own browser only; any other browser learns nothing (browser-mismatch, as
+      // for a login that is still pending).
+      for browser in [nil, BrowserBinding(hashes: []), BrowserBinding(hashes: ["other"])] {
+        do {
+          _ = try await store.consume(url, parameters: nil, browser: browser, now: 1)
+          Issue.record("\(name): a replay bound")
+        } catch let error as CallbackError {
+          #expect(error.code == .browserMismatch, "\(name)")
+        }
+      }
+      do {
+        _ = try await store.consume(url, parameters: nil, browser: BrowserBinding(hashes: ["hash-of-cookie"]), now: 1)
+        Issue.record("\(name): a replay bound")
+      } catch let error as CallbackError {
+        #expect(error.code == .replayed, "\(name)")
+      }
       try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://a.example/cb"), state: "b2"))
       let any = try await store.consume(
         ParsedURL("https://a.example/cb?code=y&state=b2"), parameters: nil, browser: BrowserBinding(hashes: ["z"]), now: 1)

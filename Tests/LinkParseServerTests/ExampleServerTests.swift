@@ -108,6 +108,9 @@ import Testing
         let done = try await Self.fetch(callback, cookie: cookie)
         #expect(done.status == 303 && done.location == "/me", "\(done.body)")
         #expect(try await Self.fetch(callback, cookie: cookie).body.contains("\"code\":\"replayed\""))
+        // Replayed from another browser: the uniform answer (a stranger does not learn the login was used).
+        #expect(try await Self.fetch(callback).body.contains("\"code\":\"unknown-login\""))
+        #expect(try await Self.fetch(callback, cookie: other).body.contains("\"code\":\"unknown-login\""))
         #expect(try await Self.fetch(base + "/me").status == 401)
         // Forged session cookies are no session: made up, empty, huge, escaped NUL, twice.
         for forged in ["lp-session=forged", "lp-session=", "lp-session=" + String(repeating: "A", count: 60_000),

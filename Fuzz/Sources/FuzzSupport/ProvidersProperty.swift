@@ -17,7 +17,9 @@ import LinkParseAuthorization
 /// - `PendingAuthorization.validate` never accepts a callback whose `state` differs from the expected one
 ///   (except Sber's Android error grammar, which has no state, and then only as an error), and with the right state it returns what the decoder returns (or a validation error); it is repeatable;
 /// - the JSON and JWT helpers (`VKIDLegacyPayload(json:)`, `UnverifiedAppleIDTokenClaims(jwt:)`) and
-///   `PKCE(verifier:)` take any text.
+///   `PKCE(verifier:)` take any text;
+/// - `ReturnPath` (a web login's `return_to`) accepts only a path that stays on the site: resolved against an
+///   origin it keeps that origin, it never starts with `//`, and it is its own normal form.
 enum ProvidersProperty {
   static func check(_ data: UnsafeBufferPointer<UInt8>) -> [String] {
     guard let mode = data.first else { return [] }
@@ -77,6 +79,17 @@ enum ProvidersProperty {
     if let pkce = PKCE(verifier: text) {
       problems.check(pkce.challenge == PKCE.s256Challenge(for: text), "PKCE challenge")
       problems.check(pkce.challenge.utf8.count == 43, "a S256 challenge is 43 characters: \(pkce.challenge)")
+    }
+
+    if let path = ReturnPath(text) {
+      let value = path.value
+      problems.check(value.hasPrefix("/") && !value.hasPrefix("//"), "ReturnPath \(show(value)) is not a path")
+      let resolved = try? ParsedURL("https://site.example" + value)
+      problems.check(
+        resolved?.host == "site.example" && resolved?.port == nil && resolved?.username.isEmpty == true
+          && resolved?.fragment == nil,
+        "ReturnPath \(show(value)) leaves the site")
+      problems.check(ReturnPath(value) == path, "ReturnPath \(show(value)) is not its own normal form")
     }
 
     if !problems.list.isEmpty { problems.add("mode \(mode), input \(show(input))") }

@@ -233,7 +233,7 @@ let package = Package(
       name: "LinkParsePostgresTests",
       dependencies: [
         "LinkParsePostgres", "LinkParseProviders", "LinkParseAuthorization", "LinkParseOAuth", "LinkParseCore",
-        "LinkParseServerTestSupport", "LinkParseSessions",
+        "LinkParseServerTestSupport", "LinkParseSessions", "LinkParseHTTP",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),

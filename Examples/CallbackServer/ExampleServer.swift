@@ -60,20 +60,24 @@ struct ExampleServer {
       let secret = storeSecret(env, logger)
       let store = PostgresPendingAuthorizationStore(client: client, secret: secret)
       let sessions = PostgresSessionDriver(client: client, secret: secret)
+      let jwksSharing = PostgresJWKSSharing(client: client, secret: secret)
       try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { await client.run() }
         try await store.migrate()
         try await sessions.migrate()
+        try await jwksSharing.migrate()
         logger.info(
           "store and sessions: PostgreSQL (tables \(PostgresPendingAuthorizationStore.tableName), \(PostgresSessionDriver.tableName))")
         try await serve(
-          store: store, sessions: sessions, secret: secret, base: base, host: host, port: port, env: env, logger: logger)
+          store: store, sessions: sessions, jwksSharing: jwksSharing, secret: secret, base: base, host: host,
+          port: port, env: env, logger: logger)
         group.cancelAll()
       }
     } else {
       logger.info("store and sessions: in memory (set DATABASE_URL to share them between instances)")
       try await serve(
-        store: PendingAuthorizationStore(), sessions: MemoryPersistDriver(), secret: SymmetricKey(size: .bits256),
+        store: PendingAuthorizationStore(), sessions: MemoryPersistDriver(), jwksSharing: nil,
+        secret: SymmetricKey(size: .bits256),
         base: base, host: host, port: port, env: env, logger: logger)
     }
   }
@@ -98,15 +102,15 @@ struct ExampleServer {
   }
 
   static func serve<Store: PendingAuthorizationStoring>(
-    store: Store, sessions: any PersistDriver, secret: SymmetricKey, base: String, host: String, port: Int,
-    env: [String: String], logger: Logger
+    store: Store, sessions: any PersistDriver, jwksSharing: (any JWKSSharing)?, secret: SymmetricKey, base: String,
+    host: String, port: Int, env: [String: String], logger: Logger
   ) async throws {
     // Every login this server can start, with the callback route its redirect URI names.
     var logins: [(name: String, login: LoginStart)] = []
     // The demo provider, only when asked for: discovered, with its keys cached for every login.
     var demoParty: OIDCRelyingParty?
     if let issuer = env["DEMO_PROVIDER"], !issuer.isEmpty {
-      let party = try await discoverDemo(issuer: issuer, env: env, logger: logger)
+      let party = try await discoverDemo(issuer: issuer, env: env, sharing: jwksSharing, logger: logger)
       demoParty = party
       logins.append(
         ("demo", .oauth2(authorizeURL: party.metadata.authorizationEndpoint, clientID: party.clientID,
@@ -281,7 +285,9 @@ struct ExampleServer {
 
   /// The demo provider's relying party, discovered (retried for a few seconds: it may be starting too). Its
   /// keys refetch at most once per DEMO_JWKS_COOLDOWN seconds.
-  static func discoverDemo(issuer: String, env: [String: String], logger: Logger) async throws -> OIDCRelyingParty {
+  static func discoverDemo(
+    issuer: String, env: [String: String], sharing: (any JWKSSharing)?, logger: Logger
+  ) async throws -> OIDCRelyingParty {
     // Plain http is for the loopback demo only.
     let client = OAuthHTTPClient(configuration: .init(allowsInsecureHTTP: issuer.hasPrefix("http://127.0.0.1")))
     var lastError: (any Error)?
@@ -289,8 +295,10 @@ struct ExampleServer {
       do {
         let metadata = try await client.discover(issuer: issuer)
         let cooldown = Int64(env["DEMO_JWKS_COOLDOWN"] ?? "") ?? 60
+        // With PostgreSQL, the instances share their JWKS fetches: a rotation costs one fetch for all of them.
         let keys = JWKSCache(
-          url: metadata.jwksURI, client: client, configuration: .init(refetchCooldown: .seconds(cooldown)))
+          url: metadata.jwksURI, client: client, configuration: .init(refetchCooldown: .seconds(cooldown)),
+          sharing: sharing)
         logger.info("demo provider: \(issuer)")
         return OIDCRelyingParty(
           metadata: metadata, clientID: env["DEMO_CLIENT_ID"] ?? "demo",

@@ -7,6 +7,8 @@
 //   failed fetch), so a flood of tokens with made-up kids costs one request per cooldown, not one per token;
 // - on a failed refresh the previous keys stay in service until `maximumStaleness` past their TTL.
 // The fetch runs in an unstructured task, so one caller's cancellation does not fail the others.
+// With a JWKSSharing (several instances of one app), a fetch first takes the shared lock for the URL and uses a
+// document another instance fetched since, if there is one; what it fetches itself it shares.
 
 public import LinkParseOAuth
 
@@ -27,6 +29,12 @@ public import LinkParseOAuth
 ///
 /// The cache borrows `client` (its timeout, body limit and plain-`http` rule apply); shutting the client down
 /// stays your job. Keep one cache per JWKS URL for the life of the process and share it.
+///
+/// **Several instances** can share their fetches through a ``JWKSSharing`` (LinkParseSessions'
+/// `PostgresJWKSSharing`): a cache that needs keys takes the shared lock for its URL, uses the document another
+/// instance fetched since its own keys (if that document's TTL has not run out), and otherwise fetches and
+/// shares what it got. So a key rotation costs one fetch for all the instances, not one each. When the sharing
+/// fails (the database is away), the cache fetches on its own, as without it.
 ///
 /// ```swift
 /// let client = OAuthHTTPClient()
@@ -114,6 +122,12 @@ public actor JWKSCache {
   /// appleKeys.configuration.refetchCooldown  // .seconds(60)
   /// ```
   public nonisolated let configuration: Configuration
+  /// Where instances share their fetches, if anywhere.
+  ///
+  /// ```swift
+  /// appleKeys.sharing  // a PostgresJWKSSharing, or nil
+  /// ```
+  public nonisolated let sharing: (any JWKSSharing)?
   private nonisolated let clock: @Sendable () -> ContinuousClock.Instant
 
   /// One fetched key set: `generation` counts successful fetches.
@@ -121,6 +135,8 @@ public actor JWKSCache {
     var verifier: IDTokenVerifier
     var generation: Int
     var expiresAt: ContinuousClock.Instant
+    /// The shared document these keys came from or were shared as (``SharedJWKS/fetchID``), if any.
+    var sharedFetchID: UInt64?
   }
 
   private var keys: Keys?
@@ -139,11 +155,12 @@ public actor JWKSCache {
   /// ```
   public init(
     url: String, client: OAuthHTTPClient, configuration: Configuration = Configuration(),
-    clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+    sharing: (any JWKSSharing)? = nil, clock: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
   ) {
     self.url = url
     self.client = client
     self.configuration = configuration
+    self.sharing = sharing
     self.clock = clock
   }
 
@@ -214,27 +231,81 @@ public actor JWKSCache {
       throw lastFailure
         ?? OAuthResponseError(.transport, message: "the JWKS keys at \(RequestTarget(url).host) are too old to use")
     }
+    let previousStart = lastFetchStart
     lastFetchStart = now
     // Isolated to this actor: `inFlight` is set below before the task can run, and cleared by `load`.
-    let task = Task { await self.load() }
+    let task = Task { await self.load(previousStart: previousStart) }
     inFlight = task
     return try await settle(task)
   }
 
-  /// Fetches, then records the result (on the actor, before any waiting caller resumes).
-  private func load() async -> Result<Keys, OAuthResponseError> {
-    let result = await Self.fetch(url: url, client: client, configuration: configuration)
+  /// Fetches (or takes another instance's newer fetch), then records the result (on the actor, before any
+  /// waiting caller resumes).
+  /// Keys another instance shared cost the provider nothing: they do not start the cooldown (`previousStart`
+  /// is put back), so that the unknown `kid` they may still lack can be fetched at once.
+  private func load(previousStart: ContinuousClock.Instant?) async -> Result<Keys, OAuthResponseError> {
+    let result = await Self.obtain(
+      url: url, client: client, configuration: configuration, sharing: sharing, replacing: keys?.sharedFetchID)
     inFlight = nil
     switch result {
-    case .success(let (verifier, ttl)):
+    case .success(let obtained):
+      if !obtained.fetched { lastFetchStart = previousStart }
       generations += 1
-      let fetched = Keys(verifier: verifier, generation: generations, expiresAt: clock() + ttl)
+      let fetched = Keys(
+        verifier: obtained.verifier, generation: generations, expiresAt: clock() + obtained.ttl,
+        sharedFetchID: obtained.sharedFetchID)
       keys = fetched
       lastFailure = nil
       return .success(fetched)
     case .failure(let error):
       lastFailure = error
       return .failure(error)
+    }
+  }
+
+  /// What a load got: the keys, how long they last, the shared document they are, whether the provider was asked.
+  private struct Obtained: Sendable {
+    var verifier: IDTokenVerifier
+    var ttl: Duration
+    var sharedFetchID: UInt64?
+    var fetched = true
+  }
+
+  /// Without sharing, one fetch. With it, under the URL's shared lock: the shared document when another
+  /// instance stored one other than `replacing` (ours) that has not expired, else a fetch, shared; when the
+  /// sharing itself fails, a fetch of our own.
+  private nonisolated static func obtain(
+    url: String, client: OAuthHTTPClient, configuration: Configuration, sharing: (any JWKSSharing)?,
+    replacing current: UInt64?
+  ) async -> Result<Obtained, OAuthResponseError> {
+    guard let sharing else {
+      return await fetch(url: url, client: client, configuration: configuration).map {
+        Obtained(verifier: $0.verifier, ttl: $0.ttl)
+      }
+    }
+    do {
+      return try await sharing.withJWKSLock(url: url) {
+        let now = IDTokenVerifier.currentUnixTime
+        if let document = try await sharing.loadJWKS(url: url), document.fetchID != current, document.expiresAt > now,
+          let verifier = try? await IDTokenVerifier(jwksJSON: document.json)
+        {
+          return .success(
+            Obtained(
+              verifier: verifier, ttl: .seconds(document.expiresAt - now), sharedFetchID: document.fetchID,
+              fetched: false))
+        }
+        let fetched = await fetch(url: url, client: client, configuration: configuration)
+        guard case .success(let got) = fetched else { return fetched.map { Obtained(verifier: $0.verifier, ttl: $0.ttl) } }
+        let document = SharedJWKS(
+          json: got.json, fetchedAt: now, expiresAt: now + got.ttl.components.seconds,
+          fetchID: UInt64.random(in: 1...UInt64.max))
+        try? await sharing.storeJWKS(document, url: url)
+        return .success(Obtained(verifier: got.verifier, ttl: got.ttl, sharedFetchID: document.fetchID))
+      }
+    } catch {
+      return await fetch(url: url, client: client, configuration: configuration).map {
+        Obtained(verifier: $0.verifier, ttl: $0.ttl)
+      }
     }
   }
 
@@ -252,10 +323,10 @@ public actor JWKSCache {
     now < keys.expiresAt + configuration.maximumStaleness
   }
 
-  /// One GET of the JWKS: the verifier and the TTL its `Cache-Control` gives.
+  /// One GET of the JWKS: the verifier, the TTL its `Cache-Control` gives, the document.
   private nonisolated static func fetch(
     url: String, client: OAuthHTTPClient, configuration: Configuration
-  ) async -> Result<(IDTokenVerifier, Duration), OAuthResponseError> {
+  ) async -> Result<(verifier: IDTokenVerifier, ttl: Duration, json: [UInt8]), OAuthResponseError> {
     let request = OAuthRequest(
       kind: .jwks, method: .get, url: url, headers: [.init("Accept", "application/jwk-set+json, application/json")])
     let response: OAuthHTTPResponse
@@ -268,7 +339,7 @@ public actor JWKSCache {
     do {
       let verifier = try await IDTokenVerifier(jwksJSON: response.body)
       let ttl = timeToLive(cacheControl: response.headerValue("Cache-Control"), configuration: configuration)
-      return .success((verifier, ttl))
+      return .success((verifier, ttl, response.body))
     } catch {
       let target = RequestTarget(url)
       return .failure(
@@ -299,6 +370,50 @@ public actor JWKSCache {
     }
     guard let requested else { return configuration.defaultTTL }
     return min(max(requested, configuration.minimumTTL), configuration.maximumTTL)
+  }
+}
+
+/// Where several instances of an app share the JWKS documents their ``JWKSCache``s fetch, so that a key
+/// rotation costs one fetch for all of them. LinkParseSessions' `PostgresJWKSSharing` keeps them in PostgreSQL,
+/// authenticated (a document that anyone could write there would be keys anyone could sign id_tokens with).
+///
+/// ```swift
+/// let keys = JWKSCache(url: metadata.jwksURI, client: client, sharing: PostgresJWKSSharing(client: db, secret: secret))
+/// ```
+public protocol JWKSSharing: Sendable {
+  /// Runs `body` while holding the lock for `url` that instances take before they fetch it.
+  func withJWKSLock<T: Sendable>(url: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T
+  /// The document last shared for `url`, if any (expired ones included; the cache checks).
+  func loadJWKS(url: String) async throws -> SharedJWKS?
+  /// Shares `document` as the one for `url`, replacing what was there.
+  func storeJWKS(_ document: SharedJWKS, url: String) async throws
+}
+
+/// A JWKS document one instance fetched, as it shares it.
+///
+/// ```swift
+/// SharedJWKS(json: Array(body), fetchedAt: now, expiresAt: now + 300, fetchID: 42)
+/// ```
+public struct SharedJWKS: Sendable, Hashable {
+  /// The JWKS, as the endpoint answered it.
+  public var json: [UInt8]
+  /// When it was fetched (Unix seconds).
+  public var fetchedAt: Int64
+  /// When its TTL runs out (Unix seconds).
+  public var expiresAt: Int64
+  /// A random id of the fetch: how a cache tells a document it already has from a newer one.
+  public var fetchID: UInt64
+
+  /// A shared document.
+  ///
+  /// ```swift
+  /// SharedJWKS(json: Array(body), fetchedAt: now, expiresAt: now + 300, fetchID: 42)
+  /// ```
+  public init(json: [UInt8], fetchedAt: Int64, expiresAt: Int64, fetchID: UInt64) {
+    self.json = json
+    self.fetchedAt = fetchedAt
+    self.expiresAt = expiresAt
+    self.fetchID = fetchID
   }
 }
 

@@ -48,6 +48,19 @@ package enum PostgresOperation {
     }
   }
 
+  /// Runs `body` while holding the transaction-level advisory lock `lock` on a connection of `client`: released
+  /// when `body` ends, however it ends, or when the connection drops.
+  package static func withAdvisoryLock<T: Sendable>(
+    _ lock: Int64, on client: PostgresClient, logger: Logger, _ body: @escaping @Sendable () async throws -> T
+  ) async throws -> T {
+    try await client.withConnection { connection in
+      try await connection.withTransaction(logger: logger) { c in
+        try await c.query("SELECT pg_advisory_xact_lock(\(lock))", logger: logger)
+        return try await body()
+      }
+    }
+  }
+
   private enum Outcome<T: Sendable>: Sendable {
     case value(T)
     case timedOut

@@ -232,14 +232,8 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
   public func withRefreshLock<T: Sendable>(
     for key: String, _ body: @escaping @Sendable () async throws -> T
   ) async throws -> T {
-    let lockID = keyHash(key).getInteger(at: 0, as: Int64.self) ?? 0
-    let logger = self.logger
-    return try await client.withConnection { connection in
-      try await connection.withTransaction(logger: logger) { c in
-        try await c.query("SELECT pg_advisory_xact_lock(\(lockID))", logger: logger)
-        return try await body()
-      }
-    }
+    try await PostgresOperation.withAdvisoryLock(
+      keyHash(key).getInteger(at: 0, as: Int64.self) ?? 0, on: client, logger: logger, body)
   }
 
   // MARK: - Keys, sealing, sweeps

@@ -4,6 +4,7 @@
 import Crypto
 import Foundation
 import Hummingbird
+import LinkParseHTTP
 import LinkParsePostgres
 import LinkParseServerTestSupport
 import LinkParseSessions
@@ -167,5 +168,61 @@ final class ManagedAtomicCounter: @unchecked Sendable {
     lock.lock()
     current -= 1
     lock.unlock()
+  }
+}
+
+/// PostgresJWKSSharing (LinkParseSessions): documents round-trip, and one that is not authenticated under the
+/// shared secret — written by someone else, or altered — is never used.
+@Suite(.serialized, .enabled(if: TestDatabase.url != nil, "LINKPARSE_TEST_DATABASE_URL is not set (make test sets it)"))
+struct JWKSSharingTests {
+  static let url = "https://id.example/jwks"
+
+  static func withSharing<R: Sendable>(
+    _ body: @Sendable (PostgresJWKSSharing, PostgresClient) async throws -> R
+  ) async throws -> R {
+    try await TestDatabase.ensureDatabase("linkparse_session_driver_test")
+    return try await TestDatabase.withClient(try TestDatabase.configuration(database: "linkparse_session_driver_test")) {
+      client in
+      let sharing = PostgresJWKSSharing(client: client, secret: TestDatabase.secret)
+      try await sharing.migrate()
+      try await sharing.migrate()
+      try await client.query("TRUNCATE linkparse_jwks")
+      return try await body(sharing, client)
+    }
+  }
+
+  @Test func documentsRoundTrip() async throws {
+    try await Self.withSharing { sharing, _ in
+      #expect(try await sharing.loadJWKS(url: Self.url) == nil)
+      let document = SharedJWKS(json: Array(#"{"keys":[]}"#.utf8), fetchedAt: 100, expiresAt: 400, fetchID: .max)
+      try await sharing.storeJWKS(document, url: Self.url)
+      #expect(try await sharing.loadJWKS(url: Self.url) == document)
+      let newer = SharedJWKS(json: Array(#"{"keys":[1]}"#.utf8), fetchedAt: 200, expiresAt: 500, fetchID: 3)
+      try await sharing.storeJWKS(newer, url: Self.url)
+      #expect(try await sharing.loadJWKS(url: Self.url) == newer)
+      #expect(try await sharing.loadJWKS(url: Self.url + "/other") == nil)
+    }
+  }
+
+  @Test func unauthenticatedDocumentsAreIgnored() async throws {
+    try await Self.withSharing { sharing, client in
+      let document = SharedJWKS(json: Array(#"{"keys":[]}"#.utf8), fetchedAt: 100, expiresAt: 400, fetchID: 1)
+      try await sharing.storeJWKS(document, url: Self.url)
+      // Another secret (another app, or an attacker's writer) does not authenticate it.
+      let stranger = PostgresJWKSSharing(client: client, secret: SymmetricKey(size: .bits256))
+      #expect(try await stranger.loadJWKS(url: Self.url) == nil)
+      // Keys swapped in the row, or its expiry moved, or the row moved to another URL: ignored.
+      for tamper in [
+        "UPDATE linkparse_jwks SET document = convert_to('{\"keys\":[{\"kty\":\"EC\"}]}', 'UTF8')",
+        "UPDATE linkparse_jwks SET expires_at = expires_at + 86400",
+        "UPDATE linkparse_jwks SET url = 'https://evil.example/jwks'",
+      ] {
+        try await sharing.storeJWKS(document, url: Self.url)
+        try await client.query(PostgresQuery(unsafeSQL: tamper))
+        #expect(try await sharing.loadJWKS(url: Self.url) == nil, "\(tamper)")
+        #expect(try await sharing.loadJWKS(url: "https://evil.example/jwks") == nil, "\(tamper)")
+        try await client.query("TRUNCATE linkparse_jwks")
+      }
+    }
   }
 }

@@ -238,7 +238,8 @@ import Testing
   /// Two instances of the example on one database behind one public https address (each reached at its own
   /// loopback port, as a load balancer would): a login started on one completes on the other, its session
   /// (a `__Host-` cookie: Secure, HttpOnly, SameSite=Lax) works on both, is sealed at rest, refreshes once
-  /// however many requests on both ask at once, and logging out on one ends it on the other.
+  /// however many requests on both ask at once; a key rotation costs one JWKS fetch for both; and logging out on
+  /// one ends it on the other.
   @Test(.enabled(if: TestDatabase.url != nil, "LINKPARSE_TEST_DATABASE_URL is not set (make test sets it)"))
   func twoInstancesShareSessions() async throws {
     try await TestDatabase.ensureDatabase("linkparse_sessions_test")
@@ -263,6 +264,7 @@ import Testing
           // One public address for both, as behind a load balancer: the redirect URI is the same.
           "PUBLIC_BASE_URL": publicBase, "DATABASE_URL": databaseURL,
           "LINKPARSE_STORE_SECRET": String(repeating: "cd", count: 32), "LOGIN_START_LIMIT": "100000",
+          "DEMO_JWKS_COOLDOWN": "1",
         ]) { _, new in new }
       }
       try await withChildProcess(Self.binary, [], environment: environment(port)) {
@@ -318,6 +320,25 @@ import Testing
             "\(answers.map(\.body))")
           #expect(try await Self.stat(issuer, "refreshes") == before + 1)
           #expect(try await Self.stat(issuer, "refresh_reuse") == 0)
+
+          // The provider rotates its keys: logins completing on both instances at once cost one JWKS fetch for
+          // the two (they share their fetches in the database), not one each.
+          let fetchesBefore = try await Self.jwksFetches(issuer)
+          #expect(try await Self.fetch(issuer + "/rotate", method: .POST).status == 200)
+          try await Task.sleep(for: .milliseconds(1_100))  // past DEMO_JWKS_COOLDOWN
+          let logins = try await Self.concurrently(100) { index in
+            let started = try await Self.fetch((index % 2 == 0 ? a : b) + "/login/demo")
+            let authorize = try #require(started.location)
+            let callback = try #require(try await Self.fetch(authorize).location)
+            return (callback, try #require(started.cookie("__Host-lp-login-")))
+          }
+          let completed = try await Self.concurrently(logins.count) { index in
+            let (callback, cookie) = logins[index]
+            let instance = index % 2 == 0 ? b : a  // each completes on the other instance
+            return try await Self.fetch(instance + callback.dropFirst(publicBase.count), cookie: cookie).status
+          }
+          #expect(completed.allSatisfy { $0 == 303 }, "\(completed)")
+          #expect(try await Self.jwksFetches(issuer) == fetchesBefore + 1)
 
           // Logging out on B ends the session on A too.
           let logout = try await Self.fetch(b + "/logout", method: .POST, cookie: session)

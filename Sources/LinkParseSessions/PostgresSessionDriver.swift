@@ -58,6 +58,17 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
   /// ```
   public let operationTimeout: Duration
 
+  /// How many refresh locks this instance holds at once, at the most (4 by default). A lock holds a connection
+  /// while its refresh runs queries on others: bounded, so that many sessions refreshing at once cannot take
+  /// every connection of the client's pool and wait on each other for one more; the others wait here, in
+  /// process.
+  ///
+  /// ```swift
+  /// sessions.maximumRefreshLocks  // 4
+  /// ```
+  public let maximumRefreshLocks: Int
+  private let lockHolders: AsyncLimiter
+
   /// How often (seconds, at the most) a write first deletes the expired rows (60 by default; 0: every write).
   ///
   /// ```swift
@@ -73,9 +84,11 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
   /// ```
   public init(
     client: PostgresClient, secret: SymmetricKey, operationTimeout: Duration = .seconds(10), sweepInterval: Int64 = 60,
-    logger: Logger = Logger(label: "LinkParseSessions")
+    maximumRefreshLocks: Int = 4, logger: Logger = Logger(label: "LinkParseSessions")
   ) {
     self.client = client
+    self.maximumRefreshLocks = max(1, maximumRefreshLocks)
+    self.lockHolders = AsyncLimiter(max(1, maximumRefreshLocks))
     self.keyHashKey = HKDF<SHA256>.deriveKey(
       inputKeyMaterial: secret, info: Array("linkparse persist key v1".utf8), outputByteCount: 32)
     self.sealKey = HKDF<SHA256>.deriveKey(
@@ -224,7 +237,8 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
 
   /// Runs `body` while holding a PostgreSQL advisory lock named by `key`'s hash (transaction-level: released
   /// when `body` ends, however it ends, or when the connection drops), so that one instance at a time runs it
-  /// for one key. The wait is bounded by the database's `lock_timeout`, if set, not by ``operationTimeout``.
+  /// for one key. At most ``maximumRefreshLocks`` run at once on this instance. The wait is bounded by the
+  /// database's `lock_timeout`, if set, not by ``operationTimeout``.
   ///
   /// ```swift
   /// try await sessions.withRefreshLock(for: "hbs.abc") { try await refresh() }
@@ -232,8 +246,11 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
   public func withRefreshLock<T: Sendable>(
     for key: String, _ body: @escaping @Sendable () async throws -> T
   ) async throws -> T {
-    try await PostgresOperation.withAdvisoryLock(
-      keyHash(key).getInteger(at: 0, as: Int64.self) ?? 0, on: client, logger: logger, body)
+    let lock = keyHash(key).getInteger(at: 0, as: Int64.self) ?? 0
+    let (client, logger) = (self.client, self.logger)
+    return try await lockHolders.run {
+      try await PostgresOperation.withAdvisoryLock(lock, on: client, logger: logger, body)
+    }
   }
 
   // MARK: - Keys, sealing, sweeps

@@ -1,36 +1,56 @@
 // One database operation within a time limit, its errors made safe to show: what the pending-authorization
 // store and the session driver share.
 
+import LinkParseBytes
 import Logging
 package import PostgresNIO
 
 package enum PostgresOperation {
   /// Runs `body` on `client` within `timeout`; any error becomes a ``PostgresStoreError`` (`store-timed-out`,
   /// or `store-unavailable` with the error's kind, never its message), logged as `failure` at warning level.
+  ///
+  /// The time limit holds even when `body` does not stop on cancellation (a connection being set up through
+  /// a network that went silent can take longer than asked): at the limit this returns, and `body`'s task is
+  /// cancelled and left to end on its own.
   @discardableResult
   package static func run<T: Sendable>(
     on client: PostgresClient, within timeout: Duration, logger: Logger, failure: Logger.Message,
     _ body: @escaping @Sendable (PostgresClient, Logger) async throws -> T
   ) async throws(PostgresStoreError) -> T {
-    do {
-      return try await withThrowingTaskGroup(of: Outcome<T>.self) { group in
-        group.addTask { .value(try await body(client, logger)) }
-        group.addTask {
-          try await Task.sleep(for: timeout)
-          return .timedOut
-        }
-        defer { group.cancelAll() }
-        guard case .value(let value)? = try await group.next() else {
-          throw PostgresStoreError(.timedOut, "timed out")
-        }
-        return value
-      }
-    } catch let error as PostgresStoreError {
+    switch await race(timeout, { try await body(client, logger) }) {
+    case .none:
+      throw PostgresStoreError(.timedOut, "timed out")
+    case .some(.success(let value)):
+      return value
+    case .some(.failure(let error as PostgresStoreError)):
       throw error
-    } catch {
+    case .some(.failure(let error)):
       logger.warning(failure, metadata: ["error": "\(String(reflecting: error))"])
       throw PostgresStoreError(.unavailable, kind(of: error))
     }
+  }
+
+  /// `body`'s result, or `nil` when `timeout` passes first; a cancelled caller gets `CancellationError` at
+  /// once. Either way `body`'s task is cancelled (not awaited) once this returns.
+  package static func race<T: Sendable>(
+    _ timeout: Duration, _ body: @escaping @Sendable () async throws -> T
+  ) async -> Result<T, any Error>? {
+    let finish = FirstResult<Result<T, any Error>?>()
+    let work = Task {
+      do { finish.resolve(.success(try await body())) } catch { finish.resolve(.failure(error)) }
+    }
+    let timer = Task {
+      try? await Task.sleep(for: timeout)
+      finish.resolve(nil)
+    }
+    let outcome = await withTaskCancellationHandler {
+      await finish.value()
+    } onCancel: {
+      finish.resolve(.failure(CancellationError()))
+    }
+    work.cancel()
+    timer.cancel()
+    return outcome
   }
 
   /// Runs `statements` in one transaction under the advisory lock `lock` (so that instances starting at once
@@ -61,10 +81,6 @@ package enum PostgresOperation {
     }
   }
 
-  private enum Outcome<T: Sendable>: Sendable {
-    case value(T)
-    case timedOut
-  }
 
   /// The kind of a database error, safe to show (never its message, which may quote a query's values).
   package static func kind(of error: any Error) -> String {
@@ -72,5 +88,50 @@ package enum PostgresOperation {
     if error is PostgresTransactionError { return "database transaction failed" }
     if error is CancellationError { return "cancelled" }
     return "database error"
+  }
+}
+
+/// The first of several values offered (`resolve`), handed to the one waiter (`value()`), whichever comes first.
+private final class FirstResult<Value: Sendable>: Sendable {
+  private struct State {
+    var value: Value?
+    var resolved = false
+    var waiter: CheckedContinuation<Value, Never>?
+  }
+
+  private let state = PThreadLocked(State())
+
+  /// Offers `value`: the first offer wins, later ones are dropped.
+  func resolve(_ value: Value) {
+    let waiter = state.withLock { state -> CheckedContinuation<Value, Never>? in
+      guard !state.resolved else { return nil }
+      state.resolved = true
+      guard let waiter = state.waiter else {
+        state.value = value
+        return nil
+      }
+      state.waiter = nil
+      return waiter
+    }
+    waiter?.resume(returning: value)
+  }
+
+  /// The first value offered, when there is one.
+  func value() async -> Value {
+    await withCheckedContinuation { continuation in
+      let ready = state.withLock { state -> Ready in
+        guard state.resolved, let value = state.value else {
+          state.waiter = continuation
+          return .waiting
+        }
+        return .now(value)
+      }
+      if case .now(let value) = ready { continuation.resume(returning: value) }
+    }
+  }
+
+  private enum Ready {
+    case waiting
+    case now(Value)
   }
 }

@@ -258,3 +258,41 @@ struct JWKSSharingTests {
     }
   }
 }
+
+/// The time limit of every database operation holds even for work that does not stop when cancelled.
+@Suite struct OperationTimeLimitTests {
+  @Test func aBodyThatIgnoresCancellationStillTimesOut() async throws {
+    let started = ContinuousClock.now
+    let outcome = await PostgresOperation.race(.milliseconds(100)) { () async -> Int in
+      // Deaf to cancellation: resumes after 3 s whatever happens.
+      await withCheckedContinuation { continuation in
+        DispatchQueue.global().asyncAfter(deadline: .now() + 3) { continuation.resume(returning: 1) }
+      }
+    }
+    #expect(outcome == nil)
+    #expect(ContinuousClock.now - started < .seconds(2))
+  }
+
+  @Test func aQuickBodyWins() async throws {
+    let outcome = await PostgresOperation.race(.seconds(5)) { 42 }
+    #expect(try outcome?.get() == 42)
+    let failed = await PostgresOperation.race(.seconds(5)) { () async throws -> Int in throw CancellationError() }
+    #expect(throws: CancellationError.self) { try failed?.get() }
+  }
+
+  @Test func aCancelledCallerReturnsAtOnce() async throws {
+    let task = Task {
+      await PostgresOperation.race(.seconds(30)) { () async -> Int in
+        await withCheckedContinuation { continuation in
+          DispatchQueue.global().asyncAfter(deadline: .now() + 3) { continuation.resume(returning: 1) }
+        }
+      }
+    }
+    try await Task.sleep(for: .milliseconds(50))
+    let started = ContinuousClock.now
+    task.cancel()
+    let outcome = await task.value
+    #expect(ContinuousClock.now - started < .seconds(2))
+    #expect(throws: CancellationError.self) { try outcome?.get() }
+  }
+}

@@ -264,13 +264,14 @@ struct JWKSSharingTests {
   @Test func aBodyThatIgnoresCancellationStillTimesOut() async throws {
     let started = ContinuousClock.now
     let outcome = await PostgresOperation.race(.milliseconds(100)) { () async -> Int in
-      // Deaf to cancellation: resumes after 3 s whatever happens.
+      // Deaf to cancellation: resumes after 60 s whatever happens.
       await withCheckedContinuation { continuation in
-        DispatchQueue.global().asyncAfter(deadline: .now() + 3) { continuation.resume(returning: 1) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60) { continuation.resume(returning: 1) }
       }
     }
     #expect(outcome == nil)
-    #expect(ContinuousClock.now - started < .seconds(2))
+    // (Far below the body's 60 s, with room for a loaded machine's scheduling.)
+    #expect(ContinuousClock.now - started < .seconds(30))
   }
 
   @Test func aQuickBodyWins() async throws {
@@ -284,7 +285,7 @@ struct JWKSSharingTests {
     let task = Task {
       await PostgresOperation.race(.seconds(30)) { () async -> Int in
         await withCheckedContinuation { continuation in
-          DispatchQueue.global().asyncAfter(deadline: .now() + 3) { continuation.resume(returning: 1) }
+          DispatchQueue.global().asyncAfter(deadline: .now() + 60) { continuation.resume(returning: 1) }
         }
       }
     }
@@ -292,7 +293,7 @@ struct JWKSSharingTests {
     let started = ContinuousClock.now
     task.cancel()
     let outcome = await task.value
-    #expect(ContinuousClock.now - started < .seconds(2))
+    #expect(ContinuousClock.now - started < .seconds(30))
     #expect(throws: CancellationError.self) { try outcome?.get() }
   }
 }

@@ -59,28 +59,25 @@ package enum PostgresOperation {
     on client: PostgresClient, within timeout: Duration, logger: Logger, lock: Int64, _ statements: [PostgresQuery]
   ) async throws(PostgresStoreError) {
     try await run(on: client, within: timeout, logger: logger, failure: "migration failed") { client, logger in
-      try await client.withConnection { connection in
-        try await connection.withTransaction(logger: logger) { c in
-          try await c.query("SELECT pg_advisory_xact_lock(\(lock))", logger: logger)
-          for statement in statements { try await c.query(statement, logger: logger) }
-        }
+      try await withAdvisoryLock(lock, on: client, logger: logger) { c in
+        for statement in statements { try await c.query(statement, logger: logger) }
       }
     }
   }
 
-  /// Runs `body` while holding the transaction-level advisory lock `lock` on a connection of `client`: released
-  /// when `body` ends, however it ends, or when the connection drops.
+  /// Runs `body` in a transaction that holds the advisory lock `lock` (transaction-level: released when `body`
+  /// ends, however it ends, or when the connection drops); `body` gets the transaction's connection.
   package static func withAdvisoryLock<T: Sendable>(
-    _ lock: Int64, on client: PostgresClient, logger: Logger, _ body: @escaping @Sendable () async throws -> T
+    _ lock: Int64, on client: PostgresClient, logger: Logger,
+    _ body: @escaping @Sendable (PostgresConnection) async throws -> T
   ) async throws -> T {
     try await client.withConnection { connection in
       try await connection.withTransaction(logger: logger) { c in
         try await c.query("SELECT pg_advisory_xact_lock(\(lock))", logger: logger)
-        return try await body()
+        return try await body(c)
       }
     }
   }
-
 
   /// The kind of a database error, safe to show (never its message, which may quote a query's values).
   package static func kind(of error: any Error) -> String {
@@ -88,6 +85,23 @@ package enum PostgresOperation {
     if error is PostgresTransactionError { return "database transaction failed" }
     if error is CancellationError { return "cancelled" }
     return "database error"
+  }
+}
+
+/// When a sweep of expired rows is due, for one store on one instance: the first write at or after that time
+/// runs it, and the next is due `interval` later.
+package final class SweepSchedule: Sendable {
+  private let next = PThreadLocked<Int64>(0)
+
+  package init() {}
+
+  /// Whether a sweep is due at `now`; when it is, the next one is due at `now + interval` (same unit).
+  package func claim(now: Int64, interval: Int64) -> Bool {
+    next.withLock { next in
+      guard now >= next else { return false }
+      next = now + interval
+      return true
+    }
   }
 }
 

@@ -1,7 +1,6 @@
 // A pending-authorization store that several server instances share, on PostgreSQL.
 
 public import Crypto
-import LinkParseBytes
 public import LinkParseCore
 public import LinkParseAuthorization
 public import LinkParseProviders
@@ -121,7 +120,7 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
   /// ```
   public let sweepInterval: Int64
   /// When the next sweep is due (Unix seconds), for this instance.
-  private let nextSweep = PThreadLocked<Int64>(0)
+  private let sweeps = SweepSchedule()
 
   /// A store on `client` (which the caller runs), with its keys derived from `secret` (at least 256 bits
   /// recommended; keep it secret, the same on every instance).
@@ -252,12 +251,7 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
     let key = stateKey.map { ByteBuffer(bytes: $0) }
     let sealed = try seal(authorization, redirectKey: redirectKey, provider: provider)
     let expiresAt = authorization.expiresAt
-    let due = nextSweep.withLock { next -> Bool in
-      guard now >= next else { return false }
-      next = now + sweepInterval
-      return true
-    }
-    if due { _ = try await removeExpired(now: now) }
+    if sweeps.claim(now: now, interval: sweepInterval) { _ = try await removeExpired(now: now) }
     if try await insertBelowCapacity(key, redirectKey, provider, sealed, expiresAt, now) { return }
     // Full: what has expired goes first (whenever the last sweep was), then one more try.
     _ = try await removeExpired(now: now)

@@ -83,7 +83,7 @@ public struct PostgresJWKSSharing: JWKSSharing {
   ) async throws -> T {
     let digest = Array(SHA256.hash(data: Array("linkparse jwks lock\u{0}\(url)".utf8)))
     let lock = digest.prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
-    return try await PostgresOperation.withAdvisoryLock(lock, on: client, logger: logger, body)
+    return try await PostgresOperation.withAdvisoryLock(lock, on: client, logger: logger) { _ in try await body() }
   }
 
   /// The document shared for `url` whose MAC verifies, or `nil`.

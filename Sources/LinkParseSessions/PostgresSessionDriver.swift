@@ -4,7 +4,6 @@
 public import Crypto
 public import Hummingbird
 import Foundation
-import LinkParseBytes
 public import LinkParsePostgres
 public import Logging
 import NIOCore
@@ -49,7 +48,7 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
   private let sealKey: SymmetricKey
   private let logger: Logger
   /// When this instance's next sweep is due (Unix milliseconds).
-  private let nextSweep = PThreadLocked<Int64>(0)
+  private let sweeps = SweepSchedule()
 
   /// How long any one query may take before it throws `PostgresStoreError` `store-timed-out`.
   ///
@@ -249,7 +248,7 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
     let lock = keyHash(key).getInteger(at: 0, as: Int64.self) ?? 0
     let (client, logger) = (self.client, self.logger)
     return try await lockHolders.run {
-      try await PostgresOperation.withAdvisoryLock(lock, on: client, logger: logger, body)
+      try await PostgresOperation.withAdvisoryLock(lock, on: client, logger: logger) { _ in try await body() }
     }
   }
 
@@ -288,13 +287,7 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
   }
 
   private func sweepIfDue(_ now: Int64) async throws {
-    let interval = sweepInterval * 1000
-    let due = nextSweep.withLock { next -> Bool in
-      guard now >= next else { return false }
-      next = now + interval
-      return true
-    }
-    guard due else { return }
+    guard sweeps.claim(now: now, interval: sweepInterval * 1000) else { return }
     try await removeExpired()
   }
 

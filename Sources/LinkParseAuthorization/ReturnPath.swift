@@ -39,21 +39,19 @@ public struct ReturnPath: Sendable, Hashable, CustomStringConvertible {
   public init?(_ raw: some StringProtocol) {
     let bytes = Array(raw.utf8)
     guard (1...Self.maximumLength).contains(bytes.count), bytes[0] == UInt8(ascii: "/") else { return nil }
-    if bytes.count > 1, bytes[1] == UInt8(ascii: "/") || bytes[1] == UInt8(ascii: "\\") { return nil }
+    // (`\` anywhere, so `/\evil.example` too; `#`, so no fragment.)
     for byte in bytes where byte < 0x21 || byte > 0x7E || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "#") {
       return nil
     }
-    // The origin is a name that cannot be anyone's (RFC 6761 `.invalid`); the path must leave it unchanged.
+    // The origin is a name that cannot be anyone's (RFC 6761 `.invalid`). Its serialization followed by `/` is
+    // the whole check of scheme, user, password, host and port.
     let origin = "https://return-path.invalid"
-    guard let url = try? ParsedURL(origin + String(decoding: bytes, as: UTF8.self)),
-      url.scheme == "https", url.host == "return-path.invalid", url.port == nil, url.username.isEmpty,
-      url.password.isEmpty, url.fragment == nil
-    else { return nil }
+    guard let url = try? ParsedURL(origin + String(decoding: bytes, as: UTF8.self)) else { return nil }
     let href = url.href
     guard href.hasPrefix(origin + "/") else { return nil }
     let path = href.dropFirst(origin.count)
-    // Resolving dot segments can make a path that starts with `//` (`/..//evil.example`): as a Location,
-    // that is another host.
+    // A path that starts with `//` — given so (`//evil.example`) or made so by resolving dot segments
+    // (`/..//evil.example`) — is another host as a Location.
     guard !path.hasPrefix("//") else { return nil }
     value = String(path)
   }

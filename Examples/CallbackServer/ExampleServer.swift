@@ -206,9 +206,8 @@ struct ExampleServer {
           logger.warning("provider logout failed", metadata: ["error": "\(error)"])
         }
       }
-      var headers: HTTPFields = [.cacheControl: "no-store", Self.referrerPolicy: "no-referrer"]
-      headers[.location] = demo?.endSessionURL(idTokenHint: idToken, postLogoutRedirectURI: base + "/") ?? "/"
-      return Response(status: .seeOther, headers: headers)
+      return Response.loginRedirect(
+        .seeOther, to: demo?.endSessionURL(idTokenHint: idToken, postLogoutRedirectURI: base + "/") ?? "/")
     }
     // The signed-in user; the access token is refreshed first when it is about to expire.
     router.get("/me") { request, context -> Response in
@@ -250,8 +249,6 @@ struct ExampleServer {
     try await demo?.client.shutdown()  // (an HTTP client must be shut down before it goes)
     try await providerHTTP.shutdown()
   }
-
-  static var referrerPolicy: HTTPField.Name { HTTPField.Name("Referrer-Policy")! }
 
   /// What /me shows of a session: who, and how fresh its tokens are (never the tokens).
   static func summary(_ session: LoginSession) -> String {

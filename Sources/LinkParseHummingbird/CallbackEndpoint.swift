@@ -169,13 +169,11 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     }
     logger.info("login started", metadata: ["provider": "\(pending.provider.rawValue)", "status": "302"])
     let lifetime = pending.expiresAt.map { $0 - now() } ?? 600
-    var headers: HTTPFields = [.location: authorizeURL, .cacheControl: "no-store", Self.referrerPolicy: "no-referrer"]
-    headers[.setCookie] = loginCookies.setCookie(
+    var response = Response.loginRedirect(.found, to: authorizeURL)
+    response.headers[.setCookie] = loginCookies.setCookie(
       state: pending.state, value: cookie.value, maxAge: lifetime, crossSitePost: Self.isFormPost(authorizeURL))
-    return Response(status: .found, headers: headers)
+    return response
   }
-
-  static var referrerPolicy: HTTPField.Name { HTTPField.Name("Referrer-Policy")! }
 
   /// `429 too-many-logins` with `Retry-After` when the request's client has started its ``startLimits`` of
   /// logins, else `nil` (go on). A request whose client is not known (a context without its address and no
@@ -429,6 +427,17 @@ public struct ProblemDetails: Sendable, Hashable {
       status: HTTPResponse.Status(code: status),
       headers: [.contentType: "application/problem+json", .cacheControl: "no-store"],
       body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+  }
+}
+
+extension Response {
+  /// A redirect of a login (to the provider, or back to the app after the callback): never cached
+  /// (`Cache-Control: no-store`), and it sends no `Referer` (`Referrer-Policy: no-referrer`), so the codes and
+  /// states in the URLs around it reach no one else.
+  package static func loginRedirect(_ status: HTTPResponse.Status, to location: String) -> Response {
+    Response(
+      status: status,
+      headers: [.location: location, .cacheControl: "no-store", HTTPField.Name("Referrer-Policy")!: "no-referrer"])
   }
 }
 

@@ -2,7 +2,7 @@
 // sessions (in memory, or in PostgreSQL through PostgresSessionDriver).
 
 public import Hummingbird
-import HTTPTypes
+import LinkParseHummingbird
 public import HummingbirdAuth
 public import LinkParseAuthorization
 public import LinkParseCore
@@ -155,9 +155,7 @@ public struct LoginSession: Codable, Sendable, Hashable {
   ) -> Response {
     context.sessions.createSession(LoginSession(identity), expiresIn: lifetime)
     let target = consumed.authorization.returnPath.flatMap { ReturnPath($0) }?.value ?? defaultReturnPath
-    return Response(
-      status: .seeOther,
-      headers: [.location: target, .cacheControl: "no-store", HTTPField.Name("Referrer-Policy")!: "no-referrer"])
+    return Response.loginRedirect(.seeOther, to: target)
   }
 }
 

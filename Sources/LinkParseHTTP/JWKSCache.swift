@@ -278,11 +278,13 @@ public actor JWKSCache {
     url: String, client: OAuthHTTPClient, configuration: Configuration, sharing: (any JWKSSharing)?,
     replacing current: UInt64?
   ) async -> Result<Obtained, OAuthResponseError> {
-    guard let sharing else {
-      return await fetch(url: url, client: client, configuration: configuration).map {
+    /// A fetch of our own, shared with no one.
+    @Sendable func fetchAlone() async -> Result<Obtained, OAuthResponseError> {
+      await fetch(url: url, client: client, configuration: configuration).map {
         Obtained(verifier: $0.verifier, ttl: $0.ttl)
       }
     }
+    guard let sharing else { return await fetchAlone() }
     do {
       return try await sharing.withJWKSLock(url: url) {
         let now = IDTokenVerifier.currentUnixTime
@@ -294,8 +296,11 @@ public actor JWKSCache {
               verifier: verifier, ttl: .seconds(document.expiresAt - now), sharedFetchID: document.fetchID,
               fetched: false))
         }
-        let fetched = await fetch(url: url, client: client, configuration: configuration)
-        guard case .success(let got) = fetched else { return fetched.map { Obtained(verifier: $0.verifier, ttl: $0.ttl) } }
+        let got: (verifier: IDTokenVerifier, ttl: Duration, json: [UInt8])
+        switch await fetch(url: url, client: client, configuration: configuration) {
+        case .success(let fetched): got = fetched
+        case .failure(let error): return .failure(error)
+        }
         let document = SharedJWKS(
           json: got.json, fetchedAt: now, expiresAt: now + got.ttl.components.seconds,
           fetchID: UInt64.random(in: 1...UInt64.max))
@@ -303,9 +308,7 @@ public actor JWKSCache {
         return .success(Obtained(verifier: got.verifier, ttl: got.ttl, sharedFetchID: document.fetchID))
       }
     } catch {
-      return await fetch(url: url, client: client, configuration: configuration).map {
-        Obtained(verifier: $0.verifier, ttl: $0.ttl)
-      }
+      return await fetchAlone()
     }
   }
 

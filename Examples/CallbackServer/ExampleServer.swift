@@ -188,10 +188,7 @@ struct ExampleServer {
     // The demo provider's refresh request for a session (its refresh tokens rotate: each is good once).
     let refreshTokens: @Sendable (LoginSession) async throws -> TokenResponse = { session in
       guard let demo, let refreshToken = session.refreshToken else { throw SessionRefreshError(.noRefreshToken) }
-      let client = OAuth2Client(
-        clientID: demo.clientID, authentication: demo.clientSecret.map { .clientSecretBasic($0) } ?? .none,
-        tokenEndpoint: demo.metadata.tokenEndpoint)
-      return try await demo.client.perform(client.refresh(refreshToken: refreshToken), as: TokenResponse.self)
+      return try await demo.refresh(refreshToken: refreshToken)
     }
     // Logging out: a POST (a link or an image elsewhere cannot end the session; SameSite=Lax keeps the cookie
     // off other sites' POSTs), which ends the session here (deleted from the store, its cookie expired) and

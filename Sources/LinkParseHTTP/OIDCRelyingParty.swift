@@ -263,6 +263,28 @@ public struct OIDCRelyingParty: Sendable {
     return .redirect(url)
   }
 
+  /// New tokens for a refresh token (RFC 6749 §6), sent to the token endpoint with the client's
+  /// authentication, as the exchange is. A provider that rotates refresh tokens answers a new one; keep it
+  /// (`LoginSession.refreshed(with:)` does, and `SessionRefresher` refreshes a session once at a time).
+  ///
+  /// ```swift
+  /// let tokens = try await party.refresh(refreshToken: session.refreshToken!)
+  /// ```
+  ///
+  /// - Throws: ``OAuthResponseError`` (the provider's `invalid_grant` for a used or revoked refresh token, a
+  ///   status, a timeout, the answer's shape).
+  public func refresh(refreshToken: String) async throws(OAuthResponseError) -> TokenResponse {
+    try await client.perform(tokenClient(clientID: clientID).refresh(refreshToken: refreshToken), as: TokenResponse.self)
+  }
+
+  /// The token endpoint's requests for `clientID`, authenticated with the client secret when there is one
+  /// (`client_secret_basic`).
+  private func tokenClient(clientID: String) -> OAuth2Client {
+    OAuth2Client(
+      clientID: clientID, authentication: clientSecret.map { .clientSecretBasic($0) } ?? .none,
+      tokenEndpoint: metadata.tokenEndpoint)
+  }
+
   /// Completes the login `consumed` carries: the token exchange, the id_token, the user info.
   ///
   /// ```swift
@@ -283,10 +305,7 @@ public struct OIDCRelyingParty: Sendable {
     let request: OAuthRequest
     if consumed.authorization.provider == .oauth2 {
       let authorization = consumed.authorization
-      request = OAuth2Client(
-        clientID: authorization.clientID ?? clientID,
-        authentication: clientSecret.map { .clientSecretBasic($0) } ?? .none, tokenEndpoint: metadata.tokenEndpoint
-      ).tokenExchange(
+      request = tokenClient(clientID: authorization.clientID ?? clientID).tokenExchange(
         code: String(code), redirectURI: authorization.redirectURIAsSent ?? authorization.redirectURI.href,
         codeVerifier: authorization.codeVerifier)
     } else {

@@ -54,6 +54,16 @@ import Testing
       #expect(identity.subject.hasPrefix("demo-user-") && identity.issuer == issuer)
       #expect(identity.idToken?.claims.subject == identity.subject)
       #expect(identity.userInfo?.sub == identity.subject)
+      // Refreshing: new tokens for the refresh token; the provider rotates it, so the old one is refused.
+      let first = try #require(identity.tokens.refreshToken)
+      let refreshed = try await party.refresh(refreshToken: first)
+      #expect(refreshed.accessToken != identity.tokens.accessToken && refreshed.refreshToken != first)
+      do {
+        _ = try await party.refresh(refreshToken: first)
+        Issue.record("a used refresh token was accepted")
+      } catch let error as OAuthResponseError {
+        #expect(error.providerError?.error == .invalidGrant)
+      }
       // The code again (a stolen code replayed into another login, or the same twice): the provider refuses
       // it, and nothing is verified.
       await #expect(throws: OAuthResponseError.self) { try await party.complete(consumed) }

@@ -70,12 +70,10 @@ func snippet_ReceivingFormPostCallbacksOnAServer_1() async throws {
     // A handler that needs the access token gets it fresh: refreshed first when it expires within a minute,
     // once per session however many requests ask at the same time.
     let refresher = SessionRefresher(driver: sessions, configuration: configuration)
-    let client = OAuth2Client(
-      clientID: "app", authentication: .clientSecretBasic("app-secret"), tokenEndpoint: party.metadata.tokenEndpoint)
     router.get("/me") { request, context -> String in
       let session = try await refresher.freshSession(request: request, context: context) { session in
         guard let refreshToken = session.refreshToken else { throw SessionRefreshError(.noRefreshToken) }
-        return try await http.perform(client.refresh(refreshToken: refreshToken), as: TokenResponse.self)
+        return try await party.refresh(refreshToken: refreshToken)
       }
       return session?.subject ?? "not signed in"
     }
@@ -87,11 +85,11 @@ func snippet_ReceivingFormPostCallbacksOnAServer_1() async throws {
     }
     try await Application(router: router).runService()
   }
-  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 207):
+  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 205):
   let privateKeyPEM = "-----BEGIN PRIVATE KEY-----…"
   func consumedLogin() -> ConsumedAuthorization { fatalError() }
   let session = LoginSession?.none!
-  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 207:
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 205:
   let http = OAuthHTTPClient()
   let vk = ProviderRelyingParty.vkID(VKIDClient(clientID: "7915193"), client: http)
   let apple = ProviderRelyingParty.apple(
@@ -109,10 +107,10 @@ func snippet_ReceivingFormPostCallbacksOnAServer_1() async throws {
   case .redirect(let url): print(url)          // send the browser there (OpenID Connect)
   case .unsupported(let reason): print(reason)  // Sber ID has no revocation
   }
-  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 293):
+  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 291):
   let databaseURL = "postgres://app@127.0.0.1/logins?sslmode=verify-full"
   let secret = SymmetricKey(size: .bits256)
-  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 293:
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 291:
 
   let client = PostgresClient(
     configuration: try PostgresPendingAuthorizationStore.clientConfiguration(databaseURL: databaseURL))

@@ -10,7 +10,7 @@ import LinkParseServerTestSupport
 import LinkParseTestSupport
 import Testing
 
-@Suite(.serialized) struct ExampleServerTests {
+@Suite(.serialized, .timeLimit(.minutes(10))) struct ExampleServerTests {
   /// The binary built beside the test bundle (`swift build --build-tests` builds it).
   static let binary: String = {
     let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))

@@ -9,6 +9,6 @@ let documentationSnippets: [(name: String, document: String, line: Int)] = [
   ("snippet_docsServer_2", "docs/server.md", 109),
   ("snippet_docsTokens_1", "docs/tokens.md", 15),
   ("snippet_HandlingACallbackInAnApp_1", "Sources/LinkParse/LinkParse.docc/HandlingACallbackInAnApp.md", 32),
-  ("snippet_LinkParse_1", "Sources/LinkParse/LinkParse.docc/LinkParse.md", 38),
-  ("snippet_ReceivingFormPostCallbacksOnAServer_1", "Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md", 33),
+  ("snippet_LinkParse_1", "Sources/LinkParse/LinkParse.docc/LinkParse.md", 46),
+  ("snippet_ReceivingFormPostCallbacksOnAServer_1", "Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md", 36),
 ]

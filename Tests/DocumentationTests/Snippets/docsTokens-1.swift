@@ -5,12 +5,12 @@ import FoundationNetworking  // URLSession on Linux
 #endif
 import LinkParse
 
-/// docs/tokens.md, the block at line 15.
+/// docs/tokens.md, the block at line 18.
 @available(macOS 13, iOS 16, *)
 func snippet_docsTokens_1() async throws {
-  // given (docs/tokens.md, before line 15):
+  // given (docs/tokens.md, before line 18):
   func open(_ url: String) {}
-  // docs/tokens.md, line 15:
+  // docs/tokens.md, line 18:
 
   // 1. The request you open. The pending authorization it implies keeps the redirect URI (given once), the
   //    state, the client id and the PKCE verifier: store it until the callback comes (a store consumes it once).

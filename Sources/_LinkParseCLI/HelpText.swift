@@ -182,8 +182,8 @@ enum HelpText {
     Schemas/linkparse-compact-v1.ddl the compact one's), checked against real
     output by make spark-test: a Spark job reads the output with
     spark.read.schema(ddl).json(…) or from_json(col, ddl), without an inference
-    pass. Examples/spark/linkparse_job.py is such a job; the README's "Apache
-    Spark" section runs it locally and on a cluster.
+    pass. Examples/spark/linkparse_job.py is such a job; docs/spark.md in the
+    repository runs it locally and on a cluster.
     """,
     """
     The request after the callback: token-request

@@ -4,7 +4,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libicu-dev libpcre2-dev pkg-config
 CONFORMANCE_DIR ?= $(abspath ../shared/conformance)
 
-.PHONY: docs-snippets deps build demo test fuzz-smoke fuzz clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example demo-deps bench-server bench-routes check-generated spark-demo spark-test build-static
+.PHONY: docs-snippets deps build demo test fuzz-smoke fuzz clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example demo-deps bench-server bench-routes bench-ada check-generated spark-demo spark-test build-static
 
 ## Install the Debian packages the build needs, if any is missing (apt-get, as root or through sudo).
 deps:
@@ -158,6 +158,14 @@ bench: deps $(BENCH_CORPUS)
 bench-compare: deps $(BENCH_CORPUS)
 	@cd Benchmarks && $(SWIFT) build -c release --product BenchCompare >&2
 	@cd Benchmarks && .build/release/BenchCompare corpus/callbacks.txt
+
+## LinkParse against Ada (the C++ WHATWG parser inside Node.js) in one run (Benchmarks/bench-ada.py): Ada built from
+## the ada-url Python package's sdist (pip, at benchmark time, into Benchmarks/.build/ada); the two harnesses
+## alternate BENCH_ADA_ROUNDS times, pinned to one core; one `vs-ada measure=… ratio=…` line per measure.
+BENCH_ADA_ROUNDS ?= 21
+bench-ada: deps $(BENCH_CORPUS)
+	@cd Benchmarks && $(SWIFT) build -c release --product BenchCompare >&2
+	@python3 Benchmarks/bench-ada.py --rounds $(BENCH_ADA_ROUNDS)
 
 ## LinkParseOAuth's workloads, ns per item: token-response decoding and id_token verification (RS256, ES256).
 bench-tokens: deps

@@ -4,9 +4,10 @@
 #   Fuzz/test-nightly.sh [--no-build] [--time SECONDS] [--skip-build-sh]
 #
 # 1. The planted crash: `LINKPARSE_FUZZ_PLANTED_CRASH=parse Fuzz/run.sh --nightly` on a temporary copy of
-#    corpus/ must fuzz both targets it is given (parse, then params), find the planted crash (an input starting
-#    with PLANTED-CRASH traps in fuzz-parse), minimize it into the copy's regressions/, report it in
-#    report.json and report.md, and exit 1. The real corpus/ must be left as it was.
+#    corpus/ must fuzz both targets it is given (parse, then params), find the planted crash (an input containing
+#    PLANTED-CRASH traps in fuzz-parse), minimize it into the copy's regressions/, report it in
+#    report.json and report.md, and exit 1. The real corpus/ must be left as it was. (The marker is added to a
+#    copy of the dictionary, so that the fuzzer finds it in seconds.)
 # 2. .clusterfuzzlite/build.sh, run natively (OUT and SRC set): every target, with its seed corpus zip,
 #    dictionary and options, in $OUT, and each binary runs its seeds.
 # 3. Scripts/check-yaml.py: the workflow and ClusterFuzzLite YAML files parse (PyYAML installed if missing).
@@ -45,21 +46,22 @@ corpus_before=$(snapshot)
 
 echo "== test-nightly: 1. planted crash (parse) through Fuzz/run.sh --nightly on a copy of corpus/"
 cp -R corpus "$WORK/corpus"
+{ cat Fuzz/linkparse.dict; echo '"PLANTED-CRASH"'; } > "$WORK/planted.dict"
 set +e
 LINKPARSE_FUZZ_PLANTED_CRASH=parse Fuzz/run.sh --nightly ${BUILD_FLAG[@]+"${BUILD_FLAG[@]}"} \
   --corpus "$WORK/corpus" --report-dir "$WORK/report" --target parse --target params \
-  --time "$SECONDS_PER_TARGET" --seed 1 2>&1 | tee "$WORK/nightly.log"
+  --time "$SECONDS_PER_TARGET" --seed 1 -- -dict="$WORK/planted.dict" 2>&1 | tee "$WORK/nightly.log"
 status=${PIPESTATUS[0]}
 set -e
 if [ "$status" = 1 ]; then pass "run.sh exited 1"; else fail "run.sh exited $status, expected 1 (a problem stored)"; fi
 planted=""
 for file in "$WORK"/corpus/regressions/parse-*; do
-  if [ -f "$file" ] && [ "$(head -c 13 "$file")" = PLANTED-CRASH ]; then planted=$file; fi
+  if [ -f "$file" ] && grep -q PLANTED-CRASH "$file"; then planted=$file; fi
 done
 if [ -n "$planted" ]; then
   pass "minimized into regressions/: $(basename "$planted") ($(wc -c < "$planted") bytes)"
 else
-  fail "no regressions/parse-* file starting with PLANTED-CRASH in the corpus copy"
+  fail "no regressions/parse-* file with PLANTED-CRASH in the corpus copy"
 fi
 for file in report.json report.md; do
   [ -s "$WORK/report/$file" ] || fail "no $file in the report directory"

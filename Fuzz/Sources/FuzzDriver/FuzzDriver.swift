@@ -20,12 +20,13 @@ nonisolated(unsafe) private var fuzzedProperty = FuzzProperty.parse
 /// name (read once, at start).
 nonisolated(unsafe) private var plantedCrashArmed = false
 
-/// The input prefix that traps when the planted crash is armed.
+/// The bytes that trap when the planted crash is armed, wherever they are in the input.
 ///
-/// Test-only: `Fuzz/test-nightly.sh` arms it to prove that `Fuzz/run.sh --nightly` minimizes a crash into
-/// `corpus/regressions/` and fails. It lives in the driver, which only the libFuzzer executables link, so the
-/// unit tests' replay of `corpus/regressions/` (FuzzSupport's properties) never traps on it.
-private let plantedCrashPrefix = Array("PLANTED-CRASH".utf8)
+/// Test-only: `Fuzz/test-nightly.sh` arms it (and puts the marker in the dictionary) to prove that
+/// `Fuzz/run.sh --nightly` minimizes a crash into `corpus/regressions/` and fails. It lives in the driver, which
+/// only the libFuzzer executables link, so the unit tests' replay of `corpus/regressions/` (FuzzSupport's
+/// properties) never traps on it.
+private let plantedCrashMarker = Array("PLANTED-CRASH".utf8)
 
 /// Runs libFuzzer on `property` with the process's arguments.
 public func runFuzzer(
@@ -38,11 +39,11 @@ public func runFuzzer(
   var argc = argc
   var argv = argv
   return LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-    if plantedCrashArmed, let data, size >= plantedCrashPrefix.count,
-      // memcmp, not a Swift loop: libFuzzer's memcmp hook hands the fuzzer the prefix to try.
-      memcmp(data, plantedCrashPrefix, plantedCrashPrefix.count) == 0
+    // memmem, not a Swift loop: libFuzzer's hook of memmem hands the fuzzer the marker to insert.
+    if plantedCrashArmed, let data,
+      linkparse_fuzz_contains(data, size, plantedCrashMarker, plantedCrashMarker.count) != 0
     {
-      fatalError("planted crash (LINKPARSE_FUZZ_PLANTED_CRASH is set): the input starts with PLANTED-CRASH")
+      fatalError("planted crash (LINKPARSE_FUZZ_PLANTED_CRASH is set): the input contains PLANTED-CRASH")
     }
     return fuzzOne(fuzzedProperty, data, size)
   }

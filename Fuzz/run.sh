@@ -15,7 +15,8 @@
 #                    a report (report.json, report.md) of executions, exec/s, cov/ft, corpus and peak RSS
 #   --fork N         libFuzzer -fork=N: N fuzzing processes per target (nightly default: the core count)
 #   --jobs N         libFuzzer -jobs=N -workers=N instead of -fork
-#   --seed N         libFuzzer -seed=N (with --fork 1 or --jobs 1 and --runs, a run repeats exactly)
+#   --seed N         libFuzzer -seed=N (with --jobs 1, one process, and --runs, a run repeats exactly; with
+#                    several processes it fixes where they start, not how far they get)
 #   --runs N         stop each target after N executions (libFuzzer -runs=N), whichever comes first
 #   --max-total-time SECONDS   bound the fuzzing time of the whole run: each target gets at most its share
 #                    of what is left (merging and minimizing come on top)

@@ -51,7 +51,7 @@ fuzz-smoke: deps
 	Fuzz/run.sh --time $(FUZZ_SMOKE_SECONDS)
 
 ## The nightly run (Fuzz/README.md): every target for TIME seconds (default an hour) with FORK processes (or
-## JOBS workers; default: every core), then what it found merged into corpus/<target>/ (libFuzzer -merge=1, the
+## JOBS workers; default: every core), then what it found merged into corpus/<target>/ (libFuzzer merge, so the
 ## corpus stays minimal) and a report (report.json, report.md; the table is printed). SEED and MAX_TOTAL_TIME
 ## (seconds for the whole run) make runs repeatable; NO_BUILD=1 reuses the fuzz build. A crash, leak, timeout
 ## or out-of-memory is minimized into corpus/regressions/ and fails the run once every target has run.

@@ -80,6 +80,12 @@ public struct ConstraintProbe: Sendable {
     }
   }
 
+  /// Whether all of `bytes` match, by the linear matcher's NFA simulation (never its DFA); nil for PCRE2. For
+  /// tests and fuzzing that check the two agree.
+  public func matchesOnTheNFA(_ bytes: [UInt8]) -> Bool? {
+    constraint.linearNFAMatches(bytes)
+  }
+
   /// The linear matcher's DFA state count (0: it runs the NFA), or nil for PCRE2.
   public var linearStateCount: Int? { constraint.linearStateCount }
 }

@@ -80,6 +80,7 @@ struct LinearConstraintTests {
     ("(*UTF)a", 0, "verbs"), ("a{1001}", 1, "above 1000"), ("a{2}{3}", 4, "after a quantifier"), ("x{", 1, #"\{"#),
     (#"\Qa\E"#, 0, #"\Q"#), ("[[.a.]]", 1, "collating"), ("^*", 0, "anchor"), ("(?#c)a", 0, "comments"),
     ("(?:a{1000}){1000}", 0, "NFA states"), (#"[\d-z]"#, 1, "range"),
+    ("[:alpha:]", 0, "POSIX"),
   ] as [(String, Int, String)])
   func pcre2OnlySyntaxIsRefused(regex: String, offset: Int, words: String) throws {
     #expect {
@@ -94,7 +95,7 @@ struct LinearConstraintTests {
   @Test(arguments: [
     ("(a", 2, "missing closing parenthesis"), ("a)", 1, "unmatched closing parenthesis"), ("*a", 0, "quantifier"),
     ("[a", 2, "missing terminating ]"), ("[z-a]", 3, "out of order"), ("a{3,2}", 5, "out of order"), (#"a\"#, 1, "end of pattern"),
-    ("[[:nope:]]", 3, "POSIX"),
+    ("[[:nope:]]", 3, "POSIX"), ("(?<n>a)(?<n>b)", 10, "same name"), ("(?<n\(String(repeating: "x", count: 40))>a)", 3, "too long"),
   ] as [(String, Int, String)])
   func invalidSyntaxIsAnInvalidRegex(regex: String, offset: Int, words: String) throws {
     #expect {

@@ -96,6 +96,14 @@ final class Constraint: @unchecked Sendable {
   /// The linear matcher's DFA state count (0: it simulates the NFA), nil for PCRE2.
   var linearStateCount: Int? { linear?.stateCount }
 
+  /// The linear matcher's NFA simulation on `bytes`, nil for PCRE2.
+  func linearNFAMatches(_ bytes: [UInt8]) -> Bool? {
+    guard let linear else { return nil }
+    return bytes.withUnsafeBufferPointer { buf in
+      linear.simulate(buf.baseAddress ?? UnsafePointer(bitPattern: 1)!, count: buf.count)
+    }
+  }
+
   /// Whether `bytes` match the whole constraint.
   func matches(_ bytes: [UInt8]) -> ConstraintResult {
     bytes.withUnsafeBufferPointer { buf in

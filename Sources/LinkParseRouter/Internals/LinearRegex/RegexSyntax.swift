@@ -139,6 +139,8 @@ struct RegexParser {
   let caseless: Bool
   var i = 0
   var depth = 0
+  /// The named groups' names: PCRE2 refuses a name used twice.
+  var groupNames: Set<ArraySlice<UInt8>> = []
 
   init(_ source: String, caseless: Bool) {
     bytes = Array(source.utf8)
@@ -345,6 +347,10 @@ struct RegexParser {
     guard i > nameStart, bytes[nameStart] &- 0x30 >= 10, current == close else {
       throw invalid("a group name is a letter or '_' followed by letters, digits or '_'", at: nameStart)
     }
+    guard i - nameStart <= 32 else { throw invalid("group name is too long (at most 32 bytes)", at: nameStart) }
+    guard groupNames.insert(bytes[nameStart..<i]).inserted else {
+      throw invalid("two named groups have the same name", at: nameStart)
+    }
     i += 1
   }
 
@@ -416,6 +422,11 @@ struct RegexParser {
   }
 
   private mutating func characterClass(_ start: Int) throws(RegexSyntaxError) -> ByteClass {
+    if let c = current, c == UInt8(ascii: ":") || c == UInt8(ascii: ".") || c == UInt8(ascii: "=") {
+      // PCRE2 refuses `[:alpha:]` outside a class, and reads `[:…]` otherwise: written `[\:…]`, it is clear.
+      throw unsupported("a class that starts with '\(Character(Unicode.Scalar(c)))' (a POSIX class goes inside "
+        + "brackets, [[:alpha:]]; a literal is written [\\\(Character(Unicode.Scalar(c)))…])", at: start)
+    }
     var negated = false
     if current == UInt8(ascii: "^") {
       negated = true

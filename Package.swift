@@ -175,11 +175,13 @@ let package = Package(
       name: "LinkParse",
       dependencies: ["LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseAuthorization", "LinkParseOAuth"]),
     // The `linkparse` command's logic, as a library so tests and FuzzSupport can drive it: `package` API,
-    // apart from the root command `LinkParseCommand` that the executable calls.
+    // apart from the root command `LinkParseCommand` that the executable calls. The engine's modules, not the
+    // umbrella: its Foundation interop (FoundationNetworking, so libcurl) has no place in the command.
     .target(
       name: "_LinkParseCLI",
       dependencies: [
-        "LinkParse", "LinkParseBytes",
+        "LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseAuthorization", "LinkParseOAuth",
+        "LinkParseBytes",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -275,7 +277,7 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOCore", package: "swift-nio"),
       ]),
-    .testTarget(name: "LinkParseCLITests", dependencies: ["_LinkParseCLI", "LinkParseBytes", "linkparse"]),
+    .testTarget(name: "LinkParseCLITests", dependencies: ["_LinkParseCLI", "LinkParse", "LinkParseBytes", "linkparse"]),
     // Every Swift code block of README.md and the DocC catalog, extracted by Scripts/doc-snippets.py into
     // Snippets/ (make check-generated keeps them current) and compiled here.
     .testTarget(

@@ -134,6 +134,14 @@ struct LinearConstraintTests {
     ] {
       #expect(throws: RouteError.self, "\(regex.prefix(40))") { try ConstraintProbe(regex, engine: .linear) }
     }
+    // Large but allowed: the DFA's construction stops at its budget, and the NFA answers.
+    let optional = try ConstraintProbe(String(repeating: "[a-z]?", count: 4_000), engine: .linear)
+    #expect(optional.matches(Array("abc".utf8)) == true)
+    let hex = { (b: Int) in "\\x" + String(b >> 4, radix: 16) + String(b & 15, radix: 16) }
+    let bytes = "(?:" + (0..<200).map(hex).joined(separator: "|") + ")?"
+    let manyClasses = try ConstraintProbe(String(repeating: bytes, count: 9), engine: .linear)
+    #expect(manyClasses.matches([0x00, 0xC7, 0x41]) == true)
+    #expect(manyClasses.matches([0xC8]) == false)
     // Deep but allowed: 200 groups.
     let deep = String(repeating: "(", count: 200) + "a" + String(repeating: ")", count: 200)
     #expect(try ConstraintProbe(deep, engine: .linear).matches([UInt8(ascii: "a")]) == true)

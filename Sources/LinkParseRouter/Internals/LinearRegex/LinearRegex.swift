@@ -19,7 +19,7 @@
 final class LinearRegex: @unchecked Sendable {
   /// DFA states at most; a constraint with more runs on the NFA.
   static let maxStates = 1_024
-  /// The subset construction's work budget (state-set members × classes, summed over states).
+  /// The subset construction's work budget: state-set members stepped plus instructions visited by closures.
   static let maxConstructionWork = 2_000_000
 
   let program: RegexProgram
@@ -84,9 +84,9 @@ final class LinearRegex: @unchecked Sendable {
     var k = 1
     construction: while k < sets.count {
       let set = sets[k]
-      work += (set.count + 1) * count
-      if work > Self.maxConstructionWork { built = false; break }
       for c in 0..<count {
+        work += set.count + 1
+        guard work + builder.visited <= Self.maxConstructionWork else { built = false; break construction }
         let moved = builder.step(set, representative[c], classes: program.classes)
         let target = moved.isEmpty ? [] : builder.closure(moved, .middle)
         guard let t = state(target) else { built = false; break construction }

@@ -164,6 +164,8 @@ struct StateSetBuilder {
   private var mark: [UInt32]
   private var generation: UInt32 = 0
   private var stack: [Int32] = []
+  /// Instructions visited by every closure so far: the cost of building, which the DFA's budget bounds.
+  private(set) var visited = 0
 
   init(_ program: RegexProgram) {
     self.program = program.instructions
@@ -185,6 +187,7 @@ struct StateSetBuilder {
       let i = Int(pc)
       guard mark[i] != generation else { continue }
       mark[i] = generation
+      visited &+= 1
       let inst = program[i]
       switch inst.op {
       case .byte, .match:

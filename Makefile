@@ -4,7 +4,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libicu-dev libpcre2-dev pkg-config
 CONFORMANCE_DIR ?= $(abspath ../shared/conformance)
 
-.PHONY: docs-snippets deps build demo test fuzz-smoke fuzz fuzz-nightly check-fuzz-nightly check-fuzz-config clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example demo-deps bench-server bench-routes bench-ada check-generated spark-demo spark-test build-static
+.PHONY: docs-snippets deps build demo test fuzz-smoke fuzz fuzz-nightly check-fuzz-nightly check-fuzz-config clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example demo-deps bench-server bench-routes bench-ada check-generated spark-demo spark-test build-static test-portable
 
 ## Install the Debian packages the build needs, if any is missing (apt-get, as root or through sudo).
 deps:
@@ -103,15 +103,22 @@ test: deps demo-deps check-generated check-fuzz-config fuzz-smoke
 	@echo "$$(grep -oE 'Test run with [0-9]+ tests' .build/test-output.txt | grep -oE '[0-9]+' | tail -1) passed, 0 failed"
 
 clean:
-	rm -rf .build .build-static Fuzz/.build Benchmarks/.build
+	rm -rf .build .build-static .build-portable Fuzz/.build Benchmarks/.build
 
-## linkparse with the Swift runtime linked in (-static-stdlib), into .build-static/release/linkparse: what a Spark
-## worker without a Swift toolchain runs. Linking Foundation statically needs libcurl's development files.
-build-static: deps
-	@dpkg-query -W -f='$${Status}' libcurl4-openssl-dev 2>/dev/null | grep -q "install ok installed" || { \
-	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libcurl4-openssl-dev; }
-	$(SWIFT) build -c release --product linkparse --scratch-path .build-static -Xswiftc -static-stdlib
+## linkparse as one statically linked executable, stripped, into .build-static/release/linkparse: no shared
+## library at all (`ldd`: "not a dynamic executable"), so it runs on any Linux worker, even in an empty root.
+## Without the default traits: no ICU, no PCRE2 (constraints run on the linear-time matcher); the command links
+## neither FoundationNetworking nor libcurl. No system package is needed.
+build-static:
+	$(SWIFT) build -c release --product linkparse --scratch-path .build-static --disable-default-traits \
+	  --static-swift-stdlib -Xswiftc -static-executable
+	strip .build-static/release/linkparse
+	@file .build-static/release/linkparse
+
+## The engine's tests (core, router, providers, CLI) without the default traits: neither ICU nor PCRE2 linked.
+test-portable:
+	LINKPARSE_CONFORMANCE_DIR="$(CONFORMANCE_DIR)" $(SWIFT) test --disable-default-traits --scratch-path .build-portable \
+	  --filter 'LinkParseCoreTests|LinkParseRouterTests|LinkParseProvidersTests|LinkParseCLITests'
 
 ## Apache Spark (Examples/spark/; docs/spark.md). Both install what is missing first (.ci/spark.sh: Java 17
 ## from Debian's packages, pyspark from PyPI in .build/spark-venv).

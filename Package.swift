@@ -24,6 +24,18 @@ let package = Package(
     // its tokens refreshed once at a time.
     .library(name: "LinkParseSessions", targets: ["LinkParseSessions"]),
   ],
+  // System libraries are optional (README "Package traits and platforms"): both traits are on by default and take
+  // effect on Linux only; `--disable-default-traits` builds the engine and `linkparse` with neither.
+  traits: [
+    .trait(
+      name: "PCRE2",
+      description: "Route constraints by the system PCRE2 (libpcre2-8, full syntax, JIT) on Linux; without it, "
+        + "by the package's linear-time matcher."),
+    .trait(
+      name: "ICU",
+      description: "Link the system ICU (libicuuc) on Linux, the IDNA oracle of the tests and fuzzing."),
+    .default(enabledTraits: ["PCRE2", "ICU"]),
+  ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
@@ -58,16 +70,21 @@ let package = Package(
     // Foundation.
     .target(
       name: "LinkParseCore",
-      dependencies: ["CICUShims", "CByteScan", "LinkParseBytes"],
+      dependencies: [
+        .target(name: "CICUShims", condition: .when(platforms: [.linux], traits: ["ICU"])), "CByteScan", "LinkParseBytes",
+      ],
       swiftSettings: librarySettings
     ),
     // PCRE2 (libpcre2-8) for route constraints. The shim defines PCRE2_CODE_UNIT_WIDTH before including it.
     .systemLibrary(name: "CPCRE2", pkgConfig: "libpcre2-8", providers: [.apt(["libpcre2-dev"])]),
-    // Route patterns, the compiled matcher, PCRE2-backed constraints, ambiguity checks. Core and PCRE2 only: a
-    // route may name a `Provider` (Core), the router does not depend on the decoders.
+    // Route patterns, the compiled matcher, constraints (PCRE2 with the trait on Linux, else the linear-time
+    // matcher), ambiguity checks. Core and PCRE2 only: a route may name a `Provider` (Core), the router does not
+    // depend on the decoders.
     .target(
       name: "LinkParseRouter",
-      dependencies: ["LinkParseCore", "LinkParseBytes", "CPCRE2"],
+      dependencies: [
+        "LinkParseCore", "LinkParseBytes", .target(name: "CPCRE2", condition: .when(platforms: [.linux], traits: ["PCRE2"])),
+      ],
       swiftSettings: librarySettings
     ),
     // Provider callback decoders, `ProviderCallback`, `CallbackError`, detection, and the check of a callback
@@ -158,11 +175,13 @@ let package = Package(
       name: "LinkParse",
       dependencies: ["LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseAuthorization", "LinkParseOAuth"]),
     // The `linkparse` command's logic, as a library so tests and FuzzSupport can drive it: `package` API,
-    // apart from the root command `LinkParseCommand` that the executable calls.
+    // apart from the root command `LinkParseCommand` that the executable calls. The engine's modules, not the
+    // umbrella: its Foundation interop (FoundationNetworking, so libcurl) has no place in the command.
     .target(
       name: "_LinkParseCLI",
       dependencies: [
-        "LinkParse", "LinkParseBytes",
+        "LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseAuthorization", "LinkParseOAuth",
+        "LinkParseBytes",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
@@ -258,7 +277,7 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "NIOCore", package: "swift-nio"),
       ]),
-    .testTarget(name: "LinkParseCLITests", dependencies: ["_LinkParseCLI", "LinkParseBytes", "linkparse"]),
+    .testTarget(name: "LinkParseCLITests", dependencies: ["_LinkParseCLI", "LinkParse", "LinkParseBytes", "linkparse"]),
     // Every Swift code block of README.md, docs/ and the DocC catalogs, extracted by Scripts/doc-snippets.py
     // into Snippets/ with its own imports only (make check-generated keeps them current) and compiled here.
     .testTarget(

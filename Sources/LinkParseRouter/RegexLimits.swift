@@ -4,6 +4,9 @@
 /// ``RouteError/Code/constraintLimitExceeded`` instead of guessing. The defaults stop a catastrophic pattern
 /// such as `(a+)+$` on a 30,000-byte segment within milliseconds, and leave every sensible constraint alone.
 ///
+/// They apply to PCRE2 only: the linear-time matcher (builds without the `PCRE2` trait, and every platform
+/// but Linux) cannot backtrack, so it never hits a limit and ignores them.
+///
 /// ```swift
 /// let strict = RegexLimits(matchLimit: 10_000, depthLimit: 200)
 /// let router = try Router(routes, limits: strict)

@@ -25,8 +25,13 @@ public struct RouteError: Error, Sendable, Hashable, CustomStringConvertible {
 
     // Compile errors.
 
-    /// A `{name:regex}` constraint is not a valid PCRE2 pattern; the message is PCRE2's.
+    /// A `{name:regex}` constraint is not a valid pattern; the message is PCRE2's where PCRE2 compiles it.
     public static let invalidRegex = Code("invalid-regex")
+    /// A `{name:regex}` constraint needs syntax that only PCRE2 runs (backreferences, look-around, `\b`,
+    /// possessive quantifiers, inline options…) or is too large (counted repetition above 1,000), and this
+    /// build runs constraints with the linear-time matcher (without the `PCRE2` trait, or off Linux). The
+    /// position is the byte where that syntax starts.
+    public static let unsupportedRegex = Code("unsupported-regex")
     /// The pattern has syntax the router does not understand (an unclosed `{`, a `#`, `{rest...}` before
     /// the end of the path…).
     public static let unknownSyntax = Code("unknown-syntax")

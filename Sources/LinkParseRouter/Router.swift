@@ -24,9 +24,11 @@
 ///   `vk{app}`, `{tenant}.example.ru`, `img_{id}.png`. Two captures need literal text between them.
 /// - `{name}` captures one or more bytes within its component; it never spans a `/`, and a component of a
 ///   URL is cut into segments *before* percent-decoding, so `%2F` never creates a segment.
-/// - `{name:regex}` adds a PCRE2 constraint, anchored to the whole capture (`{id:[0-9]+}` matches `42`,
-///   not `42a`). It sees the text as it is in the URL, percent-encoded. Constraints run under
-///   ``RegexLimits`` (JIT when available).
+/// - `{name:regex}` adds a constraint, anchored to the whole capture (`{id:[0-9]+}` matches `42`, not `42a`).
+///   It sees the text as it is in the URL, percent-encoded, byte by byte. On Linux with the default `PCRE2`
+///   package trait, PCRE2 runs it under ``RegexLimits`` (JIT when available); elsewhere, the package's
+///   linear-time matcher does, and refuses syntax only PCRE2 has (backreferences, look-around, `\b`…) at
+///   compile time with ``RouteError/Code/unsupportedRegex``.
 /// - `*` (a whole segment) matches any one non-empty segment, without capturing it.
 /// - `{name...}` (the last segment) captures the rest of the path, possibly empty, slashes included.
 /// - `?code&state`: query parameters that must be present (with any value, or none).
@@ -74,7 +76,7 @@ public struct Router: Sendable {
   /// ```
   ///
   /// - Throws: ``RouterCompileError`` listing every problem: `invalid-regex` (PCRE2's message, the position
-  ///   in the pattern), `unknown-syntax` and `adjacent-captures` (the position), `duplicate-route-name`,
+  ///   in the pattern), `unsupported-regex` (the linear matcher's refusal, the position), `unknown-syntax` and `adjacent-captures` (the position), `duplicate-route-name`,
   ///   `invalid-route-name`, `duplicate-capture-name`, `ambiguous-routes` (an example URL).
   public init(_ routes: [Route], limits: RegexLimits = .default) throws(RouterCompileError) {
     var compiler = RouterCompiler(limits: limits)

@@ -1,5 +1,7 @@
 import ArgumentParser
-import LinkParse
+import LinkParseRouter
+import LinkParseAuthorization
+import LinkParseOAuth
 @_spi(Bytes) import LinkParseCore
 @_spi(Bytes) import LinkParseProviders
 

@@ -1,4 +1,8 @@
-import LinkParse
+import LinkParseCore
+import LinkParseRouter
+import LinkParseProviders
+import LinkParseAuthorization
+import LinkParseOAuth
 import LinkParseBytes
 
 /// One `--input-format json` record: a URL and, optionally, the base URL to resolve it against and a form

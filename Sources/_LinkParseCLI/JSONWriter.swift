@@ -1,4 +1,8 @@
-import LinkParse
+import LinkParseCore
+import LinkParseRouter
+import LinkParseProviders
+import LinkParseAuthorization
+import LinkParseOAuth
 import LinkParseBytes
 
 /// Writes JSON text into a reusable byte buffer and hands it to a ``ByteSink`` in large blocks.

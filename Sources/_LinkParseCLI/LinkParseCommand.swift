@@ -103,11 +103,12 @@ public struct LinkParseCommand: ParsableCommand {
   static func rootHelp(columns: Int? = nil) -> String {
     let root = helpMessage(columns: columns)
     let parse = helpMessage(for: ParseCommand.self, columns: columns)
-    guard let usage = root.range(of: "USAGE: "),
-      let ownOptions = root.range(of: "\nOPTIONS:\n", range: usage.upperBound..<root.endIndex),
-      let subcommands = root.range(of: "\nSUBCOMMANDS:\n", range: ownOptions.upperBound..<root.endIndex),
-      let parseUsage = parse.range(of: "USAGE: "),
-      let parseSections = parse.range(of: "\nARGUMENTS:\n", range: parseUsage.upperBound..<parse.endIndex)
+    // The standard library's `firstRange(of:)`: the command does not import Foundation.
+    guard let usage = root.firstRange(of: "USAGE: "),
+      let ownOptions = root[usage.upperBound...].firstRange(of: "\nOPTIONS:\n"),
+      let subcommands = root[ownOptions.upperBound...].firstRange(of: "\nSUBCOMMANDS:\n"),
+      let parseUsage = parse.firstRange(of: "USAGE: "),
+      let parseSections = parse[parseUsage.upperBound...].firstRange(of: "\nARGUMENTS:\n")
     else { return root }
     return String(root[..<ownOptions.lowerBound]) + parse[parseSections.lowerBound...] + root[subcommands.lowerBound...]
   }

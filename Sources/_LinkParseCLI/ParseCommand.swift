@@ -6,7 +6,11 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import LinkParse
+import LinkParseCore
+import LinkParseRouter
+import LinkParseProviders
+import LinkParseAuthorization
+import LinkParseOAuth
 
 /// `linkparse parse`, the default subcommand: parses callback URLs, one per line, into JSON lines.
 /// `linkparse [options] [files]` is the same command with its name left out.

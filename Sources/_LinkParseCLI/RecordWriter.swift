@@ -1,4 +1,6 @@
-import LinkParse
+import LinkParseRouter
+import LinkParseAuthorization
+import LinkParseOAuth
 @_spi(Bytes) import LinkParseCore
 @_spi(Bytes) import LinkParseProviders
 import LinkParseBytes

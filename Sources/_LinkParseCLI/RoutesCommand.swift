@@ -1,5 +1,9 @@
 import ArgumentParser
-import LinkParse
+import LinkParseCore
+import LinkParseRouter
+import LinkParseProviders
+import LinkParseAuthorization
+import LinkParseOAuth
 
 /// `linkparse routes check FILE` and `linkparse routes explain FILE URL`.
 ///

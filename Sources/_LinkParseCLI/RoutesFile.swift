@@ -5,7 +5,11 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import LinkParse
+import LinkParseCore
+import LinkParseRouter
+import LinkParseProviders
+import LinkParseAuthorization
+import LinkParseOAuth
 
 /// A routes file: one route per line, `name pattern [provider]`, fields separated by spaces or tabs; `#`
 /// starts a comment (a whole line, or a field starting with `#`); empty lines are skipped. The provider,

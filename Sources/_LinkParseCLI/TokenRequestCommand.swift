@@ -1,5 +1,9 @@
 import ArgumentParser
-import LinkParse
+import LinkParseCore
+import LinkParseRouter
+import LinkParseProviders
+import LinkParseAuthorization
+import LinkParseOAuth
 import LinkParseBytes
 
 /// `linkparse token-request`: prints the HTTP request that follows a callback (token exchange, refresh,

@@ -104,7 +104,8 @@ struct LinearRoutesTests {
     #expect(try !router(many).matchesRouteByRoute)
     #expect(try router(Array(many.prefix(16))).matchesRouteByRoute)
     let regex = [Route("a", "myapp://x/{id:[a-z]+}"), Route("b", "myapp://x/{n:[0-9]+}")]
-    #expect(try !router(regex).matchesRouteByRoute)
+    // PCRE2 constraints may hit limits, so the trie decides; the linear matcher's never do.
+    #expect(try router(regex).matchesRouteByRoute == (Router.constraintEngine == .linear))
     #expect(try router([regex[1]]).matchesRouteByRoute)
   }
 

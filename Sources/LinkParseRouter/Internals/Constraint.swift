@@ -1,10 +1,6 @@
-// PCRE2-backed capture constraints.
-//
-// Thread safety: a compiled `pcre2_code` (including its JIT code) and a `pcre2_match_context` are only read
-// by `pcre2_match`, so one instance is shared by every thread. Match data is written by every match, so each
-// call creates its own (one ovector pair: the router only asks "does the whole capture match").
-
-internal import CPCRE2
+// Capture constraints: run by PCRE2 (`PCRE2` trait, Linux) or by the linear-time matcher (everywhere; the only
+// engine without the trait). Both take the same syntax with the same meaning where they overlap; the linear
+// matcher refuses the rest at compile time (`unsupported-regex`).
 
 /// What running a constraint found.
 enum ConstraintResult: Sendable {
@@ -14,84 +10,98 @@ enum ConstraintResult: Sendable {
   case limitExceeded
 }
 
-/// The match context holding the limits; shared read-only by every constraint of one router.
-final class MatchLimits: @unchecked Sendable {
-  let context: OpaquePointer
-  let useJIT: Bool
-
-  init(_ limits: RegexLimits) {
-    guard let context = pcre2_match_context_create_8(nil) else { fatalError("pcre2_match_context_create: out of memory") }
-    pcre2_set_match_limit_8(context, limits.matchLimit)
-    pcre2_set_depth_limit_8(context, limits.depthLimit)
-    pcre2_set_heap_limit_8(context, limits.heapLimitKiB)
-    self.context = context
-    self.useJIT = limits.useJIT
-  }
-
-  deinit { pcre2_match_context_free_8(context) }
-}
-
 /// One compiled `{name:regex}` constraint, anchored at both ends of the capture.
 final class Constraint: @unchecked Sendable {
   let source: String
   let caseless: Bool
-  let usesJIT: Bool
-  /// `[0-9]+` or `\d+` (without UTF or UCP, `\d` is the ASCII digits): matched natively, since a PCRE2 match
+  let engine: ConstraintEngine
+  /// `[0-9]+` or `\d+` (`\d` is the ASCII digits for both engines): matched natively, since a PCRE2 match
   /// needs its own match data, which is allocated and freed on every call.
   private let isDigits: Bool
-  private let code: OpaquePointer
-  private let limits: MatchLimits
+  private let linear: LinearRegex?
+  #if PCRE2 && canImport(CPCRE2)
+  private let pcre2: PCRE2Pattern?
+  #endif
 
-  /// A PCRE2 compile error: its message and the byte offset into the regex.
+  /// Why a constraint does not compile: `invalid-regex` or `unsupported-regex`, a message, and the byte offset
+  /// into the regex.
   struct CompileFailure: Error {
+    var code: RouteError.Code
     var message: String
     var offset: Int
   }
 
-  init(_ source: String, caseless: Bool, limits: MatchLimits) throws(CompileFailure) {
-    var options = UInt32(PCRE2_ANCHORED) | UInt32(PCRE2_ENDANCHORED)
-    if caseless { options |= UInt32(PCRE2_CASELESS) }
-    var errorCode: Int32 = 0
-    var errorOffset: Int = 0
-    let bytes = Array(source.utf8)
-    let compiled = bytes.withUnsafeBufferPointer { buf in
-      pcre2_compile_8(buf.baseAddress ?? UnsafePointer(bitPattern: 1)!, buf.count, options, &errorCode, &errorOffset, nil)
-    }
-    guard let compiled else {
-      throw CompileFailure(message: Constraint.message(for: errorCode), offset: errorOffset)
-    }
-    var jit = false
-    if limits.useJIT {
-      // JIT may be unavailable (not built in, or no executable memory): the interpreter then runs the pattern.
-      jit = pcre2_jit_compile_8(compiled, UInt32(PCRE2_JIT_COMPLETE)) == 0
-    }
+  /// Compiles `source` for `engine` (the build's by default; `.pcre2` is the linear matcher where PCRE2 is not
+  /// built in).
+  init(
+    _ source: String, caseless: Bool, limits: MatchLimits, engine: ConstraintEngine = .default
+  ) throws(CompileFailure) {
     self.source = source
     self.caseless = caseless
     self.isDigits = source == "[0-9]+" || source == #"\d+"#
-    self.code = compiled
-    self.limits = limits
-    self.usesJIT = jit
+    #if PCRE2 && canImport(CPCRE2)
+    if engine == .pcre2 {
+      self.engine = .pcre2
+      linear = nil
+      pcre2 = try PCRE2Pattern(source, caseless: caseless, limits: limits)
+      return
+    }
+    pcre2 = nil
+    #endif
+    self.engine = .linear
+    do {
+      linear = try LinearRegex(source, caseless: caseless)
+    } catch {
+      switch error.kind {
+      case .invalid:
+        throw CompileFailure(code: .invalidRegex, message: error.message, offset: error.offset)
+      case .unsupported:
+        throw CompileFailure(
+          code: .unsupportedRegex,
+          message: error.message + ": not supported by the linear-time constraint matcher, which this build uses "
+            + "(no PCRE2); rewrite the constraint with classes, groups, alternation and repetition, or build with "
+            + "the PCRE2 trait on Linux",
+          offset: error.offset)
+      }
+    }
   }
 
-  deinit { pcre2_code_free_8(code) }
+  /// Whether the constraints were compiled by PCRE2's JIT.
+  var usesJIT: Bool {
+    #if PCRE2 && canImport(CPCRE2)
+    return pcre2?.usesJIT ?? false
+    #else
+    return false
+    #endif
+  }
 
-  /// Whether matching never runs PCRE2, so never hits its limits (`[0-9]+`, `\d+`).
-  var isNative: Bool { isDigits }
+  /// Whether matching never runs PCRE2, so never hits its limits (`[0-9]+`, `\d+`, the linear matcher).
+  var isNative: Bool { isDigits || linear != nil }
 
   /// Whether `count` bytes at `start` match the whole constraint.
+  @inline(__always)
   func matches(_ start: UnsafePointer<UInt8>, count: Int) -> ConstraintResult {
     if isDigits {
       guard count > 0 else { return .noMatch }
       for i in 0..<count where start[i] < 0x30 || start[i] > 0x39 { return .noMatch }
       return .match
     }
-    guard let data = pcre2_match_data_create_8(1, nil) else { return .limitExceeded }
-    defer { pcre2_match_data_free_8(data) }
-    let rc = pcre2_match_8(code, start, count, 0, 0, data, limits.context)
-    if rc >= 0 { return .match }
-    if rc == PCRE2_ERROR_NOMATCH || rc == PCRE2_ERROR_PARTIAL { return .noMatch }
-    // Limits (match, depth, heap, JIT stack) and anything else unexpected: the answer is unknown.
-    return .limitExceeded
+    if let linear { return linear.matches(start, count: count) ? .match : .noMatch }
+    #if PCRE2 && canImport(CPCRE2)
+    if let pcre2 { return pcre2.matches(start, count: count) }
+    #endif
+    return .limitExceeded  // unreachable: one engine is always set
+  }
+
+  /// The linear matcher's DFA state count (0: it simulates the NFA), nil for PCRE2.
+  var linearStateCount: Int? { linear?.stateCount }
+
+  /// The linear matcher's NFA simulation on `bytes`, nil for PCRE2.
+  func linearNFAMatches(_ bytes: [UInt8]) -> Bool? {
+    guard let linear else { return nil }
+    return bytes.withUnsafeBufferPointer { buf in
+      linear.simulate(buf.baseAddress ?? UnsafePointer(bitPattern: 1)!, count: buf.count)
+    }
   }
 
   /// Whether `bytes` match the whole constraint.
@@ -99,12 +109,5 @@ final class Constraint: @unchecked Sendable {
     bytes.withUnsafeBufferPointer { buf in
       matches(buf.baseAddress ?? UnsafePointer(bitPattern: 1)!, count: buf.count)
     }
-  }
-
-  static func message(for errorCode: Int32) -> String {
-    var buffer = [UInt8](repeating: 0, count: 256)
-    let n = buffer.withUnsafeMutableBufferPointer { pcre2_get_error_message_8(errorCode, $0.baseAddress, $0.count) }
-    guard n > 0 else { return "PCRE2 error \(errorCode)" }
-    return String(decoding: buffer[..<Int(n)], as: UTF8.self)
   }
 }

@@ -1,6 +1,6 @@
 // Sample texts for a regex, for the ambiguity search: strings generated from a common subset of the syntax
 // (literals, escapes, classes, groups, alternation, quantifiers) plus fixed probes. Nothing here has to be
-// right: every sample is run through the real PCRE2 constraints before it is used.
+// right: every sample is run through the real constraints (PCRE2 or the linear matcher) before it is used.
 
 enum RegexSamples {
   static let cap = 96

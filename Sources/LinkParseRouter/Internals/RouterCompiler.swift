@@ -113,8 +113,8 @@ struct RouterCompiler {
                 constraint = c
               } catch {
                 errors.append(RouteError(
-                  code: .invalidRegex, route: route.name, pattern: route.pattern,
-                  position: regexOffset + error.offset, message: "PCRE2: \(error.message) (constraint \"\(regex)\")",
+                  code: error.code, route: route.name, pattern: route.pattern,
+                  position: regexOffset + error.offset, message: "\(error.message) (constraint \"\(regex)\")",
                   routeIndex: index))
                 ok = false
               }

@@ -9,7 +9,6 @@
 // reads whole blocks of sixteen (up to fifteen bytes past the string): those bytes are inside `storage`
 // and initialized. Source buffers are only read within their own `count`.
 
-import LinkParse  // `Scan.hasJSONEscapable`
 import LinkParseBytes
 
 /// The bytes a ``JSONWriter`` produced and has not yet handed to its sink.

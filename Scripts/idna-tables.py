@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+"""Writes Sources/LinkParseCore/UTS46Tables.swift: the Unicode data the package's own UTS #46 ToASCII reads
+(`UTS46.swift`): the IDNA mapping table, NFC (canonical decompositions, compositions, combining classes, the
+quick-check set), bidi classes (RFC 5893), joining types (RFC 5892 CONTEXTJ) and the combining marks.
+
+Where the data comes from (pinned: the tables must not change with whatever happens to be installed):
+- `idna` (PyPI) IDNA_VERSION: `idna.uts46data` (the UTS #46 IDNA mapping table, statuses V M D I X) and
+  `idna.idnadata.joining_types` (DerivedJoiningType), both for Unicode UNICODE_VERSION.
+- `unicodedata2` (PyPI) UNICODEDATA2_VERSION: the UCD of the same Unicode version (combining classes, bidi
+  classes, general categories, decompositions, NFC). Python's own `unicodedata` lags behind (14.0 in 3.11).
+
+    python3 -m pip install idna==3.20 unicodedata2==18.0.0   # or: make check-generated (installs them)
+    python3 Scripts/idna-tables.py            # rewrites the Swift file
+    python3 Scripts/idna-tables.py --check    # exit 1 when the committed file differs
+
+Layout of the Swift tables (all sorted, binary-searched; a "range table" entry holds the start of a run of code
+points sharing a value, the run ending where the next entry starts):
+- uts46Starts[i] / uts46Values[i]: the mapping of the run starting at uts46Starts[i]. A value's top 3 bits are
+  the status (0 valid or deviation, 1 disallowed, 2 ignored, 3 mapped by a delta, 4 mapped to a string, 5
+  pairs: mapped to the next code point at an even offset from the start, valid at an odd one); a
+  delta is a signed 29-bit offset added to the code point; a string is `offset << 5 | count` into uts46Scalars.
+- combiningClasses, bidiClasses, joiningTypes, marks, nfcQuickCheck: range tables of `start << 8 | value`.
+- decompositionKeys / decompositionValues: the full canonical decomposition of each code point that has one
+  (Hangul syllables excluded: they are computed), `offset << 5 | count` into decompositionScalars.
+- compositionKeys / compositionValues: primary composites, keyed by `first << 21 | second`.
+"""
+import pathlib
+import sys
+
+IDNA_VERSION = "3.20"
+UNICODEDATA2_VERSION = "18.0.0"
+UNICODE_VERSION = "18.0.0"
+OUTPUT = pathlib.Path(__file__).resolve().parent.parent / "Sources/LinkParseCore/UTS46Tables.swift"
+INSTALL = f"python3 -m pip install idna=={IDNA_VERSION} unicodedata2=={UNICODEDATA2_VERSION}"
+
+
+def load():
+    try:
+        import idna
+        import idna.idnadata
+        import idna.uts46data
+        import unicodedata2
+    except ImportError as e:
+        raise SystemExit(f"idna-tables.py: {e.name} is missing; install the pinned packages: {INSTALL}")
+    found = (idna.__version__, unicodedata2.__version__ if hasattr(unicodedata2, "__version__") else None)
+    if idna.__version__ != IDNA_VERSION or unicodedata2.unidata_version != UNICODE_VERSION:
+        raise SystemExit(
+            f"idna-tables.py: needs idna {IDNA_VERSION} and unicodedata2 {UNICODEDATA2_VERSION} (Unicode "
+            f"{UNICODE_VERSION}); found idna {found[0]} and unicodedata2 with Unicode {unicodedata2.unidata_version}. "
+            f"Install them: {INSTALL}")
+    if idna.uts46data.__version__ != UNICODE_VERSION or idna.idnadata.__version__ != UNICODE_VERSION:
+        raise SystemExit(f"idna-tables.py: idna {IDNA_VERSION} does not carry Unicode {UNICODE_VERSION} data")
+    return idna, unicodedata2
+
+
+MAX = 0x110000
+BIDI = ["", "L", "R", "AL", "AN", "EN", "ES", "CS", "ET", "ON", "BN", "NSM"]  # anything else: 0
+JOINING = {"L": 1, "D": 2, "R": 3, "T": 4}  # C and U: 0
+
+
+def mapping_table(idna):
+    import bisect
+    d = idna.uts46data
+    status_of = {ord("V"): 0, ord("D"): 0, ord("X"): 1, ord("I"): 2, ord("M"): 3}
+    per_cp = []  # (kind, payload) per code point
+    starts, statuses, repl = d.uts46_starts, d.uts46_statuses, d.uts46_replacements
+    for cp in range(MAX):
+        i = bisect.bisect_right(starts, cp) - 1
+        s = status_of[statuses[i]]
+        if s == 3:
+            r = repl[i]
+            if len(r) == 1:
+                per_cp.append((3, ord(r) - cp))
+            else:
+                per_cp.append((4, r))
+        else:
+            per_cp.append((s, None))
+    # Runs of equal (kind, payload): a delta run maps each code point by the same offset. A run of pairs "upper
+    # case mapped to the next code point, then that lower-case code point, valid" (Latin Extended, Cyrillic,
+    # Greek...) is one run of kind 5.
+    runs = []
+    cp = 0
+    upper, lower = (3, 1), (0, None)
+    while cp < MAX:
+        end = cp
+        while end + 1 < MAX and per_cp[end] == upper and per_cp[end + 1] == lower:
+            end += 2
+        if end - cp >= 4:
+            runs.append((cp, (5, None)))
+            cp = end
+            continue
+        v = per_cp[cp]
+        if not runs or runs[-1][1] != v:
+            runs.append((cp, v))
+        cp += 1
+    # Strings, packed: each mapping string once, reusing an earlier occurrence when there is one.
+    scalars = []
+    text = ""
+    where = {}
+    values = []
+    for start, (kind, payload) in runs:
+        if kind == 4:
+            if payload not in where:
+                k = text.find(payload)
+                if k < 0:
+                    k = len(text)
+                    text += payload
+                where[payload] = k
+            assert len(payload) < 32 and where[payload] < (1 << 24)
+            values.append(4 << 29 | where[payload] << 5 | len(payload))
+        elif kind == 3:
+            assert -(1 << 28) <= payload < (1 << 28)
+            values.append(3 << 29 | (payload & ((1 << 29) - 1)))
+        else:
+            values.append(kind << 29)  # 0, 1, 2 and 5
+    scalars = [ord(c) for c in text]
+    return [s for s, _ in runs], values, scalars, [k for k, _ in per_cp]
+
+
+def range_table(value_of):
+    out = []
+    last = None
+    for cp in range(MAX):
+        v = value_of(cp)
+        if v != last:
+            out.append(cp << 8 | v)
+            last = v
+    return out
+
+
+def normalization(u, per_status):
+    keys, values, scalars = [], [], []
+    for cp in range(MAX):
+        if 0xAC00 <= cp <= 0xD7A3 or 0xD800 <= cp <= 0xDFFF:
+            continue
+        if per_status[cp] != 0:
+            continue  # NFC only sees valid code points: the mapping replaced or refused the others
+        c = chr(cp)
+        nfd = u.normalize("NFD", c)
+        if nfd != c:
+            keys.append(cp)
+            values.append(len(scalars) << 5 | len(nfd))
+            scalars.extend(ord(x) for x in nfd)
+    pairs = []
+    for cp in range(MAX):
+        if 0xAC00 <= cp <= 0xD7A3 or 0xD800 <= cp <= 0xDFFF:
+            continue
+        dec = u.decomposition(chr(cp))
+        if not dec or dec.startswith("<"):
+            continue
+        parts = [int(x, 16) for x in dec.split()]
+        if len(parts) == 2 and u.normalize("NFC", chr(parts[0]) + chr(parts[1])) == chr(cp):
+            pairs.append((parts[0] << 21 | parts[1], cp))
+    pairs.sort()
+    seconds = {k & 0x1FFFFF for k, _ in pairs}
+
+    def unsafe(cp):
+        # Not "NFC_Quick_Check=Yes with combining class 0": a string of code points all outside this set is NFC.
+        if 0xD800 <= cp <= 0xDFFF:
+            return 0
+        c = chr(cp)
+        if u.combining(c) != 0 or cp in seconds or u.normalize("NFC", c) != c:
+            return 1
+        if 0x1161 <= cp <= 0x1175 or 0x11A8 <= cp <= 0x11C2:  # Hangul V and T jamo combine with L / LV
+            return 1
+        return 0
+    quick = range_table(unsafe)
+    return keys, values, scalars, [k for k, _ in pairs], [v for _, v in pairs], quick
+
+
+def swift_array(name, doc, kind, items, per_line=8):
+    width = {"UInt32": 8, "UInt64": 14}[kind]
+    lines = [f"/// {doc}", f"let {name}: [{kind}] = ["]
+    for i in range(0, len(items), per_line):
+        lines.append("  " + " ".join(f"0x{x:0{width}X}," for x in items[i:i + per_line]))
+    lines.append("]")
+    return "\n".join(lines)
+
+
+def render():
+    idna, u = load()
+    starts, values, scalars, per_status = mapping_table(idna)
+
+    def ch(cp):
+        return chr(cp) if not 0xD800 <= cp <= 0xDFFF else None
+
+    ccc = range_table(lambda cp: u.combining(ch(cp)) if ch(cp) else 0)
+    bidi_index = {b: i for i, b in enumerate(BIDI)}
+    bidi = range_table(lambda cp: bidi_index.get(u.bidirectional(ch(cp)), 0) if ch(cp) else 0)
+    marks = range_table(lambda cp: 1 if ch(cp) and u.category(ch(cp)).startswith("M") else 0)
+    jt = [0] * MAX
+    for name, ranges in idna.idnadata.joining_types.items():
+        for r in ranges:
+            lo, hi = r >> 32, r & 0xFFFFFFFF
+            for cp in range(lo, hi):
+                jt[cp] = JOINING.get(name, 0)
+    joining = range_table(lambda cp: jt[cp])
+    dkeys, dvalues, dscalars, ckeys, cvalues, quick = normalization(u, per_status)
+    first_unsafe = next(e >> 8 for e in quick if e & 0xFF)
+    parts = [
+        "// Generated by Scripts/idna-tables.py: do not edit. Run `python3 Scripts/idna-tables.py` to regenerate,",
+        "// `make check-generated` to check. The layout is described in the script's doc.",
+        f"// Unicode {UNICODE_VERSION}: idna {IDNA_VERSION} (UTS #46 mapping, joining types) and unicodedata2 "
+        f"{UNICODEDATA2_VERSION} (UCD).",
+        "",
+        "/// The Unicode version of these tables.",
+        f'let uts46UnicodeVersion = "{UNICODE_VERSION}"',
+        "",
+        "/// No code point below this one can change under NFC or has a combining class: NFC may be skipped.",
+        f"let nfcFirstUnsafe: UInt32 = 0x{first_unsafe:X}",
+        "",
+        swift_array("uts46Starts", "Where each run of the IDNA mapping table starts.", "UInt32", starts),
+        swift_array("uts46Values", "Each run's status and mapping (see Scripts/idna-tables.py).", "UInt32", values),
+        swift_array("uts46Scalars", "The mapping strings, packed.", "UInt32", scalars),
+        swift_array("combiningClasses", "Canonical combining class runs: `start << 8 | class`.", "UInt32", ccc),
+        swift_array("bidiClasses", "Bidi class runs: `start << 8 | index` (the order of `BidiClass`).", "UInt32", bidi),
+        swift_array("joiningTypes", "Joining type runs: `start << 8 | type` (0 other, 1 L, 2 D, 3 R, 4 T).", "UInt32",
+                    joining),
+        swift_array("markRuns", "General category Mark runs: `start << 8 | 1` inside one, `start << 8` outside.",
+                    "UInt32", marks),
+        swift_array("nfcQuickCheck", "Runs of code points that may change under NFC (`1`), or cannot (`0`).",
+                    "UInt32", quick),
+        swift_array("decompositionKeys", "Code points with a canonical decomposition (Hangul excluded).", "UInt32",
+                    dkeys),
+        swift_array("decompositionValues", "`offset << 5 | count` into decompositionScalars.", "UInt32", dvalues),
+        swift_array("decompositionScalars", "The full canonical decompositions, packed.", "UInt32", dscalars),
+        swift_array("compositionKeys", "Primary composites' pairs: `first << 21 | second`, sorted.", "UInt64", ckeys,
+                    per_line=6),
+        swift_array("compositionValues", "The composite of each pair.", "UInt32", cvalues),
+    ]
+    sizes = {
+        "uts46": 4 * (len(starts) + len(values) + len(scalars)),
+        "nfc": 4 * (len(dkeys) + len(dvalues) + len(dscalars) + len(cvalues) + len(ccc) + len(quick)) + 8 * len(ckeys),
+        "bidi+joining+marks": 4 * (len(bidi) + len(joining) + len(marks)),
+    }
+    sys.stderr.write(f"idna-tables.py: table bytes {sizes}, total {sum(sizes.values())}\n")
+    return "\n".join(parts) + "\n"
+
+
+def main():
+    text = render()
+    if "--check" in sys.argv[1:]:
+        if not OUTPUT.exists() or OUTPUT.read_text() != text:
+            sys.stderr.write(f"{OUTPUT.name} is not Scripts/idna-tables.py's output: run python3 Scripts/idna-tables.py\n")
+            sys.exit(1)
+        return
+    OUTPUT.write_text(text)
+
+
+if __name__ == "__main__":
+    main()

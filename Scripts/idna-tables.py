@@ -8,8 +8,11 @@ Where the data comes from (pinned: the tables must not change with whatever happ
   `idna.idnadata.joining_types` (DerivedJoiningType), both for Unicode UNICODE_VERSION.
 - `unicodedata2` (PyPI) UNICODEDATA2_VERSION: the UCD of the same Unicode version (combining classes, bidi
   classes, general categories, decompositions, NFC). Python's own `unicodedata` lags behind (14.0 in 3.11).
+Unicode 17, not 18 (idna 3.20, unicodedata2 18.0.0 carry 18): the web-platform-tests' IdnaTestV2.json follows
+Unicode 17, and two of its cases expect a code point that Unicode 18 assigns (U+3E8AC) to be refused. Move to 18
+together with WPT's data.
 
-    python3 -m pip install idna==3.20 unicodedata2==18.0.0   # or: make check-generated (installs them)
+    python3 -m pip install idna==3.19 unicodedata2==17.0.1   # or: make check-generated (installs them)
     python3 Scripts/idna-tables.py            # rewrites the Swift file
     python3 Scripts/idna-tables.py --check    # exit 1 when the committed file differs
 
@@ -27,9 +30,9 @@ points sharing a value, the run ending where the next entry starts):
 import pathlib
 import sys
 
-IDNA_VERSION = "3.20"
-UNICODEDATA2_VERSION = "18.0.0"
-UNICODE_VERSION = "18.0.0"
+IDNA_VERSION = "3.19"
+UNICODEDATA2_VERSION = "17.0.1"
+UNICODE_VERSION = "17.0.0"
 OUTPUT = pathlib.Path(__file__).resolve().parent.parent / "Sources/LinkParseCore/UTS46Tables.swift"
 INSTALL = f"python3 -m pip install idna=={IDNA_VERSION} unicodedata2=={UNICODEDATA2_VERSION}"
 
@@ -42,12 +45,13 @@ def load():
         import unicodedata2
     except ImportError as e:
         raise SystemExit(f"idna-tables.py: {e.name} is missing; install the pinned packages: {INSTALL}")
-    found = (idna.__version__, unicodedata2.__version__ if hasattr(unicodedata2, "__version__") else None)
-    if idna.__version__ != IDNA_VERSION or unicodedata2.unidata_version != UNICODE_VERSION:
+    from importlib.metadata import version
+    found = (version("idna"), version("unicodedata2"))
+    if found != (IDNA_VERSION, UNICODEDATA2_VERSION) or unicodedata2.unidata_version != UNICODE_VERSION:
         raise SystemExit(
             f"idna-tables.py: needs idna {IDNA_VERSION} and unicodedata2 {UNICODEDATA2_VERSION} (Unicode "
-            f"{UNICODE_VERSION}); found idna {found[0]} and unicodedata2 with Unicode {unicodedata2.unidata_version}. "
-            f"Install them: {INSTALL}")
+            f"{UNICODE_VERSION}); found idna {found[0]} and unicodedata2 {found[1]} (Unicode "
+            f"{unicodedata2.unidata_version}). Install them: {INSTALL}")
     if idna.uts46data.__version__ != UNICODE_VERSION or idna.idnadata.__version__ != UNICODE_VERSION:
         raise SystemExit(f"idna-tables.py: idna {IDNA_VERSION} does not carry Unicode {UNICODE_VERSION} data")
     return idna, unicodedata2

@@ -46,7 +46,7 @@ struct IDNACacheTests {
   }
 
   /// Two domains whose hashes choose the same set, asked in turn, both stay kept (with one slot per set they
-  /// replaced each other, and every ask went to ICU).
+  /// replaced each other, and every ask missed).
   @Test func collidingDomainsAreBothKept() {
     guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else { return }
     let cache = IDNACache(Self.own)  // not the parser's, which other tests fill meanwhile

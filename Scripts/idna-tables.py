@@ -12,9 +12,10 @@ Unicode 17, not 18 (idna 3.20, unicodedata2 18.0.0 carry 18): the web-platform-t
 Unicode 17, and two of its cases expect a code point that Unicode 18 assigns (U+3E8AC) to be refused. Move to 18
 together with WPT's data.
 
-    python3 -m pip install idna==3.19 unicodedata2==17.0.1   # or: make check-generated (installs them)
+    python3 -m pip install idna==3.19 unicodedata2==17.0.1   # or: make idna-tables-deps (into .build/)
     python3 Scripts/idna-tables.py            # rewrites the Swift file
     python3 Scripts/idna-tables.py --check    # exit 1 when the committed file differs
+    python3 Scripts/idna-tables.py --requirements  # the pinned packages, as pip arguments
 
 Layout of the Swift tables (all sorted, binary-searched; a "range table" entry holds the start of a run of code
 points sharing a value, the run ending where the next entry starts):
@@ -237,11 +238,15 @@ def render():
         "nfc": 4 * (len(dkeys) + len(dvalues) + len(dscalars) + len(cvalues) + len(ccc) + len(quick)) + 8 * len(ckeys),
         "bidi+joining+marks": 4 * (len(bidi) + len(joining) + len(marks)),
     }
-    sys.stderr.write(f"idna-tables.py: table bytes {sizes}, total {sum(sizes.values())}\n")
+    if "--check" not in sys.argv[1:]:
+        sys.stderr.write(f"idna-tables.py: table bytes {sizes}, total {sum(sizes.values())}\n")
     return "\n".join(parts) + "\n"
 
 
 def main():
+    if "--requirements" in sys.argv[1:]:
+        print(f"idna=={IDNA_VERSION} unicodedata2=={UNICODEDATA2_VERSION}")
+        return
     text = render()
     if "--check" in sys.argv[1:]:
         if not OUTPUT.exists() or OUTPUT.read_text() != text:

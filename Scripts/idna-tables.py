@@ -21,9 +21,12 @@ Layout of the Swift tables (all sorted, binary-searched; a "range table" entry h
 points sharing a value, the run ending where the next entry starts):
 - uts46Starts[i] / uts46Values[i]: the mapping of the run starting at uts46Starts[i]. A value's top 3 bits are
   the status (0 valid or deviation, 1 disallowed, 2 ignored, 3 mapped by a delta, 4 mapped to a string, 5
-  pairs: mapped to the next code point at an even offset from the start, valid at an odd one); a
-  delta is a signed 29-bit offset added to the code point; a string is `offset << 5 | count` into uts46Scalars.
+  pairs: mapped to the next code point at an even offset from the start, valid at an odd one); the next 2 bits
+  are flags of the run's output (1: it may change under NFC, 2: it holds an R, AL or AN code point); the low 27
+  bits are a signed delta added to the code point, or a string's `offset << 5 | count` into uts46Scalars.
 - combiningClasses, bidiClasses, joiningTypes, marks, nfcQuickCheck: range tables of `start << 8 | value`.
+- <table>Blocks: for each 256-code-point block of the BMP, the index of the table entry where it starts, so
+  a BMP lookup bisects only the entries of its block.
 - decompositionKeys / decompositionValues: the full canonical decomposition of each code point that has one
   (Hangul syllables excluded: they are computed), `offset << 5 | count` into decompositionScalars.
 - compositionKeys / compositionValues: primary composites, keyed by `first << 21 | second`.
@@ -63,11 +66,18 @@ BIDI = ["", "L", "R", "AL", "AN", "EN", "ES", "CS", "ET", "ON", "BN", "NSM"]  # 
 JOINING = {"L": 1, "D": 2, "R": 3, "T": 4}  # C and U: 0
 
 
-def mapping_table(idna):
+def mapping_table(idna, u, unsafe):
+    """The runs of the mapping table. Each code point's entry is (kind, payload, flags): flags tell whether its
+    output may change under NFC (1) and whether it holds a right-to-left code point (R, AL, AN: 2)."""
     import bisect
     d = idna.uts46data
     status_of = {ord("V"): 0, ord("D"): 0, ord("X"): 1, ord("I"): 2, ord("M"): 3}
-    per_cp = []  # (kind, payload) per code point
+    rtl = {"R", "AL", "AN"}
+
+    def flags(out):
+        return (1 if any(unsafe(ord(c)) for c in out) else 0) | (2 if any(u.bidirectional(c) in rtl for c in out) else 0)
+
+    per_cp = []
     starts, statuses, repl = d.uts46_starts, d.uts46_statuses, d.uts46_replacements
     for cp in range(MAX):
         i = bisect.bisect_right(starts, cp) - 1
@@ -75,23 +85,25 @@ def mapping_table(idna):
         if s == 3:
             r = repl[i]
             if len(r) == 1:
-                per_cp.append((3, ord(r) - cp))
+                per_cp.append((3, ord(r) - cp, flags(r)))
             else:
-                per_cp.append((4, r))
+                per_cp.append((4, r, flags(r)))
+        elif s == 0:
+            per_cp.append((0, None, flags(chr(cp))))
         else:
-            per_cp.append((s, None))
-    # Runs of equal (kind, payload): a delta run maps each code point by the same offset. A run of pairs "upper
-    # case mapped to the next code point, then that lower-case code point, valid" (Latin Extended, Cyrillic,
-    # Greek...) is one run of kind 5.
+            per_cp.append((s, None, 0))
+    # Runs of equal entries: a delta run maps each code point by the same offset. A run of pairs "upper case
+    # mapped to the next code point, then that lower-case code point, valid" (Latin Extended, Cyrillic,
+    # Greek...) with the same flags is one run of kind 5.
     runs = []
     cp = 0
-    upper, lower = (3, 1), (0, None)
     while cp < MAX:
         end = cp
-        while end + 1 < MAX and per_cp[end] == upper and per_cp[end + 1] == lower:
+        f = per_cp[cp][2]
+        while end + 1 < MAX and per_cp[end] == (3, 1, f) and per_cp[end + 1] == (0, None, f):
             end += 2
         if end - cp >= 4:
-            runs.append((cp, (5, None)))
+            runs.append((cp, (5, None, f)))
             cp = end
             continue
         v = per_cp[cp]
@@ -99,11 +111,10 @@ def mapping_table(idna):
             runs.append((cp, v))
         cp += 1
     # Strings, packed: each mapping string once, reusing an earlier occurrence when there is one.
-    scalars = []
     text = ""
     where = {}
     values = []
-    for start, (kind, payload) in runs:
+    for start, (kind, payload, f) in runs:
         if kind == 4:
             if payload not in where:
                 k = text.find(payload)
@@ -111,15 +122,15 @@ def mapping_table(idna):
                     k = len(text)
                     text += payload
                 where[payload] = k
-            assert len(payload) < 32 and where[payload] < (1 << 24)
-            values.append(4 << 29 | where[payload] << 5 | len(payload))
+            assert len(payload) < 32 and where[payload] < (1 << 22)
+            values.append(4 << 29 | f << 27 | where[payload] << 5 | len(payload))
         elif kind == 3:
-            assert -(1 << 28) <= payload < (1 << 28)
-            values.append(3 << 29 | (payload & ((1 << 29) - 1)))
+            assert -(1 << 26) <= payload < (1 << 26)
+            values.append(3 << 29 | f << 27 | (payload & ((1 << 27) - 1)))
         else:
-            values.append(kind << 29)  # 0, 1, 2 and 5
+            values.append(kind << 29 | f << 27)  # 0, 1, 2 and 5
     scalars = [ord(c) for c in text]
-    return [s for s, _ in runs], values, scalars, [k for k, _ in per_cp]
+    return [s for s, _ in runs], values, scalars, [k for k, _, _ in per_cp]
 
 
 def range_table(value_of):
@@ -133,7 +144,36 @@ def range_table(value_of):
     return out
 
 
-def normalization(u, per_status):
+def composition_pairs(u):
+    pairs = []
+    for cp in range(MAX):
+        if 0xAC00 <= cp <= 0xD7A3 or 0xD800 <= cp <= 0xDFFF:
+            continue
+        dec = u.decomposition(chr(cp))
+        if not dec or dec.startswith("<"):
+            continue
+        parts = [int(x, 16) for x in dec.split()]
+        if len(parts) == 2 and u.normalize("NFC", chr(parts[0]) + chr(parts[1])) == chr(cp):
+            pairs.append((parts[0] << 21 | parts[1], cp))
+    pairs.sort()
+    return pairs
+
+
+def make_unsafe(u, seconds):
+    def unsafe(cp):
+        # Not "NFC_Quick_Check=Yes with combining class 0": a string of code points all outside this set is NFC.
+        if 0xD800 <= cp <= 0xDFFF:
+            return 0
+        c = chr(cp)
+        if u.combining(c) != 0 or cp in seconds or u.normalize("NFC", c) != c:
+            return 1
+        if 0x1161 <= cp <= 0x1175 or 0x11A8 <= cp <= 0x11C2:  # Hangul V and T jamo combine with L / LV
+            return 1
+        return 0
+    return unsafe
+
+
+def normalization(u, per_status, pairs):
     keys, values, scalars = [], [], []
     for cp in range(MAX):
         if 0xAC00 <= cp <= 0xD7A3 or 0xD800 <= cp <= 0xDFFF:
@@ -146,29 +186,7 @@ def normalization(u, per_status):
             keys.append(cp)
             values.append(len(scalars) << 5 | len(nfd))
             scalars.extend(ord(x) for x in nfd)
-    pairs = []
-    for cp in range(MAX):
-        if 0xAC00 <= cp <= 0xD7A3 or 0xD800 <= cp <= 0xDFFF:
-            continue
-        dec = u.decomposition(chr(cp))
-        if not dec or dec.startswith("<"):
-            continue
-        parts = [int(x, 16) for x in dec.split()]
-        if len(parts) == 2 and u.normalize("NFC", chr(parts[0]) + chr(parts[1])) == chr(cp):
-            pairs.append((parts[0] << 21 | parts[1], cp))
-    pairs.sort()
-    seconds = {k & 0x1FFFFF for k, _ in pairs}
-
-    def unsafe(cp):
-        # Not "NFC_Quick_Check=Yes with combining class 0": a string of code points all outside this set is NFC.
-        if 0xD800 <= cp <= 0xDFFF:
-            return 0
-        c = chr(cp)
-        if u.combining(c) != 0 or cp in seconds or u.normalize("NFC", c) != c:
-            return 1
-        if 0x1161 <= cp <= 0x1175 or 0x11A8 <= cp <= 0x11C2:  # Hangul V and T jamo combine with L / LV
-            return 1
-        return 0
+    unsafe = make_unsafe(u, {k & 0x1FFFFF for k, _ in pairs})
     quick = range_table(unsafe)
     return keys, values, scalars, [k for k, _ in pairs], [v for _, v in pairs], quick
 
@@ -182,9 +200,27 @@ def swift_array(name, doc, kind, items, per_line=8):
     return "\n".join(lines)
 
 
+def blocks(table, shift):
+    """For each 256-code-point block of the BMP, the index of the entry holding the block's first code point."""
+    import bisect
+    keys = [e >> shift for e in table]
+    return [bisect.bisect_right(keys, b << 8) - 1 for b in range(256)]
+
+
+def swift_blocks(name, of, items):
+    assert max(items) < 1 << 16
+    lines = [f"/// For each 256-code-point block of the BMP, the index of the entry of `{of}` where the block starts.",
+             f"let {name}: [UInt16] = ["]
+    for i in range(0, len(items), 16):
+        lines.append("  " + " ".join(f"{x}," for x in items[i:i + 16]))
+    lines.append("]")
+    return "\n".join(lines)
+
+
 def render():
     idna, u = load()
-    starts, values, scalars, per_status = mapping_table(idna)
+    pairs = composition_pairs(u)
+    starts, values, scalars, per_status = mapping_table(idna, u, make_unsafe(u, {k & 0x1FFFFF for k, _ in pairs}))
 
     def ch(cp):
         return chr(cp) if not 0xD800 <= cp <= 0xDFFF else None
@@ -200,7 +236,7 @@ def render():
             for cp in range(lo, hi):
                 jt[cp] = JOINING.get(name, 0)
     joining = range_table(lambda cp: jt[cp])
-    dkeys, dvalues, dscalars, ckeys, cvalues, quick = normalization(u, per_status)
+    dkeys, dvalues, dscalars, ckeys, cvalues, quick = normalization(u, per_status, pairs)
     first_unsafe = next(e >> 8 for e in quick if e & 0xFF)
     parts = [
         "// Generated by Scripts/idna-tables.py: do not edit. Run `python3 Scripts/idna-tables.py` to regenerate,",
@@ -215,16 +251,22 @@ def render():
         f"let nfcFirstUnsafe: UInt32 = 0x{first_unsafe:X}",
         "",
         swift_array("uts46Starts", "Where each run of the IDNA mapping table starts.", "UInt32", starts),
+        swift_blocks("uts46Blocks", "uts46Starts", blocks(starts, 0)),
         swift_array("uts46Values", "Each run's status and mapping (see Scripts/idna-tables.py).", "UInt32", values),
         swift_array("uts46Scalars", "The mapping strings, packed.", "UInt32", scalars),
         swift_array("combiningClasses", "Canonical combining class runs: `start << 8 | class`.", "UInt32", ccc),
+        swift_blocks("combiningClassesBlocks", "combiningClasses", blocks(ccc, 8)),
         swift_array("bidiClasses", "Bidi class runs: `start << 8 | index` (the order of `BidiClass`).", "UInt32", bidi),
+        swift_blocks("bidiClassesBlocks", "bidiClasses", blocks(bidi, 8)),
         swift_array("joiningTypes", "Joining type runs: `start << 8 | type` (0 other, 1 L, 2 D, 3 R, 4 T).", "UInt32",
                     joining),
+        swift_blocks("joiningTypesBlocks", "joiningTypes", blocks(joining, 8)),
         swift_array("markRuns", "General category Mark runs: `start << 8 | 1` inside one, `start << 8` outside.",
                     "UInt32", marks),
+        swift_blocks("markRunsBlocks", "markRuns", blocks(marks, 8)),
         swift_array("nfcQuickCheck", "Runs of code points that may change under NFC (`1`), or cannot (`0`).",
                     "UInt32", quick),
+        swift_blocks("nfcQuickCheckBlocks", "nfcQuickCheck", blocks(quick, 8)),
         swift_array("decompositionKeys", "Code points with a canonical decomposition (Hangul excluded).", "UInt32",
                     dkeys),
         swift_array("decompositionValues", "`offset << 5 | count` into decompositionScalars.", "UInt32", dvalues),
@@ -235,6 +277,7 @@ def render():
     ]
     sizes = {
         "uts46": 4 * (len(starts) + len(values) + len(scalars)),
+        "block indexes": 2 * 256 * 6,
         "nfc": 4 * (len(dkeys) + len(dvalues) + len(dscalars) + len(cvalues) + len(ccc) + len(quick)) + 8 * len(ckeys),
         "bidi+joining+marks": 4 * (len(bidi) + len(joining) + len(marks)),
     }

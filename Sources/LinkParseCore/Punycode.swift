@@ -45,7 +45,7 @@ enum Punycode {
   }
 
   /// Appends the Punycode encoding of `input` (without "xn--") to `out`; `false` on overflow.
-  static func encode<C: Collection<UInt32>>(_ input: C, into out: inout [UInt8]) -> Bool {
+  static func encode(_ input: UnsafeBufferPointer<UInt32>, into out: inout [UInt8]) -> Bool {
     var basicCount: UInt32 = 0
     for c in input where c < 0x80 {
       out.append(UInt8(truncatingIfNeeded: c))

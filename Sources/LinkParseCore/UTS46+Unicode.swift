@@ -21,40 +21,68 @@ enum UCD {
     return lo
   }
 
-  /// The value of `cp`'s run in a range table (`start << 8 | value`).
+  /// The index of the entry of `table` that holds `cp` (searched for as `key`): in the BMP only the entries
+  /// of `cp`'s 256-code-point block (from `blocks`) are bisected.
   @inline(__always)
-  static func rangeValue(_ cp: UInt32, in table: [UInt32]) -> UInt8 {
+  static func index(
+    _ cp: UInt32, key: UInt32, in table: UnsafeBufferPointer<UInt32>, blocks: UnsafeBufferPointer<UInt16>
+  ) -> Int {
+    var lo = 0
+    var hi = table.count
+    if cp < 0x1_0000 {
+      let b = Int(truncatingIfNeeded: cp &>> 8)  // < 256 = blocks.count
+      lo = Int(truncatingIfNeeded: blocks[b])
+      if b < 255 { hi = Int(truncatingIfNeeded: blocks[b &+ 1]) &+ 1 }
+    }
+    while hi &- lo > 1 {
+      let mid = (lo &+ hi) &>> 1  // lo < mid < hi <= table.count: in bounds
+      if table[mid] <= key { lo = mid } else { hi = mid }
+    }
+    return lo
+  }
+
+  /// The value of `cp`'s run in a range table (`start << 8 | value`) with its block index.
+  @inline(__always)
+  static func rangeValue(_ cp: UInt32, in table: [UInt32], _ blocks: [UInt16]) -> UInt8 {
     table.withUnsafeBufferPointer { t in
-      UInt8(truncatingIfNeeded: t[lastIndex(atMost: cp &<< 8 | 0xFF, in: t)])
+      blocks.withUnsafeBufferPointer { b in
+        UInt8(truncatingIfNeeded: t[index(cp, key: cp &<< 8 | 0xFF, in: t, blocks: b)])
+      }
     }
   }
 
   // MARK: - The IDNA mapping table
 
+  /// A flag of ``map(_:into:)``: the mapping's output may change under NFC.
+  static let mayChangeUnderNFCFlag: UInt32 = 1
+  /// A flag of ``map(_:into:)``: the mapping's output holds a right-to-left code point (R, AL or AN).
+  static let rightToLeftFlag: UInt32 = 2
+
   /// Appends the UTS #46 mapping of `cp` (non-transitional: deviations are kept) to `out`: the code point
-  /// itself when valid, its mapping, or nothing when ignored. `false` when `cp` is disallowed.
+  /// itself when valid, its mapping, or nothing when ignored. Returns the flags of what it appended
+  /// (``mayChangeUnderNFCFlag``, ``rightToLeftFlag``), or `nil` when `cp` is disallowed.
   @inline(__always)
-  static func map(_ cp: UInt32, into out: inout [UInt32]) -> Bool {
+  static func map(_ cp: UInt32, into out: inout [UInt32]) -> UInt32? {
     let (start, value) = uts46Run(cp)
     switch value &>> 29 {
     case 0:
       out.append(cp)
     case 1:
-      return false
+      return nil
     case 2:
       break
     case 3:
-      // A signed 29-bit delta; the generator checked that every mapped code point lands on a code point.
-      let delta = Int32(bitPattern: value &<< 3) &>> 3
+      // A signed 27-bit delta; the generator checked that every mapped code point lands on a code point.
+      let delta = Int32(bitPattern: value &<< 5) &>> 5
       out.append(UInt32(bitPattern: Int32(bitPattern: cp) &+ delta))
     case 4:
-      let offset = Int(truncatingIfNeeded: (value &>> 5) & 0xFF_FFFF)
+      let offset = Int(truncatingIfNeeded: (value &>> 5) & 0x3F_FFFF)
       let count = Int(truncatingIfNeeded: value & 31)
       out.append(contentsOf: uts46Scalars[offset..<offset &+ count])
     default:
       out.append((cp &- start) & 1 == 0 ? cp &+ 1 : cp)
     }
-    return true
+    return (value &>> 27) & 3
   }
 
   /// Whether `cp`'s status is valid or deviation (what UTS #46 section 4.1 asks of a label's code points
@@ -73,8 +101,10 @@ enum UCD {
   @inline(__always)
   static func uts46Run(_ cp: UInt32) -> (UInt32, UInt32) {
     uts46Starts.withUnsafeBufferPointer { starts in
-      let i = lastIndex(atMost: cp, in: starts)
-      return (starts[i], uts46Values[i])
+      uts46Blocks.withUnsafeBufferPointer { blocks in
+        let i = index(cp, key: cp, in: starts, blocks: blocks)
+        return (starts[i], uts46Values[i])
+      }
     }
   }
 
@@ -91,7 +121,7 @@ enum UCD {
       if (cp | 0x20) &- 0x61 < 26 { return .L }
       if cp &- 0x30 < 10 { return .EN }
     }
-    return BidiClass(rawValue: rangeValue(cp, in: bidiClasses)) ?? .other
+    return BidiClass(rawValue: rangeValue(cp, in: bidiClasses, bidiClassesBlocks)) ?? .other
   }
 
   /// Joining_Type as RFC 5892's CONTEXTJ rule reads it.
@@ -100,21 +130,21 @@ enum UCD {
   }
 
   static func joiningType(_ cp: UInt32) -> JoiningType {
-    JoiningType(rawValue: rangeValue(cp, in: joiningTypes)) ?? .other
+    JoiningType(rawValue: rangeValue(cp, in: joiningTypes, joiningTypesBlocks)) ?? .other
   }
 
   static func combiningClass(_ cp: UInt32) -> UInt8 {
-    cp < nfcFirstUnsafe ? 0 : rangeValue(cp, in: combiningClasses)
+    cp < nfcFirstUnsafe ? 0 : rangeValue(cp, in: combiningClasses, combiningClassesBlocks)
   }
 
   /// Whether `cp`'s General_Category is a Mark (Mn, Mc, Me).
   static func isMark(_ cp: UInt32) -> Bool {
-    cp >= 0x300 && rangeValue(cp, in: markRuns) != 0
+    cp >= 0x300 && rangeValue(cp, in: markRuns, markRunsBlocks) != 0
   }
 
   /// Whether a string holding `cp` may change under NFC: not NFC_Quick_Check=Yes with combining class 0.
   @inline(__always)
   static func mayChangeUnderNFC(_ cp: UInt32) -> Bool {
-    cp >= nfcFirstUnsafe && rangeValue(cp, in: nfcQuickCheck) != 0
+    cp >= nfcFirstUnsafe && rangeValue(cp, in: nfcQuickCheck, nfcQuickCheckBlocks) != 0
   }
 }

@@ -27,7 +27,7 @@ struct UTS46DomainToASCII: DomainToASCII {
     // 1. Map.
     var mapped: [UInt32] = []
     mapped.reserveCapacity(domain.count)
-    var mayChange = false
+    var flags: UInt32 = 0
     var failure: HostMessage? = nil
     domain.withUnsafeBufferPointer { bytes in
       var i = 0
@@ -36,35 +36,29 @@ struct UTS46DomainToASCII: DomainToASCII {
           failure = HostMessage("the domain is not valid UTF-8 (byte \(i) of the decoded host)")
           return
         }
-        let before = mapped.count
-        guard UCD.map(cp, into: &mapped) else {
+        guard let f = UCD.map(cp, into: &mapped) else {
           failure = HostMessage("the domain contains a disallowed code point (U+\(Self.hex(cp)))")
           return
         }
-        if !mayChange {
-          var k = before
-          while k < mapped.count {
-            if UCD.mayChangeUnderNFC(mapped[k]) { mayChange = true }
-            k &+= 1
-          }
-        }
+        flags |= f
         i &+= length
       }
     }
     if let failure { return .failure(failure) }
-    // 2. Normalize.
-    if mayChange { mapped = UCD.nfc(mapped) }
-    // 3. Break into labels; 4. convert and validate.
-    var labels: [Range<Int>] = []
-    var text: [UInt32] = []  // the labels, xn-- ones decoded, one after the other
-    text.reserveCapacity(mapped.count)
-    var bidiDomain = false
+    // 2. Normalize. (After NFC, the mapping's right-to-left flag no longer speaks for every code point: each
+    // label is then looked at.)
+    let normalized = flags & UCD.mayChangeUnderNFCFlag != 0
+    if normalized { mapped = UCD.nfc(mapped) }
+    var bidiDomain = !normalized && flags & UCD.rightToLeftFlag != 0
+    // 3. Break into labels; 4. convert and validate. `decoded` is `mapped` with its xn-- labels decoded, made
+    // at the first xn-- label (`hasACE`).
+    var decoded: [UInt32] = []
+    var hasACE = false
     var start = 0
     while start <= mapped.count {
       var end = start
       while end < mapped.count && mapped[end] != 0x2E { end &+= 1 }
       let label = mapped[start..<end]
-      let from = text.count
       if Self.hasACEPrefix(label) {
         if label.count > Self.longestPunycodeLabel {
           return .failure(HostMessage("an xn-- label is longer than \(Self.longestPunycodeLabel) code points"))
@@ -72,51 +66,76 @@ struct UTS46DomainToASCII: DomainToASCII {
         if label.contains(where: { $0 >= 0x80 }) {
           return .failure(HostMessage("an xn-- label contains a non-ASCII code point"))
         }
-        guard let decoded = Punycode.decode(label.dropFirst(4)) else {
+        guard let unicode = Punycode.decode(label.dropFirst(4)) else {
           return .failure(HostMessage("a label is not valid Punycode"))
         }
-        if decoded.allSatisfy({ $0 < 0x80 }) {
+        if unicode.allSatisfy({ $0 < 0x80 }) {
           return .failure(HostMessage("an xn-- label decodes to nothing or to ASCII only"))
         }
-        if UCD.mayChangeUnderNFC(decoded) && UCD.nfc(decoded) != decoded {
+        if UCD.mayChangeUnderNFC(unicode) && UCD.nfc(unicode) != unicode {
           return .failure(HostMessage("an xn-- label is not in Normalization Form C"))
         }
-        if let problem = Self.problem(decoded[...], checkStatus: true, bidi: &bidiDomain) {
+        if let problem = Self.problem(unicode[...], checkStatus: true, findBidi: true, bidi: &bidiDomain) {
           return .failure(HostMessage(problem))
         }
-        text.append(contentsOf: decoded)
+        if !hasACE {
+          hasACE = true
+          decoded = Array(mapped[0..<start])
+        }
+        decoded.append(contentsOf: unicode)
       } else {
         // The mapping's output is valid by construction; NFC may have composed something else.
-        if let problem = Self.problem(label, checkStatus: mayChange, bidi: &bidiDomain) {
+        if let problem = Self.problem(label, checkStatus: normalized, findBidi: normalized, bidi: &bidiDomain) {
           return .failure(HostMessage(problem))
         }
-        text.append(contentsOf: label)
+        if hasACE { decoded.append(contentsOf: label) }
       }
-      labels.append(from..<text.count)
+      if hasACE && end < mapped.count { decoded.append(0x2E) }
       start = end &+ 1
     }
+    let text = hasACE ? decoded : mapped
     if bidiDomain {
-      for label in labels where !label.isEmpty && !Self.satisfiesBidiRule(text[label]) {
-        return .failure(HostMessage("it breaks the bidirectional rule (RFC 5893)"))
+      var from = 0
+      while from <= text.count {
+        var to = from
+        while to < text.count && text[to] != 0x2E { to &+= 1 }
+        if to > from && !Self.satisfiesBidiRule(text[from..<to]) {
+          return .failure(HostMessage("it breaks the bidirectional rule (RFC 5893)"))
+        }
+        from = to &+ 1
       }
     }
     // 5. ToASCII.
     var out: [UInt8] = []
-    out.reserveCapacity(text.count &+ 8)
-    for (n, label) in labels.enumerated() {
-      if n > 0 { out.append(UInt8(ascii: ".")) }
-      let content = text[label]
-      if content.allSatisfy({ $0 < 0x80 }) {
-        for cp in content { out.append(UInt8(truncatingIfNeeded: cp)) }
-        continue
+    out.reserveCapacity(text.count &+ 16)
+    var failed = false
+    text.withUnsafeBufferPointer { text in
+      var from = 0
+      while from <= text.count {
+        var to = from
+        var ascii = true
+        while to < text.count && text[to] != 0x2E {
+          if text[to] >= 0x80 { ascii = false }
+          to &+= 1
+        }
+        if from > 0 { out.append(UInt8(ascii: ".")) }
+        if ascii {
+          for cp in text[from..<to] { out.append(UInt8(truncatingIfNeeded: cp)) }
+        } else if to &- from > Self.longestPunycodeLabel {
+          failed = true
+          return
+        } else {
+          out.append(contentsOf: [0x78, 0x6E, 0x2D, 0x2D])  // "xn--"
+          guard Punycode.encode(UnsafeBufferPointer(rebasing: text[from..<to]), into: &out) else {
+            failed = true
+            return
+          }
+        }
+        from = to &+ 1
       }
-      if content.count > Self.longestPunycodeLabel {
-        return .failure(HostMessage("a label is longer than \(Self.longestPunycodeLabel) code points"))
-      }
-      out.append(contentsOf: [0x78, 0x6E, 0x2D, 0x2D])  // "xn--"
-      guard Punycode.encode(content, into: &out) else {
-        return .failure(HostMessage("a label overflows Punycode"))
-      }
+    }
+    if failed {
+      return .failure(HostMessage("a label is longer than \(Self.longestPunycodeLabel) code points, or overflows Punycode"))
     }
     return .success(out)
   }
@@ -128,10 +147,10 @@ struct UTS46DomainToASCII: DomainToASCII {
       && label[s &+ 3] == 0x2D
   }
 
-  /// The first validity criterion (UTS #46 section 4.1, NFC aside) that `label` breaks, or `nil`; sets
-  /// `bidi` when the label holds a right-to-left code point (R, AL or AN), which makes the domain a bidi
-  /// domain.
-  static func problem(_ label: ArraySlice<UInt32>, checkStatus: Bool, bidi: inout Bool) -> String? {
+  /// The first validity criterion (UTS #46 section 4.1, NFC aside) that `label` breaks, or `nil`; with
+  /// `findBidi`, sets `bidi` when the label holds a right-to-left code point (R, AL or AN), which makes the
+  /// domain a bidi domain.
+  static func problem(_ label: ArraySlice<UInt32>, checkStatus: Bool, findBidi: Bool, bidi: inout Bool) -> String? {
     guard let first = label.first else { return nil }
     if hasACEPrefix(label) { return "a label starts with xn-- after Punycode decoding" }
     if UCD.isMark(first) { return "a label starts with a combining mark" }
@@ -145,7 +164,7 @@ struct UTS46DomainToASCII: DomainToASCII {
         if cp == 0x200C || cp == 0x200D {
           if !joinerInContext(label, at: i) { return "a zero-width joiner is out of context (RFC 5892 CONTEXTJ)" }
         }
-        if !bidi {
+        if findBidi && !bidi {
           switch UCD.bidiClass(cp) {
           case .R, .AL, .AN: bidi = true
           default: break

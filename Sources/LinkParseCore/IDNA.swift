@@ -73,15 +73,15 @@ struct ICUDomainToASCII: DomainToASCII {
 /// hash of the domain, each set holding its two most recently used domains (a new domain replaces the less
 /// recent one), in a `Mutex`.
 ///
-/// A callback's host repeats from one URL to the next (a shop's `магазин.рф`), and ICU's UTS #46 pass costs
-/// about 4,000 instructions where a hit costs a hash, a comparison and a copy. The mapping is deterministic,
+/// A callback's host repeats from one URL to the next (a shop's `магазин.рф`), and a UTS #46 pass (mapping,
+/// NFC, validity, Punycode) costs several times what a hit does: a hash, a comparison and a copy. The mapping is deterministic,
 /// so a hit answers exactly as `base` would. Two ways per set: with one, two hosts in turn whose hashes met
 /// (`магазин.рф` and `bücher.example` do) replaced each other and missed every time. Bounded: 64 domains of
 /// at most 255 bytes (longer ones are not kept), whatever the input.
 ///
 /// ```swift
-/// let idna = IDNACache(ICUDomainToASCII())
-/// idna.toASCII(Array("bücher.example".utf8))  // ICU's answer, kept: .success("xn--bcher-kva.example")
+/// let idna = IDNACache(UTS46DomainToASCII())
+/// idna.toASCII(Array("bücher.example".utf8))  // the tables' answer, kept: .success("xn--bcher-kva.example")
 /// idna.toASCII(Array("bücher.example".utf8))  // the same, from the cache
 /// ```
 @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)

@@ -68,9 +68,8 @@ extension UCD {
       var end = i &+ 1
       while end < n && combiningClass(s[end]) != 0 { end &+= 1 }
       if end &- i > 1 {
-        // Keys `class << 40 | position << 21 | code point` (position < 2^19 within a run of this length is
-        // not guaranteed, so the position takes the 40 bits above the code point's 21 only when it fits;
-        // a longer run sorts (class, position) pairs through an index array).
+        // A run shorter than 2^19 sorts keys `class << 40 | position << 21 | code point` (the position keeps
+        // the sort stable); a longer one sorts positions by (class, position).
         if end &- i < 1 << 19 {
           var keys = (i..<end).map { k in
             UInt64(combiningClass(s[k])) &<< 40 | UInt64(k &- i) &<< 21 | UInt64(s[k])

@@ -162,41 +162,7 @@ struct ConformanceTests {
 
   @Test("toascii.json: every case through a special URL's host")
   func toASCII() throws {
-    guard let cases = Conformance.load("toascii.json") else { return }
-    var ran = 0
-    var passed = 0
-    var listed = 0
-    var failures: [String] = []
-    for entry in cases {
-      guard let test = entry as? [String: Any] else { continue }
-      ran += 1
-      let input = test["input"] as! String
-      let expected = test["output"] as? String
-      let key = "toascii\t\(Conformance.json(input))\tnull"
-      var problem: String? = nil
-      let result = Result { () throws(URLParseError) -> ParsedURL in try ParsedURL("https://\(input)/x") }
-      switch (result, expected) {
-      case (.success(let url), nil): problem = "expected failure, got \(url.href)"
-      case (.failure(let error), .some(let output)): problem = "expected \(output), got \(error)"
-      case (.success(let url), .some(let output)):
-        if url.host.map(String.init) != output || url.path != "/x" || url.href != "https://\(output)/x" {
-          problem = "expected host \(output), got \(url.href)"
-        }
-      case (.failure, nil): break
-      }
-      // The same host in a non-special URL is opaque: it must parse exactly when it has no forbidden code point.
-      if let problem {
-        if Conformance.expectedFailures[key] != nil { listed += 1 } else { failures.append("\(key)\t\(problem)") }
-      } else {
-        if Conformance.expectedFailures[key] != nil {
-          failures.append("\(key)\tlisted in expected-failures.txt but passes: remove it")
-        }
-        passed += 1
-      }
-    }
-    print("toascii.json: ran \(ran), passed \(passed), listed as expected failures \(listed), failed \(failures.count)")
-    #expect(ran == 87, "toascii.json should hold 87 cases")
-    #expect(failures.isEmpty, "\(failures.count) failures:\n\(failures.joined(separator: "\n"))")
+    Self.hostCases("toascii", count: 87)
   }
 
   /// As WPT's `url/IdnaTestV2.window.js` runs it: each case through `new URL("https://" + input + "/x")`, the
@@ -204,7 +170,14 @@ struct ConformanceTests {
   /// null; comment strings and the one empty input (which cannot go through a URL) are skipped.
   @Test("IdnaTestV2.json: every case through https://<input>/x")
   func idnaTestV2() throws {
-    guard let cases = Conformance.load("IdnaTestV2.json") else { return }
+    Self.hostCases("IdnaTestV2", count: 2_670)
+  }
+
+  /// Runs `<file>.json`'s cases (`input`, `output` or null for failure) through `https://<input>/x`: the URL
+  /// must parse to host `output`, path `/x` and href `https://<output>/x`, or fail where `output` is null.
+  /// Cases without an input are skipped; `count` is how many must run.
+  static func hostCases(_ file: String, count: Int) {
+    guard let cases = Conformance.load(file + ".json") else { return }
     var ran = 0
     var passed = 0
     var listed = 0
@@ -213,7 +186,7 @@ struct ConformanceTests {
       guard let test = entry as? [String: Any], let input = test["input"] as? String, !input.isEmpty else { continue }
       ran += 1
       let expected = test["output"] as? String
-      let key = "IdnaTestV2\t\(Conformance.json(input))\tnull"
+      let key = "\(file)\t\(Conformance.json(input))\tnull"
       var problem: String? = nil
       let result = Result { () throws(URLParseError) -> ParsedURL in try ParsedURL("https://\(input)/x") }
       switch (result, expected) {
@@ -234,8 +207,8 @@ struct ConformanceTests {
         passed += 1
       }
     }
-    print("IdnaTestV2.json: ran \(ran), passed \(passed), listed as expected failures \(listed), failed \(failures.count)")
-    #expect(ran == 2_670, "IdnaTestV2.json should hold 2,670 cases with a nonempty input")
+    print("\(file).json: ran \(ran), passed \(passed), listed as expected failures \(listed), failed \(failures.count)")
+    #expect(ran == count, "\(file).json should hold \(count) cases with an input")
     #expect(failures.isEmpty, "\(failures.count) failures:\n\(failures.joined(separator: "\n"))")
   }
 }

@@ -31,7 +31,7 @@ extension UCD {
 
   /// Appends the full canonical decomposition of `cp`.
   static func decompose(_ cp: UInt32, into out: inout [UInt32]) {
-    if cp < nfcFirstUnsafe {
+    if cp < firstDecomposable {
       out.append(cp)
       return
     }
@@ -105,7 +105,7 @@ extension UCD {
     if s < hangulSCount && s % hangulTCount == 0 && t > 0 && t < hangulTCount {
       return first &+ t
     }
-    if second < nfcFirstUnsafe { return nil }  // every primary composite's second part is at least U+0300
+    if second < firstCompositionSecond { return nil }
     let key = UInt64(first) &<< 21 | UInt64(second)
     return compositionKeys.withUnsafeBufferPointer { keys -> UInt32? in
       var lo = 0

@@ -8,6 +8,12 @@ let uts46UnicodeVersion = "17.0.0"
 /// No code point below this one can change under NFC or has a combining class: NFC may be skipped.
 let nfcFirstUnsafe: UInt32 = 0x300
 
+/// No code point below this one has a canonical decomposition.
+let firstDecomposable: UInt32 = 0xE0
+
+/// No code point below this one is the second of a primary composite's pair (Hangul jamo included).
+let firstCompositionSecond: UInt32 = 0x300
+
 /// Where each run of the IDNA mapping table starts.
 let uts46Starts: [UInt32] = [
   0x00000000, 0x00000041, 0x0000005B, 0x00000080, 0x000000A0, 0x000000A1, 0x000000A8, 0x000000A9,

@@ -15,6 +15,7 @@ public enum FuzzProperty: String, CaseIterable, Sendable {
   case providers
   case router
   case tokens
+  case idna
 
   /// Runs the property on one input.
   public func check(_ bytes: UnsafeBufferPointer<UInt8>) -> [String] {
@@ -25,6 +26,7 @@ public enum FuzzProperty: String, CaseIterable, Sendable {
     case .providers: return ProvidersProperty.check(bytes)
     case .router: return RouterProperty.check(bytes)
     case .tokens: return TokensProperty.check(bytes)
+    case .idna: return IDNAProperty.check(bytes)
     }
   }
 

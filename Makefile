@@ -93,7 +93,7 @@ build-static: deps
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq libcurl4-openssl-dev; }
 	$(SWIFT) build -c release --product linkparse --scratch-path .build-static -Xswiftc -static-stdlib
 
-## Apache Spark (Examples/spark/; README "Apache Spark"). Both install what is missing first (.ci/spark.sh: Java 17
+## Apache Spark (Examples/spark/; docs/spark.md). Both install what is missing first (.ci/spark.sh: Java 17
 ## from Debian's packages, pyspark from PyPI in .build/spark-venv).
 ## spark-demo: the job on a generated log of SPARK_DEMO_LINES lines in local[2], with the summary, timed beside
 ## Spark SQL's parse_url and a Python UDF on the same data.
@@ -113,7 +113,6 @@ spark-test: deps
 	elif [ -n "$$CI" ]; then echo "make: Spark (Java 17, pyspark) could not be installed and CI is set: failing"; exit 1; \
 	else echo "make: Spark (Java 17, pyspark) could not be installed: the Spark tests are SKIPPED"; fi
 
-## The DocC documentation of `import LinkParse` (Sources/LinkParse/LinkParse.docc) into .build/docs/LinkParse.
 # Generated sources must be their generator's output (the callback name table, the documentation's code
 # blocks as compiled tests). Needs python3, as the
 # generator does; skipped with a message where it is missing (a fresh Debian has it).
@@ -137,19 +136,27 @@ idna-tables-deps:
 idna-tables: idna-tables-deps
 	PYTHONPATH=$(IDNA_TABLES_DEPS) python3 Scripts/idna-tables.py
 
-## Re-extract the Swift code blocks of README.md and the DocC catalog into Tests/DocumentationTests/Snippets/,
+## Re-extract the Swift code blocks of README.md, docs/ and the DocC catalogs into Tests/DocumentationTests/Snippets/,
 ## and the command's help (Sources/_LinkParseCLI/HelpText.swift) from its DocC article.
 docs-snippets:
 	python3 Scripts/doc-snippets.py
 	python3 Scripts/help-text.py
 
+## The DocC documentation of every public module, each into .build/docs/<Target>: the umbrella `import LinkParse`
+## (Sources/LinkParse/LinkParse.docc, with the getting-started articles) and each module's own catalog
+## (Sources/<Target>/<Target>.docc), the optional products included. DOCS_TARGETS picks some.
+DOCS_TARGETS ?= LinkParse LinkParseCore LinkParseRouter LinkParseProviders LinkParseAuthorization LinkParseOAuth \
+  LinkParseHTTP LinkParseHummingbird LinkParsePostgres LinkParseSessions
 .PHONY: docs
 docs: deps
 	mkdir -p .build/docs
-	$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target LinkParse \
-	  --output-path .build/docs/LinkParse
+	@set -e; for target in $(DOCS_TARGETS); do \
+	  echo "make: documentation of $$target -> .build/docs/$$target"; \
+	  $(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation --target $$target \
+	    --output-path .build/docs/$$target; \
+	done
 
-## Benchmarks (the nested package in Benchmarks/; see the README's "Benchmarks" section).
+## Benchmarks (the nested package in Benchmarks/; see docs/benchmarks.md).
 BENCH_CORPUS := Benchmarks/corpus/callbacks.txt
 # The malloc-count thresholds cover LinkParse's suites; Foundation's are measured, not checked.
 BENCH_CHECKED := --skip 'foundation-.*' --metric mallocCountTotal

@@ -259,8 +259,8 @@ let package = Package(
         .product(name: "NIOCore", package: "swift-nio"),
       ]),
     .testTarget(name: "LinkParseCLITests", dependencies: ["_LinkParseCLI", "LinkParseBytes", "linkparse"]),
-    // Every Swift code block of README.md and the DocC catalog, extracted by Scripts/doc-snippets.py into
-    // Snippets/ (make check-generated keeps them current) and compiled here.
+    // Every Swift code block of README.md, docs/ and the DocC catalogs, extracted by Scripts/doc-snippets.py
+    // into Snippets/ with its own imports only (make check-generated keeps them current) and compiled here.
     .testTarget(
       name: "DocumentationTests",
       dependencies: [

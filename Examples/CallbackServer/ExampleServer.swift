@@ -155,6 +155,8 @@ struct ExampleServer {
     if let id = env["TID_CLIENT_ID"] {
       parties[.tid] = .tid(TIDClient(clientID: id, clientSecret: env["TID_CLIENT_SECRET"]), client: providerHTTP)
     }
+    // A setting that cannot work stops the server here, named, instead of failing the first login.
+    for party in parties.values { try party.validate() }
     let providerParties = parties
     router.add(
       middleware: endpoint.callbackRoutes(table, context: LoginSessionContext.self, unknownRoutePrefix: "/auth/") {

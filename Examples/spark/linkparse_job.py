@@ -22,7 +22,7 @@ On a cluster, ship it with `spark-submit --files linkparse,routes.txt,linkparse-
 `--linkparse ./linkparse --routes ./routes.txt`: Spark runs a TRANSFORM script in the directory the
 `--files` are fetched to (SparkFiles.getRootDirectory(), on every master, local included). Or install it on
 every worker at the same absolute path. `--via pipe` runs it from the Python worker's directory: give it an
-absolute path. See the README's "Apache Spark" section.
+absolute path. See docs/spark.md.
 """
 
 import argparse

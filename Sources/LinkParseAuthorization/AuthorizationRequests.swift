@@ -139,7 +139,8 @@ public struct VKIDAuthorizationRequest: Sendable, Hashable {
   public var codeChallengeMethod: String
   /// The authorization endpoint.
   public var endpoint: String
-  /// `prompt` (VK ID's guide sends `prompt=login`), space-separated; none by default.
+  /// `prompt`, space-separated: `login` by default, as VK ID's guide recommends (the user confirms the account
+  /// even when already signed in to VK); `[]` sends none.
   public var prompt: [AuthorizationPrompt]
   /// Further parameters, after the builder's own (checked: see ``AuthorizationParameters``).
   public var extraParameters: AuthorizationParameters
@@ -154,12 +155,13 @@ public struct VKIDAuthorizationRequest: Sendable, Hashable {
   /// Creates a request.
   ///
   /// ```swift
-  /// VKIDAuthorizationRequest(clientID: "1", redirectURI: "vk1://vk.ru/blank.html", state: "s", pkce: PKCE(), prompt: [.login])
+  /// VKIDAuthorizationRequest(clientID: "1", redirectURI: "vk1://vk.ru/blank.html", state: "s", pkce: PKCE()).url
+  /// // …&prompt=login (the guide's recommendation; pass `prompt: []` for none)
   /// ```
   public init(
     clientID: String, redirectURI: String, state: String, pkce: PKCE, scope: [String] = [],
     codeChallengeMethod: String = "S256", endpoint: String = VKIDAuthorizationRequest.defaultEndpoint,
-    prompt: [AuthorizationPrompt] = [], extraParameters: AuthorizationParameters = AuthorizationParameters()
+    prompt: [AuthorizationPrompt] = [.login], extraParameters: AuthorizationParameters = AuthorizationParameters()
   ) {
     self.clientID = clientID
     self.redirectURI = redirectURI
@@ -259,8 +261,9 @@ public struct TIDAuthorizationRequest: Sendable, Hashable {
 
 /// A Sign in with Apple authorization request (`https://appleid.apple.com/auth/authorize`).
 ///
-/// Apple's rules: `code id_token` may not use `response_mode=query`, and asking for `name` or `email`
-/// requires `form_post`; ``isAcceptedByApple`` checks both.
+/// Apple's rules: `code id_token` and `id_token` may not use `response_mode=query`, and asking for `name` or
+/// `email` requires `form_post`; ``isAcceptedByApple`` checks both. `id_token` alone needs a `nonce` (the
+/// callback is bound to the request by it).
 ///
 /// ```swift
 /// let request = AppleAuthorizationRequest(
@@ -274,6 +277,9 @@ public struct AppleAuthorizationRequest: Sendable, Hashable {
     case code
     /// `code id_token`.
     case codeIDToken = "code id_token"
+    /// `id_token` alone: the callback carries the id_token and no code (``AppleCallback/idTokenGrant(_:)``), bound
+    /// to the request by its `nonce`, which is then required. No tokens for Apple's API come with it.
+    case idToken = "id_token"
   }
   /// `response_mode`.
   public enum ResponseMode: String, Sendable, Hashable {
@@ -329,7 +335,7 @@ public struct AppleAuthorizationRequest: Sendable, Hashable {
   ///   .isAcceptedByApple  // false
   /// ```
   public var isAcceptedByApple: Bool {
-    if responseType == .codeIDToken && responseMode == .query { return false }
+    if responseType != .code && responseMode == .query { return false }
     if (scope.contains("name") || scope.contains("email")) && responseMode != .formPost { return false }
     return true
   }

@@ -70,15 +70,15 @@ public struct LoginStart: Sendable {
     return (url, pending)
   }
 
-  /// VK ID on the web (`https://id.vk.ru/authorize`, PKCE S256, `state`), with `prompt` (the guide sends
-  /// `prompt=login`) and checked `extraParameters`.
+  /// VK ID on the web (`https://id.vk.ru/authorize`, PKCE S256, `state`), with `prompt` (`login` by default, as
+  /// the guide recommends; `[]` for none) and checked `extraParameters`.
   ///
   /// ```swift
-  /// LoginStart.vkID(clientID: "7915193", redirectURI: "https://example.com/auth/vk", scope: ["vkid.personal_info"], prompt: [.login])
+  /// LoginStart.vkID(clientID: "7915193", redirectURI: "https://example.com/auth/vk", scope: ["vkid.personal_info"])
   /// ```
   public static func vkID(
     clientID: String, redirectURI: String, scope: [String] = [], endpoint: String = VKIDAuthorizationRequest.defaultEndpoint,
-    prompt: [AuthorizationPrompt] = [], extraParameters: AuthorizationParameters = AuthorizationParameters()
+    prompt: [AuthorizationPrompt] = [.login], extraParameters: AuthorizationParameters = AuthorizationParameters()
   ) -> LoginStart {
     LoginStart(provider: .vk, redirectURI: redirectURI) { (s, expiresAt) throws(URLParseError) in
       let request = VKIDAuthorizationRequest(
@@ -129,20 +129,23 @@ public struct LoginStart: Sendable {
     }
   }
 
-  /// Sign in with Apple on the web: `code id_token` posted back (`form_post`) with `state` and `nonce`; asking
-  /// for `name`/`email` requires `form_post`, so that is the only mode offered here.
+  /// Sign in with Apple on the web: `code id_token` (or `id_token` alone, or `code`) posted back (`form_post`)
+  /// with `state` and `nonce`; asking for `name`/`email` requires `form_post`, so that is the only mode offered
+  /// here.
   ///
   /// ```swift
   /// LoginStart.apple(clientID: "com.example.web", redirectURI: "https://example.com/auth/apple")
+  /// LoginStart.apple(clientID: "com.example.web", redirectURI: "https://example.com/auth/apple", responseType: .idToken)
   /// ```
   public static func apple(
     clientID: String, redirectURI: String, scope: [String] = ["name", "email"],
+    responseType: AppleAuthorizationRequest.ResponseType = .codeIDToken,
     extraParameters: AuthorizationParameters = AuthorizationParameters()
   ) -> LoginStart {
     LoginStart(provider: .apple, redirectURI: redirectURI) { (s, expiresAt) throws(URLParseError) in
       let request = AppleAuthorizationRequest(
         clientID: clientID, redirectURI: redirectURI, state: s.state, nonce: s.nonce, scope: scope,
-        extraParameters: extraParameters)
+        responseType: responseType, extraParameters: extraParameters)
       return (request.url, try request.pendingAuthorization(expiresAt: expiresAt))
     }
   }

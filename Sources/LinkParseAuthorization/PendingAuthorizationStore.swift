@@ -123,28 +123,44 @@ public final class PendingAuthorizationStore: PendingAuthorizationStorage {
     Array(HMAC<SHA256>.authenticationCode(for: state, using: key))
   }
 
-  /// Stores a pending authorization.
+  /// Stores a pending authorization: a state already pending is refused (``PendingAuthorizationConflict``),
+  /// and a state-less T-ID login replaces the one it makes obsolete (``PendingAuthorization/replaces(_:)``),
+  /// which is remembered as consumed.
   ///
   /// ```swift
   /// try await store.add(pending, stateKey: nil, redirectKey: "myapp://authorized/", now: 0)
   /// ```
   public func add(_ authorization: PendingAuthorization, stateKey: [UInt8]?, redirectKey: String, now: Int64) throws {
+    enum Outcome { case added, full, conflict }
     let capacity = self.capacity
-    let added = contents.withLock { c -> Bool in
+    let consumedLimit = self.consumedLimit
+    let outcome = contents.withLock { c -> Outcome in
+      if let stateKey, c.byState[stateKey]?.isEmpty == false { return .conflict }
+      if stateKey == nil && authorization.provider == .tid {
+        for id in c.byRedirect[redirectKey] ?? [] {
+          guard let old = c.entries[id], authorization.replaces(old.authorization) else { continue }
+          Self.remove(id, &c)
+          Self.remember(id, old, &c, consumedLimit)
+        }
+      }
       // What has expired goes first: from the front of the expiry queue (amortized O(1) per insert), and, when
       // the store is full, by a whole pass (entries of longer lifetimes can wait behind a queue's front).
       Self.sweep(&c, now: now)
       if c.entries.count >= capacity {
         Self.removeAllExpired(&c, now: now)
-        guard c.entries.count < capacity else { return false }
+        guard c.entries.count < capacity else { return .full }
       }
       let id = c.nextID
       c.nextID &+= 1
       Self.insert(id, Entry(authorization: authorization, stateKey: stateKey, redirectKey: redirectKey), &c)
       if let expiresAt = authorization.expiresAt { c.expiries.append((expiresAt, id)) }
-      return true
+      return .added
     }
-    if !added { throw PendingAuthorizationStoreFull(capacity: capacity) }
+    switch outcome {
+    case .added: return
+    case .full: throw PendingAuthorizationStoreFull(capacity: capacity)
+    case .conflict: throw PendingAuthorizationConflict()
+    }
   }
 
   /// Drops the expired entries at the front of the expiry queue.

@@ -104,6 +104,50 @@ public struct PendingAuthorizationStoreFull: Error, Sendable, Hashable, CustomSt
   }
 }
 
+/// A store refuses to add a pending authorization whose `state` is already pending with this error, code
+/// `state-pending`: two records under one state would let one callback be consumed twice (once per record).
+/// The rule is the storage contract's (``PendingAuthorizationStorage/add(_:stateKey:redirectKey:now:)``), so
+/// every store keeps it atomically: the in-memory store under its lock, PostgreSQL by its unique index on the
+/// state's keyed hash (which also refuses a state consumed recently, until its row is swept). A state drawn
+/// fresh for every start (``LoginStart`` draws 256 random bits) never meets it; an app that inserts the same
+/// authorization twice does.
+///
+/// ```swift
+/// do { try await store.insert(pending) } catch let error as PendingAuthorizationConflict { print(error.code) }
+/// ```
+public struct PendingAuthorizationConflict: Error, Sendable, Hashable, CustomStringConvertible {
+  /// Creates the error.
+  ///
+  /// ```swift
+  /// PendingAuthorizationConflict().code  // "state-pending"
+  /// ```
+  public init() {}
+
+  /// The stable code, `state-pending`.
+  public var code: String { "state-pending" }
+
+  /// `state-pending: …`.
+  public var description: String {
+    "state-pending: an authorization with this state is already pending; draw a fresh state for every start"
+  }
+}
+
+extension PendingAuthorization {
+  /// Whether adding `self` makes `other`, already pending, obsolete: both are T-ID app logins without state
+  /// (the T-ID app's callback carries none) for the same client id and redirect URI. Their callbacks cannot
+  /// be told apart, and the user finishes the login started last (a double tap, a retry after the app was
+  /// slow), so the newer replaces the older instead of making the real callback `ambiguous-authorization`.
+  /// Every store applies this one rule when it adds a pending authorization.
+  ///
+  /// ```swift
+  /// newer.replaces(older)  // true for two state-less T-ID logins of one client to one redirect URI
+  /// ```
+  public func replaces(_ other: PendingAuthorization) -> Bool {
+    provider == .tid && other.provider == .tid && state == nil && other.state == nil && clientID == other.clientID
+      && Self.redirectKey(redirectURI) == Self.redirectKey(other.redirectURI)
+  }
+}
+
 /// What the browser delivering a callback presents of the logins it started: the keyed hashes of its login
 /// (transaction) cookies. The web endpoint (LinkParseHummingbird) makes it from the request's cookies; the
 /// store compares it with the hash kept in the pending authorization (``PendingAuthorization/browserBinding``),
@@ -262,6 +306,8 @@ public protocol PendingAuthorizationStorage: PendingAuthorizationStoring {
 
   /// Stores a pending authorization under its state key (`nil` without state) and redirect key.
   ///
+  /// Refuses, atomically, a state key that is already pending (``PendingAuthorizationConflict``, `state-pending`).
+  ///
   /// ```swift
   /// try await storage.add(pending, stateKey: storage.stateKey(Array("s".utf8)), redirectKey: "https://a/cb", now: now)
   /// ```
@@ -333,10 +379,20 @@ extension PendingAuthorizationStorage {
   /// ```swift
   /// try await store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
   /// ```
+  /// A state-less T-ID login replaces the one of the same client and redirect URI still pending
+  /// (``PendingAuthorization/replaces(_:)``): that one is retired first, so its late callback is the newer's.
+  /// A state already pending is refused with ``PendingAuthorizationConflict``.
   public func insert(_ authorization: PendingAuthorization) async throws {
+    let redirectKey = PendingAuthorization.redirectKey(authorization.redirectURI)
+    let now = currentTime()
+    if authorization.state == nil && authorization.provider == .tid {
+      for old in try await pending(redirectKey: redirectKey, withState: false, limit: 64)
+      where authorization.replaces(old.authorization) {
+        _ = try await retire(old.id, now: now)
+      }
+    }
     try await add(
-      authorization, stateKey: authorization.state.map { stateKey(Array($0.utf8)) },
-      redirectKey: PendingAuthorization.redirectKey(authorization.redirectURI), now: currentTime())
+      authorization, stateKey: authorization.state.map { stateKey(Array($0.utf8)) }, redirectKey: redirectKey, now: now)
   }
 
   /// The system's clock.

@@ -78,6 +78,15 @@ public actor JWKSCache {
     /// configuration.refetchCooldown = .seconds(10)
     /// ```
     public var refetchCooldown: Duration
+    /// The least time between the starts of two fetches when a token names a `kid` the current keys lack (30
+    /// seconds by default, as jose's `cooldownDuration`): a provider that rotates its keys right after a fetch
+    /// is asked again once this has passed, even inside ``refetchCooldown``. A flood of made-up kids then costs at
+    /// most one fetch per this interval.
+    ///
+    /// ```swift
+    /// configuration.unknownKeyRefetchInterval = .seconds(10)
+    /// ```
+    public var unknownKeyRefetchInterval: Duration
     /// How long past their TTL keys stay in service while refreshes fail (24 hours by default). Past it,
     /// verifying throws the refresh's failure until a fetch succeeds.
     ///
@@ -94,12 +103,13 @@ public actor JWKSCache {
     public init(
       defaultTTL: Duration = .seconds(3600), minimumTTL: Duration = .seconds(60),
       maximumTTL: Duration = .seconds(24 * 3600), refetchCooldown: Duration = .seconds(60),
-      maximumStaleness: Duration = .seconds(24 * 3600)
+      unknownKeyRefetchInterval: Duration = .seconds(30), maximumStaleness: Duration = .seconds(24 * 3600)
     ) {
       self.defaultTTL = defaultTTL
       self.minimumTTL = minimumTTL
       self.maximumTTL = maximumTTL
       self.refetchCooldown = refetchCooldown
+      self.unknownKeyRefetchInterval = unknownKeyRefetchInterval
       self.maximumStaleness = maximumStaleness
     }
   }
@@ -184,11 +194,13 @@ public actor JWKSCache {
   }
 
   /// Verifies `token` with the current keys (see ``verifier()``); when its key is unknown to them, refetches
-  /// the JWKS once (unless a fetch started less than ``Configuration/refetchCooldown`` ago) and verifies again.
+  /// the JWKS once (unless a fetch started less than ``Configuration/unknownKeyRefetchInterval`` ago) and
+  /// verifies again.
   ///
   /// Throws ``IDTokenError`` when the token is refused (``IDTokenError/Code/unknownKey`` when even the refetched
-  /// keys — or, during the cooldown, the current ones — lack its key), or ``OAuthResponseError`` when no usable
-  /// keys could be had.
+  /// keys — or, while the cache is cooling down, the current ones — lack its key; the message then says how
+  /// long ago the keys were fetched and from when a refetch is allowed), or ``OAuthResponseError`` when no
+  /// usable keys could be had.
   ///
   /// ```swift
   /// do {
@@ -207,10 +219,27 @@ public actor JWKSCache {
     do {
       return try keys.verifier.verify(token, expecting: expected, now: now)
     } catch let error where error.code == .unknownKey {
-      let fresh = try await refresh(replacing: keys.generation)
-      guard fresh.generation != keys.generation else { throw error }
+      let fresh = try await refresh(replacing: keys.generation, unknownKey: true)
+      guard fresh.generation != keys.generation else { throw await coolingDown(error, now: now) }
       return try fresh.verifier.verify(token, expecting: expected, now: now)
     }
+  }
+
+  /// An `unknown-key` refused during the cooldown, told so: when the keys were fetched and from when (Unix
+  /// seconds) a refetch is allowed, instead of the verifier's advice to refetch, which the cache just declined.
+  private func coolingDown(_ error: IDTokenError, now: Int64) -> IDTokenError {
+    guard let lastFetchStart else { return error }
+    let interval = min(configuration.refetchCooldown, configuration.unknownKeyRefetchInterval)
+    let elapsed = clock() - lastFetchStart
+    let wait = max(Duration.zero, interval - elapsed)
+    let seconds = Int64((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up))
+    var cooled = error
+    cooled.message =
+      error.message.replacing(" (refetch the JWKS if the provider rotated its keys)", with: "")
+      + "; the JWKS at \(RequestTarget(url).host) was fetched \(elapsed.components.seconds) s ago and the cache is "
+      + "cooling down: it refetches for an unknown kid at most every \(interval.components.seconds) s, next from "
+      + "\(now + seconds) (in \(seconds) s)"
+    return cooled
   }
 
   // MARK: - Fetching
@@ -222,11 +251,14 @@ public actor JWKSCache {
 
   /// Newer keys than generation `stale` (or than expired ones, for `nil`): those another caller fetched, the
   /// fetch in flight, or a new fetch when the cooldown allows one; during the cooldown, the current keys.
-  private func refresh(replacing stale: Int?) async throws(OAuthResponseError) -> Keys {
+  /// For an `unknownKey`, the shorter ``Configuration/unknownKeyRefetchInterval`` stands for the cooldown.
+  private func refresh(replacing stale: Int?, unknownKey: Bool = false) async throws(OAuthResponseError) -> Keys {
     if let stale, let keys, keys.generation != stale { return keys }
     if let inFlight { return try await settle(inFlight) }
     let now = clock()
-    if let lastFetchStart, now < lastFetchStart + configuration.refetchCooldown {
+    let cooldown =
+      unknownKey ? min(configuration.refetchCooldown, configuration.unknownKeyRefetchInterval) : configuration.refetchCooldown
+    if let lastFetchStart, now < lastFetchStart + cooldown {
       if let keys, isServable(keys, at: now) { return keys }
       throw lastFailure
         ?? OAuthResponseError(.transport, message: "the JWKS keys at \(RequestTarget(url).host) are too old to use")

@@ -39,6 +39,9 @@ public struct IdentityError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let missingSubject = Code(rawValue: "missing-subject")
     /// The consumed authorization was made for another provider or another client id than the relying party's.
     public static let authorizationMismatch = Code(rawValue: "authorization-mismatch")
+    /// An id_token-only login (Sign in with Apple's `response_type=id_token`) for an authorization that sent no
+    /// `nonce`: nothing would bind the token to this login.
+    public static let nonceRequired = Code(rawValue: "nonce-required")
   }
 
   /// What went wrong.

@@ -182,6 +182,25 @@ public struct ProviderRelyingParty: Sendable {
       keys: keys ?? JWKSCache(url: appleKeysURL, client: client), client: client)
   }
 
+  /// Checks the configuration now, naming the setting that cannot work (``ConfigurationError``): the provider
+  /// client's id and endpoints, the issuer (an https URL without a query or fragment) and the keys' URL. Call it
+  /// at start-up; ``complete(_:now:)`` calls it too, so a bad setting never fails a login with a network error.
+  ///
+  /// ```swift
+  /// let vk = ProviderRelyingParty.vkID(VKIDClient(clientID: "7915193"), client: client)
+  /// try vk.validate()
+  /// ```
+  public func validate() throws(ConfigurationError) {
+    switch endpoints {
+    case .vk(let vk): try vk.validate()
+    case .sber(let sber): try sber.validate()
+    case .tid(let tid): try tid.validate()
+    case .apple(let apple, _): try apple.validate()
+    }
+    try ConfigurationCheck.url(issuer, setting: "ProviderRelyingParty.issuer", isIssuer: true)
+    if let keys { try ConfigurationCheck.url(keys.url, setting: "JWKSCache.url") }
+  }
+
   /// Completes the login `consumed` carries (see the type's description for each provider).
   ///
   /// ```swift
@@ -190,7 +209,8 @@ public struct ProviderRelyingParty: Sendable {
   /// identity.email?.value     // from the verified id_token or the user info
   /// ```
   ///
-  /// - Throws: ``IdentityError`` (`not-a-success`, `authorization-mismatch` for another provider's or
+  /// - Throws: ``ConfigurationError`` (a setting that cannot work), ``IdentityError`` (`not-a-success`,
+  ///   `authorization-mismatch` for another provider's or
   ///   client's authorization, `missing-id-token`, `subject-mismatch`, `missing-subject`), ``TokenRequestError``
   ///   (the request cannot be built: no verifier, no `device_id`), ``OAuthResponseError`` (the token or
   ///   user-info answer, or the JWKS that could not be read: status, timeout, shape, the provider's error),
@@ -199,7 +219,7 @@ public struct ProviderRelyingParty: Sendable {
   public func complete(
     _ consumed: ConsumedAuthorization, now: Int64 = IDTokenVerifier.currentUnixTime
   ) async throws -> VerifiedIdentity {
-    let code = try LoginCompletion.requireSuccess(consumed)
+    try validate()
     let authorization = consumed.authorization
     guard authorization.provider == provider, authorization.clientID == nil || authorization.clientID == clientID else {
       throw IdentityError(
@@ -209,6 +229,10 @@ public struct ProviderRelyingParty: Sendable {
     }
     var expected = IDTokenVerifier.Expectations(
       issuer: issuer, audience: clientID, nonce: authorization.nonce, maxIssuedAtAge: maxIssuedAtAge)
+    if case .apple(.idTokenGrant(let grant)) = consumed.callback {
+      return try await completeIDTokenGrant(grant, expected: expected, now: now)
+    }
+    let code = try LoginCompletion.requireSuccess(consumed)
     let userInfo = fetchesUserInfo ? endpoints : nil
     let idToken = keys.map { LoginCompletion.IDTokenCheck(keys: $0, expected: expected, isRequired: provider != .tid) }
 
@@ -238,7 +262,7 @@ public struct ProviderRelyingParty: Sendable {
       }
       exchange = try consumed.tokenRequest(clientSecret: try secret.make(now: now), endpoint: apple.tokenEndpoint)
     }
-    return try await LoginCompletion.complete(
+    var identity = try await LoginCompletion.complete(
       exchange: exchange, provider: provider, issuer: issuer, client: client, idToken: idToken,
       userInfo: { tokens in
         switch userInfo {
@@ -248,11 +272,42 @@ public struct ProviderRelyingParty: Sendable {
         case .apple, nil: return nil
         }
       }, callbackToken: callbackToken, appleUser: appleUser, now: now)
+    if case .vk(.success(let success)) = consumed.callback { identity.deviceID = String(success.deviceID) }
+    return identity
+  }
+
+  /// A Sign in with Apple `response_type=id_token` login: no code, so no exchange; the posted id_token is the
+  /// result, verified with Apple's keys (issuer, audience, signature, times) and bound to the authorization by
+  /// its `nonce`, which is required (`c_hash` does not apply: there is no code).
+  private func completeIDTokenGrant(
+    _ grant: AppleSuccess, expected: IDTokenVerifier.Expectations, now: Int64
+  ) async throws -> VerifiedIdentity {
+    guard expected.nonce != nil else {
+      throw IdentityError(
+        .nonceRequired, message: "an id_token without a code is accepted only for an authorization that sent a nonce")
+    }
+    guard let keys, let posted = grant.idToken else {
+      throw IdentityError(.missingIDToken, message: "the callback has no id_token, or no keys verify it")
+    }
+    let verified = try await keys.verify(posted, expecting: expected, now: now)
+    let claims = verified.claims
+    guard let subject = claims.subject, !subject.isEmpty else {
+      throw IdentityError(.missingSubject, message: "the verified id_token from \(issuer) names no subject")
+    }
+    let appleUser = grant.user
+    return VerifiedIdentity(
+      provider: provider, issuer: claims.issuer ?? issuer, subject: subject, idToken: verified, tokens: nil,
+      userInfo: nil, email: claims.email.map { ProfileValue(value: $0, source: .idToken) },
+      emailVerified: claims.email == nil ? nil : claims.emailVerified,
+      name: appleUser.flatMap { LoginCompletion.fullName(nil, $0.firstName, $0.lastName) }
+        .map { ProfileValue(value: $0, source: .callback) },
+      unverifiedAppleUser: appleUser)
   }
 
   /// Ends the user's session at the provider, where it has a way to:
-  /// - VK ID: `POST /oauth2/logout` with `client_id` and the access token as `Authorization: Bearer`;
-  /// - T-ID: revokes the refresh token (the access token when there is none);
+  /// - VK ID: `GET /oauth2/logout` with `client_id` in the query and the access token as `Authorization: Bearer`,
+  ///   as the guide's `curl` sends it;
+  /// - T-ID: revokes the access token (TinkoffID-iOS's `signOut(with: accessToken …)`), then the refresh token;
   /// - Sign in with Apple: revokes the refresh token (the access token when there is none) with a fresh
   ///   `client_secret` (Apple requires this when a user deletes their account);
   /// - Sber ID documents no revocation or logout endpoint: nothing is sent, and the answer is
@@ -274,7 +329,12 @@ public struct ProviderRelyingParty: Sendable {
     let request: OAuthRequest
     switch endpoints {
     case .vk(let vk): request = vk.logout(accessToken: tokens.accessToken)
-    case .tid(let tid): request = tid.revoke(token: token, tokenTypeHint: hint)
+    case .tid(let tid):
+      // TinkoffID-iOS signs out with the access token (`signOut(with: accessToken …)`): that one first, then the
+      // refresh token, which the endpoint revokes as well.
+      _ = try await client.perform(tid.revoke(token: tokens.accessToken, tokenTypeHint: "access_token"), as: RevokeResponse.self)
+      guard let refreshToken = tokens.refreshToken else { return .ended }
+      request = tid.revoke(token: refreshToken, tokenTypeHint: "refresh_token")
     case .apple(let apple, let secret):
       request = apple.revoke(token: token, tokenTypeHint: hint, clientSecret: try secret.make(now: now))
     case .sber:

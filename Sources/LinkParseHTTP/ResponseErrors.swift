@@ -8,6 +8,14 @@ internal import LinkParseProviders
 internal import NIOCore
 internal import NIOPosix
 
+#if canImport(Glibc)
+  internal import Glibc
+#elseif canImport(Musl)
+  internal import Musl
+#elseif canImport(Darwin)
+  internal import Darwin
+#endif
+
 /// AsyncHTTPClient's and SwiftNIO's errors, and this module's own, as ``OAuthResponseError``s.
 enum TransportErrors {
   static func map(_ error: any Error, target: RequestTarget, configuration: OAuthHTTPClient.Configuration)
@@ -45,7 +53,7 @@ enum TransportErrors {
     case let error as NIOConnectionError:
       let failures = error.connectionErrors
       if !failures.isEmpty && failures.allSatisfy({ isConnectTimeout($0.error) }) { return timedOut }
-      let cause = failures.first.map { brief($0.error) } ?? error.dnsAError.map(brief) ?? "no address"
+      let cause = failures.first.map { brief($0.error) } ?? error.dnsAError.map { brief($0) } ?? "no address"
       return OAuthResponseError(.transport, message: "could not connect to \(error.host):\(error.port): \(cause)")
     case let error as IOError:
       return OAuthResponseError(.transport, message: "the connection to \(host) failed: \(brief(error))")
@@ -66,8 +74,18 @@ enum TransportErrors {
   /// An error's description, at most 200 characters (these never hold a request's secrets: NIO and
   /// AsyncHTTPClient describe sockets, addresses and states, not requests).
   static func brief(_ error: any Error) -> String {
+    // An I/O error by its errno, as the system names it ("connection refused (errno 111)"): NIO's own text
+    // names the call that noticed it ("connection reset (error set): Connection refused (errno: 111)"), which
+    // reads as another failure.
+    if let error = error as? IOError { return "\(errnoName(error.errnoCode).lowercased()) (errno \(error.errnoCode))" }
     let text = String(describing: error)
     return text.count <= 200 ? text : String(text.prefix(200)) + "…"
+  }
+
+  /// The C library's name of `code` ("Connection refused").
+  static func errnoName(_ code: CInt) -> String {
+    guard let name = strerror(code) else { return "error \(code)" }
+    return String(cString: name)
   }
 }
 

@@ -48,12 +48,14 @@ public struct VerifiedIdentity: Sendable {
   /// identity.idToken?.claims.subject == identity.subject  // true when there is one
   /// ```
   public let idToken: VerifiedIDToken?
-  /// The token endpoint's answer (access token, refresh token, …).
+  /// The token endpoint's answer (access token, refresh token, …); `nil` for a Sign in with Apple
+  /// `response_type=id_token` login, which has no code to exchange (the verified ``idToken`` is the whole
+  /// result).
   ///
   /// ```swift
-  /// identity.tokens.refreshToken
+  /// identity.tokens?.refreshToken
   /// ```
-  public let tokens: TokenResponse
+  public let tokens: TokenResponse?
   /// The user info as OpenID Connect standard claims, when it was fetched: an OpenID Connect provider's,
   /// Sber ID's and T-ID's answers as they name them; VK ID's `user` object mapped (`user_id` → `sub`,
   /// `first_name` → `given_name`, `last_name` → `family_name`, `phone` → `phone_number`, `avatar` →
@@ -96,6 +98,13 @@ public struct VerifiedIdentity: Sendable {
   /// identity.unverifiedAppleUser?.firstName  // "Timm"
   /// ```
   public let unverifiedAppleUser: AppleUser?
+  /// VK ID's `device_id`, from the callback: VK's refresh (`VKIDClient.refresh(refreshToken:deviceID:)`) and
+  /// its token requests need it, so keep it with the tokens; `nil` for every other provider.
+  ///
+  /// ```swift
+  /// vk.refresh(refreshToken: identity.tokens!.refreshToken!, deviceID: identity.deviceID!)
+  /// ```
+  public var deviceID: String? = nil
 }
 
 /// Where a ``VerifiedIdentity`` profile value comes from.
@@ -154,4 +163,33 @@ public enum SessionEnd: Sendable, Hashable {
   /// The provider has no way to end the session or revoke the token (Sber ID; an OpenID Connect provider
   /// without `end_session_endpoint`): only the app's own session ends, and the tokens live until they expire.
   case unsupported(reason: String)
+}
+
+/// `print(identity)`, `"\(identity)"`, `debugPrint` and `dump` show who signed in and mask every credential:
+/// the tokens as ``TokenResponse`` prints them, the id_token and VK's `device_id` by their length only.
+///
+/// ```swift
+/// print(identity)
+/// // VerifiedIdentity(provider: vk, issuer: "https://id.vk.ru", subject: "1234567890", tokens: TokenResponse(accessToken: <secret, 12 bytes>, …), …)
+/// ```
+extension VerifiedIdentity: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+  public var description: String {
+    "VerifiedIdentity(provider: \(provider.rawValue), issuer: \"\(issuer)\", subject: \"\(subject)\", "
+      + "idToken: \(idToken == nil ? "nil" : "<verified>"), tokens: \(tokens.map { "\($0)" } ?? "nil"), "
+      + "email: \(SecretText.plain(email?.value)), emailVerified: \(SecretText.plain(emailVerified)), "
+      + "name: \(SecretText.plain(name?.value)), userInfo: \(userInfo == nil ? "nil" : "<fetched>"), "
+      + "deviceID: \(SecretText.masked(deviceID)))"
+  }
+
+  public var debugDescription: String { description }
+
+  public var customMirror: Mirror {
+    Mirror(
+      self,
+      children: [
+        "provider": provider, "issuer": issuer, "subject": subject, "idToken": idToken == nil ? "nil" : "<verified>",
+        "tokens": tokens as Any, "email": email?.value as Any, "emailVerified": emailVerified as Any,
+        "name": name?.value as Any, "deviceID": SecretText.masked(deviceID),
+      ], displayStyle: .struct)
+  }
 }

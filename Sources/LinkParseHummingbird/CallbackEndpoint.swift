@@ -341,7 +341,7 @@ public struct ProblemDetails: Sendable, Hashable {
     let detail = CallbackError(error.code, parameter: error.parameter).descriptionEN
     let status: Int
     switch error.code {
-    case .stateMismatch, .issuerMismatch: status = 403
+    case .stateMismatch, .issuerMismatch, .nonceMismatch: status = 403
     case .replayed, .ambiguousAuthorization: status = 409
     case .notPending: status = 404
     case .expired: status = 410

@@ -184,3 +184,49 @@ public struct RevokeResponse: Sendable, Hashable, Codable {
     self.init(additionalFields: r.rest, rawBody: raw)
   }
 }
+
+/// How secrets print: never their value, only that one is there and how long it is.
+package enum SecretText {
+  /// `<secret, N bytes>`, or `nil` for no value.
+  ///
+  /// ```swift
+  /// SecretText.masked("vk2.a.abc")  // "<secret, 9 bytes>"
+  /// ```
+  package static func masked(_ value: String?) -> String {
+    value.map { "<secret, \($0.utf8.count) bytes>" } ?? "nil"
+  }
+
+  /// A value that is no secret, quoted, or `nil`.
+  package static func plain(_ value: (any CustomStringConvertible)?) -> String {
+    guard let value else { return "nil" }
+    return value is String ? "\"\(value)\"" : "\(value)"
+  }
+}
+
+/// `print(tokens)`, `"\(tokens)"`, `debugPrint` and `dump` show the access, refresh and id tokens masked (their
+/// length only) and leave the raw body and extra members out: a log line never carries a credential.
+///
+/// ```swift
+/// print(TokenResponse(accessToken: "vk2.a.secret", refreshToken: "vk2.r.secret"))
+/// // TokenResponse(accessToken: <secret, 12 bytes>, tokenType: nil, expiresIn: nil, refreshToken: <secret, 12 bytes>, …)
+/// ```
+extension TokenResponse: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+  public var description: String {
+    "TokenResponse(accessToken: \(SecretText.masked(accessToken)), tokenType: \(SecretText.plain(tokenType)), "
+      + "expiresIn: \(SecretText.plain(expiresIn)), refreshToken: \(SecretText.masked(refreshToken)), "
+      + "idToken: \(SecretText.masked(idToken)), scope: \(SecretText.plain(scope)), userID: \(SecretText.plain(userID)), "
+      + "state: \(SecretText.masked(state)))"
+  }
+
+  public var debugDescription: String { description }
+
+  public var customMirror: Mirror {
+    Mirror(
+      self,
+      children: [
+        "accessToken": SecretText.masked(accessToken), "tokenType": tokenType as Any, "expiresIn": expiresIn as Any,
+        "refreshToken": SecretText.masked(refreshToken), "idToken": SecretText.masked(idToken), "scope": scope as Any,
+        "userID": userID as Any, "state": SecretText.masked(state),
+      ], displayStyle: .struct)
+  }
+}

@@ -172,13 +172,24 @@ public struct VKIDClient: Sendable, Hashable, Codable {
       form: [.init("client_id", clientID), .init("access_token", accessToken)])
   }
 
-  /// Ends the VK ID session of the token: `client_id` in the query, `Authorization: Bearer <access token>`.
+  /// Ends the VK ID session of the token. In the guide's shape a plain request without a body, as the guide's
+  /// `curl` sends it: `GET` with `client_id` in the query and `Authorization: Bearer <access token>`; in the form
+  /// shape a `POST` of `client_id` and `access_token`.
   ///
   /// ```swift
-  /// vk.logout(accessToken: tokens.accessToken)
+  /// let request = vk.logout(accessToken: tokens.accessToken)
+  /// request.method  // .get
+  /// request.body    // nil
   /// ```
   public func logout(accessToken: String) -> OAuthRequest {
-    request(.logout, logoutEndpoint, [.init("client_id", clientID)], bearer: accessToken)
+    switch shape {
+    case .guide:
+      return OAuthRequest(
+        kind: .logout, provider: .vk, method: .get, url: logoutEndpoint,
+        headers: [.init("Authorization", "Bearer \(accessToken)")], query: [.init("client_id", clientID)])
+    case .formBody:
+      return request(.logout, logoutEndpoint, [.init("client_id", clientID)], bearer: accessToken)
+    }
   }
 
   /// The user's profile (answered by a ``VKUserInfo``): `Authorization: Bearer <access token>` and

@@ -245,28 +245,36 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
   /// try await store.add(pending, stateKey: store.stateKey(Array("s".utf8)), redirectKey: "https://a/cb", now: now)
   /// ```
   ///
-  /// - Throws: ``PostgresStoreError`` (also for a state already in the table).
+  /// - Throws: ``PendingAuthorizationConflict`` for a state already in the table (pending, or consumed and not
+  ///   yet swept: the unique index on `state_key`), ``PendingAuthorizationStoreFull``, ``PostgresStoreError``.
   public func add(_ authorization: PendingAuthorization, stateKey: [UInt8]?, redirectKey: String, now: Int64) async throws {
     let provider = authorization.provider.rawValue
     let key = stateKey.map { ByteBuffer(bytes: $0) }
     let sealed = try seal(authorization, redirectKey: redirectKey, provider: provider)
     let expiresAt = authorization.expiresAt
     if sweeps.claim(now: now, interval: sweepInterval) { _ = try await removeExpired(now: now) }
-    if try await insertBelowCapacity(key, redirectKey, provider, sealed, expiresAt, now) { return }
-    // Full: what has expired goes first (whenever the last sweep was), then one more try.
-    _ = try await removeExpired(now: now)
-    if try await insertBelowCapacity(key, redirectKey, provider, sealed, expiresAt, now) { return }
+    for attempt in 0..<2 {
+      switch try await insertBelowCapacity(key, redirectKey, provider, sealed, expiresAt, now) {
+      case .added: return
+      case .conflict: throw PendingAuthorizationConflict()
+      case .full:
+        // Full: what has expired goes first (whenever the last sweep was), then one more try.
+        if attempt == 0 { _ = try await removeExpired(now: now) }
+      }
+    }
     throw PendingAuthorizationStoreFull(capacity: capacity)
   }
 
-  /// Inserts the row only while fewer than ``capacity`` rows are pending (the count stops at `capacity`).
+  private enum InsertOutcome { case added, full, conflict }
+
+  /// Inserts the row only while fewer than ``capacity`` rows are pending (the count stops at `capacity`) and no
+  /// row has its state key (`ON CONFLICT … DO NOTHING` over the unique index: atomic between instances).
   private func insertBelowCapacity(
     _ key: ByteBuffer?, _ redirectKey: String, _ provider: String, _ sealed: ByteBuffer, _ expiresAt: Int64?,
     _ now: Int64
-  ) async throws -> Bool {
+  ) async throws -> InsertOutcome {
     let capacity = self.capacity
-    let inserted = try await count(
-      """
+    let query: PostgresQuery = """
       WITH added AS (
         INSERT INTO linkparse_pending_authorizations
           (state_key, redirect_key, provider, sealed, expires_at, created_at)
@@ -274,10 +282,18 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
         WHERE (SELECT count(*) FROM (
           SELECT 1 FROM linkparse_pending_authorizations WHERE consumed_at IS NULL LIMIT \(capacity)) AS held)
           < \(capacity)
+        ON CONFLICT (state_key) WHERE state_key IS NOT NULL DO NOTHING
         RETURNING 1)
-      SELECT count(*) FROM added
-      """)
-    return inserted == 1
+      SELECT (SELECT count(*) FROM added),
+        (SELECT count(*) FROM linkparse_pending_authorizations WHERE \(key)::bytea IS NOT NULL AND state_key = \(key))
+      """
+    let (added, existing) = try await run { client, logger in
+      let rows = try await client.query(query, logger: logger)
+      for try await pair in rows.decode((Int64, Int64).self) { return pair }
+      return (Int64(0), Int64(0))
+    }
+    if added == 1 { return .added }
+    return existing > 0 ? .conflict : .full
   }
 
   /// Marks the pending row with this state key consumed, in one statement, and returns it opened.

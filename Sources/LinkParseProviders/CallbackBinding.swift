@@ -38,13 +38,13 @@ public struct CallbackBinding: Sendable {
   public var stateMismatch: CallbackError {
     CallbackError(.stateMismatch, parameter: "state", found: nil, providerError: providerError)
   }
-  /// `state-mismatch` (found "none"), likewise.
+  /// `state-mismatch` (nothing found), likewise.
   ///
   /// ```swift
   /// throw binding.stateMismatchNone
   /// ```
   public var stateMismatchNone: CallbackError {
-    CallbackError(.stateMismatch, parameter: "state", found: "none", providerError: providerError)
+    CallbackError(.stateMismatch, parameter: "state", providerError: providerError)
   }
   /// `redirect-mismatch` for this URL (`scheme://host/path`, no query).
   ///
@@ -109,7 +109,7 @@ extension PendingAuthorization {
     case .success(let callback):
       if callbackHasState { return true }
       guard !authorizationHasState else { return false }
-      return callback.outcome == .success || callback.outcome == .implicitGrant
+      return callback.outcome == .success || callback.outcome == .implicitGrant || callback.outcome == .idTokenGrant
     }
   }
 }

@@ -63,6 +63,9 @@ public struct CallbackError: Error, Sendable, Hashable, CustomStringConvertible 
     public static let unrecognizedCallback = Code("unrecognized-callback")
     /// A Sber seamless-login base URL is not on the trust policy's allow-list.
     public static let untrustedSSOHost = Code("untrusted-sso-host")
+    /// An id_token-only callback (Sign in with Apple's `response_type=id_token`) whose token does not carry the
+    /// pending authorization's `nonce`, or an authorization that has no nonce to bind such a callback to.
+    public static let nonceMismatch = Code("nonce-mismatch")
   }
 
   /// What went wrong.
@@ -126,6 +129,9 @@ public struct CallbackError: Error, Sendable, Hashable, CustomStringConvertible 
     case .conflictingOutcome: return "The callback carries more than one outcome\(f)."
     case .unrecognizedCallback: return "The callback carries none of the provider's outcomes."
     case .untrustedSSOHost: return "The seamless-login base URL is not trusted\(f)."
+    case .nonceMismatch:
+      return "The callback's id_token does not carry the pending authorization's nonce\(f); an id_token without a code "
+        + "is accepted only for an authorization that sent a nonce."
     default: return "The callback was rejected (\(code.rawValue))\(f)."
     }
   }
@@ -161,6 +167,9 @@ public struct CallbackError: Error, Sendable, Hashable, CustomStringConvertible 
     case .conflictingOutcome: return "Обратный вызов содержит больше одного результата\(f)."
     case .unrecognizedCallback: return "Обратный вызов не содержит ни одного из результатов провайдера."
     case .untrustedSSOHost: return "Базовый URL бесшовного входа не является доверенным\(f)."
+    case .nonceMismatch:
+      return "id_token в обратном вызове не содержит nonce ожидающей авторизации\(f); id_token без кода принимается "
+        + "только для авторизации, отправившей nonce."
     default: return "Обратный вызов отклонён (\(code.rawValue))\(f)."
     }
   }

@@ -251,11 +251,14 @@ public struct PendingAuthorization: Sendable {
     }
     guard same(u.username, e.username), same(u.password, e.password) else { return false }
     if isVKApp {
+      // `vk<id>://vk.ru/blank.html`, `vk<id>://vk.com/blank.html`, or the VK app's host-less return
+      // `vk<id>://?…` (an empty host and no path, providers.md §2.1). Not `vk<id>:?…` (no host at all) nor
+      // `vk<id>:///?…` (a path after an empty host): no VK SDK sends those.
+      guard u.host != nil else { return false }
       let host = bytes(ub, u.host)
       guard host.isEmpty || bytesEqual(host, "vk.ru") || bytesEqual(host, "vk.com") else { return false }
       guard u.port == nil else { return false }
-      let path = bytes(ub, u.path)
-      if host.isEmpty && (path.isEmpty || bytesEqual(path, "/")) { return true }
+      if host.isEmpty { return bytes(ub, u.path).isEmpty }
       return same(u.path, e.path)
     }
     guard same(u.host, e.host), same(u.path, e.path) else { return false }
@@ -298,12 +301,27 @@ public struct PendingAuthorization: Sendable {
     guard matchesRedirect(url) else {
       throw CallbackError(.redirectMismatch, found: Self.describe(url))
     }
+    let callback: ProviderCallback
     if let parameters {
       var fields = CallbackFields(parameters)
-      return try validate(&fields, now: now)
+      callback = try validate(&fields, now: now)
+    } else {
+      var fields = ProviderDetector.callbackFields(of: url)
+      callback = try validate(&fields, now: now)
     }
-    var fields = ProviderDetector.callbackFields(of: url)
-    return try validate(&fields, now: now)
+    if box.isVKApp { try Self.checkVKAppReturn(url, callback) }
+    return callback
+  }
+
+  /// The VK app's host-less return (`vk<id>://?…`) must say it is one: a success there carries
+  /// `vkconnect_auth_provider_method=external_auth`, as the iOS SDK checks (providers.md §2.6); without it the
+  /// callback is refused (`missing-parameter`).
+  @inline(never)
+  private static func checkVKAppReturn(_ url: ParsedURL, _ callback: ProviderCallback) throws(CallbackError) {
+    guard url.host?.isEmpty == true, case .vk(.success(let success)) = callback, !success.isReturnFromVKApp else {
+      return
+    }
+    throw CallbackError(.missingParameter, parameter: "vkconnect_auth_provider_method")
   }
 
   /// The checks after the redirect's, then the decoder.
@@ -317,7 +335,25 @@ public struct PendingAuthorization: Sendable {
     try checkState(&fields)
     try checkIssuer(&fields)
     if let expiresAt = box.expiresAt, now >= expiresAt { throw CallbackError(.expired) }
-    return try ProviderCallback(provider: box.provider, fields: &fields)
+    let callback = try ProviderCallback(provider: box.provider, fields: &fields)
+    if case .apple(.idTokenGrant(let grant)) = callback { try checkGrantNonce(grant) }
+    return callback
+  }
+
+  /// An id_token-only callback (Apple's `response_type=id_token`) has no code for PKCE or a token endpoint to
+  /// bind it to this request: the token's `nonce` does. So the authorization must have sent one, and the token
+  /// (still unverified here: `c_hash` does not apply, the signature is checked when the login completes) must
+  /// carry exactly its bytes.
+  @inline(never)
+  private func checkGrantNonce(_ grant: AppleSuccess) throws(CallbackError) {
+    guard let expected = box.extras.nonce else {
+      throw CallbackError(.nonceMismatch, parameter: "nonce", found: "the authorization sent no nonce")
+    }
+    guard let found = grant.idTokenClaims?.nonce else {
+      throw CallbackError(.nonceMismatch, parameter: "id_token")
+    }
+    // Exact bytes (no canonical equivalence), as for `state`.
+    guard found.utf8.elementsEqual(expected.utf8) else { throw CallbackError(.nonceMismatch, parameter: "id_token") }
   }
 
   /// `state`, compared in constant time over the decoded bytes, without allocating.
@@ -349,7 +385,7 @@ public struct PendingAuthorization: Sendable {
         try checkPayloadState(&fields)
         return
       }
-      throw fields.stateMismatch(found: "none")
+      throw fields.stateMismatch(found: nil)
     case (false, true):
       throw fields.stateMismatch(found: "unexpected")
     }
@@ -368,7 +404,10 @@ public struct PendingAuthorization: Sendable {
     case (let expected?, let found?):
       let equal = withUTF8Bytes(found) { constantTimeEquals(expected, $0) }
       guard equal else { throw fields.stateMismatch(found: nil) }
-    case (_?, nil): throw fields.stateMismatch(found: "none")
+    case (_?, nil):
+      // No readable state: a payload that is not VK's JSON is malformed, not a mismatch.
+      if !fields.legacyPayloadIsJSON() { throw CallbackError(.malformedParameter, parameter: "payload") }
+      throw fields.stateMismatch(found: nil)
     case (nil, _?): throw fields.stateMismatch(found: "unexpected")
     }
   }
@@ -401,9 +440,9 @@ public struct PendingAuthorization: Sendable {
         }
       }
       if equalBytes { return }
-      throw CallbackError(.issuerMismatch, parameter: "iss", found: fields.string(.iss) ?? "none")
+      throw CallbackError(.issuerMismatch, parameter: "iss", found: fields.string(.iss))
     case (_, let present):
-      throw CallbackError(.issuerMismatch, parameter: "iss", found: present ? fields.string(.iss) ?? "none" : "none")
+      throw CallbackError(.issuerMismatch, parameter: "iss", found: present ? fields.string(.iss) : nil)
     }
   }
 

@@ -97,7 +97,7 @@ extension ProviderCallback: Codable {
       forKey: "outcome", in: c, debugDescription: "outcome \(outcome.rawValue) is not one of \(provider)'s")
     switch (provider, outcome) {
     case (.sber, .success):
-      // The partner's pass-through parameters are the values other than the three named ones.
+      // The partner's pass-through parameters (and `appToken`) are the values other than the three named ones.
       let extras = values.keys.filter { $0 != "code" && $0 != "state" && $0 != "status" }.sorted()
       let parameters = extras.map { FormParameters.formEncode($0) + "=" + FormParameters.formEncode(values[$0]!) }
         .joined(separator: "&")
@@ -154,6 +154,12 @@ extension ProviderCallback: Codable {
         .success(
           AppleSuccess(
             code: try required("code"), state: value("state"), idToken: value("id_token"),
+            rawUser: values["user"].map { FormParameters.formEncode($0)[...] })))
+    case (.apple, .idTokenGrant):
+      self = .apple(
+        .idTokenGrant(
+          AppleSuccess(
+            code: nil, state: value("state"), idToken: try required("id_token"),
             rawUser: values["user"].map { FormParameters.formEncode($0)[...] })))
     case (.apple, .cancelled): self = .apple(.cancelled(state: value("state")))
     case (.apple, .error): self = .apple(.failure(try providerError(), state: value("state")))

@@ -36,6 +36,14 @@ public enum CallbackOutcome: String, Sendable, Hashable, Codable {
   /// try ProviderDetector.decode(url: url)!.result.get().outcome  // .implicitGrant
   /// ```
   case implicitGrant = "implicit-grant"
+  /// A Sign in with Apple `response_type=id_token` callback (``AppleCallback/idTokenGrant(_:)``): the id_token
+  /// itself, with no code to exchange (``ProviderCallback/code`` is `nil`). The login is complete once the
+  /// token is verified (its `nonce` against the pending authorization's). Raw value `id-token-grant`.
+  ///
+  /// ```swift
+  /// try ProviderCallback(provider: .apple, parameters: FormParameters("state=s&id_token=eyJ…")).outcome  // .idTokenGrant
+  /// ```
+  case idTokenGrant = "id-token-grant"
 }
 
 /// A decoded callback of any provider.
@@ -124,6 +132,7 @@ public enum ProviderCallback: Sendable, Hashable {
     case .sber(.success), .vk(.success), .vk(.legacy), .tid(.success), .apple(.success), .oauth2(.success):
       return .success
     case .oauth2(.implicit): return .implicitGrant
+    case .apple(.idTokenGrant): return .idTokenGrant
     case .sber(.failure), .vk(.failure), .tid(.failure), .apple(.failure), .oauth2(.failure): return .error
     case .sberSeamless: return .seamless
     case .tid(.cancelled), .apple(.cancelled): return .cancelled
@@ -189,7 +198,7 @@ public enum ProviderCallback: Sendable, Hashable {
   }
 
   /// The decoded values under the provider's own parameter names, in a stable order (`code`, `state`,
-  /// `device_id`, `id_token`, `user`, `session_state`, `sso_base_url`, `token`, …; for an OAuth 2.0 implicit
+  /// `device_id`, `id_token`, `user`, `session_state`, `sso_base_url`, `token`, Sber ID's `appToken`, …; for an OAuth 2.0 implicit
   /// grant `access_token`, `token_type`, `expires_in`, `scope`, `id_token`, `state`). Raw JSON stays text.
   ///
   /// ```swift
@@ -257,6 +266,7 @@ public enum ProviderCallback: Sendable, Hashable {
       visit("state", s.text, s.spans.state)
       visit("status", s.text, s.spans.status)
       if s.hasExtras {
+        visit("appToken", s.appToken)
         let extras = s.extras
         for key in extras.keys.sorted() { visit(key, extras[key].map { $0[...] }) }
       }
@@ -303,7 +313,7 @@ public enum ProviderCallback: Sendable, Hashable {
       visit("result", value[...])
     case .tid(.cancelled), .tid(.unavailable):
       break
-    case .apple(.success(let s)):
+    case .apple(.success(let s)), .apple(.idTokenGrant(let s)):
       visit("code", s.text, s.spans.code)
       visit("state", s.text, s.spans.state)
       visit("id_token", s.text, s.spans.idToken)

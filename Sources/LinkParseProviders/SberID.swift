@@ -163,6 +163,19 @@ public struct SberIDSuccess: Sendable, Hashable {
   /// The callback's whole parameter text, raw (still form-encoded).
   private var parameters: Substring { text.raw(spans.parameters) ?? "" }
 
+  /// The Sber ID SDK's `appToken` (its response model's `SIDAuthResponse.appToken`, for seamless login from
+  /// the Sber app), when the callback carries one; read from the callback's parameters when accessed. A secret:
+  /// keep it as you keep tokens (`linkparse --redact` hides it).
+  ///
+  /// ```swift
+  /// if case .success(let s) = try SberIDCallback(FormParameters("code=c&state=s&appToken=AT-1")) {
+  ///   s.appToken  // "AT-1"
+  /// }
+  /// ```
+  public var appToken: Substring? {
+    FormParameters(parameters).first(named: "appToken")?.value().map { $0[...] }
+  }
+
   /// Partner pass-through parameters (`utm_*`, `option1`…`option3`), first occurrence of each; collected
   /// from the callback's parameters when read.
   public var extras: [String: String] {
@@ -176,15 +189,20 @@ public struct SberIDSuccess: Sendable, Hashable {
     return extras
   }
 
-  /// Whether ``extras`` is non-empty, found without building it: one byte-level pass over the parameters'
-  /// decoded names, no `String` or dictionary (most callbacks carry no extras, and the command line writes the
-  /// values of every Sber callback).
+  /// Whether ``extras`` is non-empty or ``appToken`` present, found without building either: one byte-level
+  /// pass over the parameters' decoded names, no `String` or dictionary (most callbacks carry neither, and the
+  /// command line writes the values of every Sber callback).
   var hasExtras: Bool {
     var found = false
     FormParameters(parameters).forEachDecoded { name, _ in
-      if !found { found = name.withDecodedBytes(Self.isExtraName) }
+      if !found { found = name.withDecodedBytes { Self.isExtraName($0) || Self.isAppTokenName($0) } }
     }
     return found
+  }
+
+  /// `appToken`, exactly.
+  private static func isAppTokenName(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    b.count == 8 && b.elementsEqual("appToken".utf8)
   }
 
   /// `utm_…`, `option1`, `option2` or `option3`, compared byte by byte (the generic `starts(with:)` and `==`
@@ -197,6 +215,7 @@ public struct SberIDSuccess: Sendable, Hashable {
 
   public static func == (lhs: SberIDSuccess, rhs: SberIDSuccess) -> Bool {
     lhs.code == rhs.code && lhs.state == rhs.state && lhs.status == rhs.status && lhs.extras == rhs.extras
+      && lhs.appToken == rhs.appToken
   }
 
   public func hash(into hasher: inout Hasher) {
@@ -204,6 +223,7 @@ public struct SberIDSuccess: Sendable, Hashable {
     hasher.combine(state)
     hasher.combine(status)
     hasher.combine(extras)
+    hasher.combine(appToken)
   }
 }
 

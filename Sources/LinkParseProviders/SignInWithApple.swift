@@ -20,6 +20,14 @@ import LinkParseBytes
 public enum AppleCallback: Sendable, Hashable {
   /// `code`, with `id_token` and `user` when sent.
   case success(AppleSuccess)
+  /// `response_type=id_token`: the `id_token` (never `nil` here), `state`, and `user` on a first sign-in, with no
+  /// code to exchange (the success's ``AppleSuccess/code`` is empty). Its outcome is
+  /// ``CallbackOutcome/idTokenGrant``: verify the token (signature, audience, `nonce`) and the login is done.
+  ///
+  /// ```swift
+  /// try AppleCallback(FormParameters("state=s&id_token=eyJ…"))  // .idTokenGrant(…)
+  /// ```
+  case idTokenGrant(AppleSuccess)
   /// `error=user_cancelled_authorize`.
   case cancelled(state: Substring?)
   /// Any other `error`.
@@ -32,8 +40,8 @@ public enum AppleCallback: Sendable, Hashable {
   /// ```
   ///
   /// - Throws: ``CallbackError`` `duplicate-parameter` (also for `id_token` and `user`), `missing-parameter`
-  ///   (no error and no non-empty `code`), `malformed-parameter` (an `id_token` that is not a JWT with a
-  ///   JSON payload, or a `user` that is not a JSON object).
+  ///   (no error and neither a non-empty `code` nor an `id_token`), `malformed-parameter` (an `id_token` that is
+  ///   not a JWT with a JSON payload, or a `user` that is not a JSON object).
   public init(_ parameters: FormParameters) throws(CallbackError) {
     var fields = CallbackFields(parameters)
     try self.init(&fields)
@@ -47,9 +55,10 @@ public enum AppleCallback: Sendable, Hashable {
       return
     }
     let code = fields.span(.code)
-    guard !code.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
     // `id_token` and `user` are checked here (a malformed one is rejected now) but decoded when read.
     let idToken = fields.span(.idToken)
+    // No code: `response_type=id_token` (Apple's article lists it beside `code`), when an id_token came.
+    guard !code.isAbsent || !idToken.isAbsent else { throw CallbackError(.missingParameter, parameter: "code") }
     if !idToken.isAbsent && !fields.withDecodedValue(.idToken, UnverifiedAppleIDTokenClaims.isDecodable(jwt:)) {
       throw CallbackError(.malformedParameter, parameter: "id_token")
     }
@@ -64,7 +73,8 @@ public enum AppleCallback: Sendable, Hashable {
     // `user` is kept as sent (its span marked as needing no decoding, so that it stays raw when a setter
     // rebuilds the values); `userJSON` decodes it.
     let spans = (code: code, state: fields.span(.state), idToken: idToken, user: user.raw)
-    self = .success(AppleSuccess(text: fields.takeText(), spans: spans))
+    let success = AppleSuccess(text: fields.takeText(), spans: spans)
+    self = code.isAbsent ? .idTokenGrant(success) : .success(success)
   }
 
   /// The echoed `state`, if any.
@@ -74,7 +84,7 @@ public enum AppleCallback: Sendable, Hashable {
   /// ```
   public var state: Substring? {
     switch self {
-    case .success(let s): return s.state
+    case .success(let s), .idTokenGrant(let s): return s.state
     case .cancelled(let state): return state
     case .failure(_, let state): return state
     }
@@ -100,8 +110,9 @@ public struct AppleSuccess: Sendable, Hashable {
     self.spans = spans
   }
 
-  /// A success with these values; `rawUser` is `user` as sent (still form-encoded).
-  init(code: Substring, state: Substring?, idToken: Substring?, rawUser: Substring?) {
+  /// A success with these values (no `code` for an id_token grant); `rawUser` is `user` as sent (still
+  /// form-encoded).
+  init(code: Substring?, state: Substring?, idToken: Substring?, rawUser: Substring?) {
     var builder = CallbackText.Builder()
     let spans = (
       code: builder.append(code), state: builder.append(state), idToken: builder.append(idToken),
@@ -110,7 +121,7 @@ public struct AppleSuccess: Sendable, Hashable {
     self.init(text: builder.text, spans: spans)
   }
 
-  /// The authorization code (single-use, valid 5 minutes).
+  /// The authorization code (single-use, valid 5 minutes); empty in an ``AppleCallback/idTokenGrant(_:)``.
   public var code: Substring {
     get { text.value(spans.code) ?? "" }
     set { self = AppleSuccess(code: newValue, state: state, idToken: idToken, rawUser: text.raw(spans.user)) }
@@ -118,12 +129,16 @@ public struct AppleSuccess: Sendable, Hashable {
   /// The echoed `state`.
   public var state: Substring? {
     get { text.value(spans.state) }
-    set { self = AppleSuccess(code: code, state: newValue, idToken: idToken, rawUser: text.raw(spans.user)) }
+    set {
+      self = AppleSuccess(code: text.value(spans.code), state: newValue, idToken: idToken, rawUser: text.raw(spans.user))
+    }
   }
   /// The raw `id_token` JWT, when `response_type` included `id_token`.
   public var idToken: Substring? {
     get { text.value(spans.idToken) }
-    set { self = AppleSuccess(code: code, state: state, idToken: newValue, rawUser: text.raw(spans.user)) }
+    set {
+      self = AppleSuccess(code: text.value(spans.code), state: state, idToken: newValue, rawUser: text.raw(spans.user))
+    }
   }
 
   /// The `id_token` claims, decoded (on each read) but **not verified**.

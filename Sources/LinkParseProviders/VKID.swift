@@ -29,7 +29,8 @@ public enum VKIDCallback: Sendable, Hashable {
   /// ```
   ///
   /// - Throws: ``CallbackError`` `duplicate-parameter`, `missing-parameter` (`code`, `state` or `device_id`
-  ///   missing or empty on success), `malformed-parameter` (invalid `payload` JSON, `type` other than
+  ///   missing or empty on success), `malformed-parameter` (a `device_id` with a control byte, such as `%00`;
+  ///   invalid `payload` JSON, `type` other than
   ///   `code_v2`, `vkconnect_auth_provider_method` other than `external_auth`, `expires_in` other than 1 to
   ///   10 decimal digits), `conflicting-outcome` (a
   ///   top-level `state` or `code` beside a `payload` whose `oauth.state` / `oauth.code` differs:
@@ -63,6 +64,11 @@ public enum VKIDCallback: Sendable, Hashable {
     guard !state.isAbsent else { throw CallbackError(.missingParameter, parameter: "state") }
     let deviceID = fields.span(.deviceID)
     guard !deviceID.isAbsent else { throw CallbackError(.missingParameter, parameter: "device_id") }
+    // VK's device_id is an opaque, encrypted token; a decoded control byte (`%00`, a line break) is not part of
+    // one, and would be sent on to the token endpoint, stored and logged.
+    guard fields.withDecodedValue(.deviceID, Self.isDeviceIDText(_:)) else {
+      throw CallbackError(.malformedParameter, parameter: "device_id")
+    }
     let type = fields.span(.type)
     if !type.isAbsent && !fields.value(.type, equals: "code_v2") {
       throw CallbackError(.malformedParameter, parameter: "type", found: fields.string(.type))
@@ -92,6 +98,11 @@ public enum VKIDCallback: Sendable, Hashable {
     )
     self = .success(
       VKIDSuccess(text: fields.takeText(), spans: spans, expiresIn: expiresIn, isReturnFromVKApp: fromVKApp))
+  }
+
+  /// Whether a decoded `device_id` has no control byte (C0 or DEL).
+  static func isDeviceIDText(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    bytes.allSatisfy { $0 >= 0x20 && $0 != 0x7F }
   }
 
   /// `expires_in`'s raw bytes as seconds when they are 1 to 10 ASCII digits, else `nil` (the command line

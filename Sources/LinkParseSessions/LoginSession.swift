@@ -38,12 +38,14 @@ public struct LoginSession: Codable, Sendable, Hashable {
   public var name: String?
   /// The id_token, kept as the hint of an RP-initiated logout.
   public var idToken: String?
-  /// The access token.
+  /// The access token; empty after a Sign in with Apple `response_type=id_token` login, which gives none.
   public var accessToken: String
   /// The refresh token, when the provider gave one.
   public var refreshToken: String?
   /// When the access token expires (Unix seconds), when the provider said.
   public var accessTokenExpiresAt: Int64?
+  /// VK ID's `device_id` (``VerifiedIdentity/deviceID``), which its refresh needs; `nil` for other providers.
+  public var deviceID: String?
   /// When the user signed in (Unix seconds).
   public var authenticatedAt: Int64
   /// How many times the tokens have been refreshed.
@@ -61,10 +63,11 @@ public struct LoginSession: Codable, Sendable, Hashable {
     email = identity.email?.value
     emailVerified = identity.emailVerified
     name = identity.name?.value
-    idToken = identity.tokens.idToken
-    accessToken = identity.tokens.accessToken
-    refreshToken = identity.tokens.refreshToken
-    accessTokenExpiresAt = identity.tokens.expiresAt(receivedAt: now)
+    idToken = identity.tokens?.idToken
+    accessToken = identity.tokens?.accessToken ?? ""
+    refreshToken = identity.tokens?.refreshToken
+    accessTokenExpiresAt = identity.tokens?.expiresAt(receivedAt: now)
+    deviceID = identity.deviceID
     authenticatedAt = now
     refreshCount = 0
   }

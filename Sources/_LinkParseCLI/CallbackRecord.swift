@@ -37,11 +37,42 @@ struct CallbackOptions {
   /// `params` and the `callback` values (which use the same names). `payload` (VK ID 1.x) is included because
   /// its JSON carries the code, the state and the user's email; `user` is Sign in with Apple's user JSON (name
   /// and email); `email` is the value the `callback` of a VK ID 1.x payload shows; `auth_token` is T-ID's
-  /// link-auth token. The URL's userinfo is hidden too (see ``redactURLText(_:)``).
+  /// link-auth token; `appToken` is the Sber ID SDK's seamless-login token. The URL's userinfo is hidden too (see
+  /// ``redactURLText(_:)``).
+  ///
+  /// Names are compared **ignoring ASCII letter case** (``isSecret(_:)-(String)``): the decoders read names
+  /// exactly (`Code=` is not a code to them), but a value under `Code`, `ACCESS_TOKEN` or `apptoken` is still
+  /// hidden, since another reader of the same URL may take it. The set holds the lower-cased names.
   static let secretNames: Set<String> = [
     "code", "id_token", "access_token", "refresh_token", "device_id", "state", "token", "payload",
-    "client_secret", "code_verifier", "auth_token", "user", "email",
+    "client_secret", "code_verifier", "auth_token", "user", "email", "apptoken",
   ]
+  /// The longest name in ``secretNames``, in bytes: longer names are never secrets (no lower-casing needed).
+  private static let longestSecretName = 13
+
+  /// Whether `--redact` hides the value of a parameter named `name`, ignoring ASCII letter case.
+  ///
+  /// ```swift
+  /// CallbackOptions.isSecret("Code")      // true
+  /// CallbackOptions.isSecret("appToken")  // true
+  /// CallbackOptions.isSecret("utm_source")  // false
+  /// ```
+  static func isSecret(_ name: String) -> Bool {
+    var name = name
+    return name.withUTF8 { isSecret(bytes: $0) }
+  }
+
+  /// ``isSecret(_:)-(String)`` over a name's decoded bytes.
+  static func isSecret(_ name: FormParameters.UnsafeDecodedBytes) -> Bool {
+    name.withDecodedBytes { isSecret(bytes: $0) }
+  }
+
+  /// ``isSecret(_:)-(String)`` over a name's UTF-8 bytes.
+  static func isSecret(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard bytes.count <= longestSecretName else { return false }
+    let lowered = String(decoding: bytes.lazy.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    return secretNames.contains(lowered)
+  }
   static let redacted = "<redacted>"
 
   /// What to write under `"callback"`: `null` when nothing was decoded, else the provider and the decoded
@@ -126,7 +157,7 @@ struct CallbackOptions {
       if !first { out += "&" }
       first = false
       if let equals = piece.firstIndex(of: "="),
-        secretNames.contains(FormParameters.decode(piece[..<equals]))
+        isSecret(FormParameters.decode(piece[..<equals]))
       {
         out += piece[...equals]
         out += redacted
@@ -188,7 +219,7 @@ struct CallbackOptions {
   static func redactError(_ error: CallbackError) -> CallbackError {
     guard let found = error.found else { return error }
     var redactedError = error
-    if let parameter = error.parameter, secretNames.contains(parameter) {
+    if let parameter = error.parameter, isSecret(parameter) {
       redactedError.found = redacted
     } else {
       redactedError.found = redactURLText(found[...])
@@ -267,7 +298,7 @@ extension RecordWriter {
   private mutating func callbackValue(
     _ name: String, _ value: FormParameters.UnsafeDecodedBytes, vkSuccess: Bool, redact: Bool, clean: CleanBytes
   ) {
-    if redact && CallbackOptions.secretNames.contains(name) {
+    if redact && CallbackOptions.isSecret(name) {
       json.string(CallbackOptions.redacted)
     } else if vkSuccess && name.utf8.count == 10 && name == "expires_in", let seconds = VKIDCallback.lifetime(value.raw) {
       json.integer(seconds)  // (not the bytes as they are: `0600` is not a JSON number)
@@ -312,6 +343,7 @@ extension RecordWriter {
     case .seamless: "\"seamless\""
     case .debugSuccess: "\"debug-success\""
     case .implicitGrant: "\"implicit-grant\""
+    case .idTokenGrant: "\"id-token-grant\""
     }
   }
 

@@ -41,23 +41,28 @@ enum HelpText {
 
     - A record is a line: LF or CRLF ends it, a last line without a newline
       counts, an empty line is a record.
-    - Keys come in this order. line is the line number within its file; scheme has
-      no ":", query no "?", fragment no "#"; host, port, query and fragment are
-      null when absent (port also when it is the scheme's default); host is
+    - Several files are one stream, read in the order given: line counts on across
+      them, as in their concatenation (with a 10-line first file, the second
+      file's third line is line 13), so there is still exactly one output line per
+      input line. Run one linkparse per file to number each file from 1.
+    - Keys come in this order. line is the line number in the input stream; scheme
+      has no ":", query no "?", fragment no "#"; host, port, query and fragment
+      are null when absent (port also when it is the scheme's default); host is
       serialized (IPv6 in brackets, international domains in punycode); params are
       the query's pairs, form-decoded ("+" is a space), in order, duplicates kept
       (a bare key has the value "").
     - callback is the provider callback decoded from the query (or the fragment),
       or null: provider, outcome (success, cancelled, unavailable, error,
-      seamless, debug-success, implicit-grant, rejected), the provider's values
-      under their own names (code, state, device_id, id_token, session_state, …;
-      strings, except a VK ID success's expires_in, a number), and for error and
-      rejected an error object: code (the provider's value, or a stable code such
-      as state-mismatch, redirect-mismatch, duplicate-parameter,
-      missing-parameter), raw, description_en, description_ru, and provider_error
-      when a rejected callback carried the provider's own error. A decoded
-      callback's object is ProviderCallback's Codable form: JSONDecoder reads it
-      back.
+      seamless, debug-success, implicit-grant, id-token-grant (Sign in with
+      Apple's response_type=id_token: an id_token, no code), rejected), the
+      provider's values under their own names (code, state, device_id, id_token,
+      session_state, Sber ID's appToken, …; strings, except a VK ID success's
+      expires_in, a number), and for error and rejected an error object: code (the
+      provider's value, or a stable code such as state-mismatch,
+      redirect-mismatch, duplicate-parameter, missing-parameter), raw,
+      description_en, description_ru, and provider_error when a rejected callback
+      carried the provider's own error. A decoded callback's object is
+      ProviderCallback's Codable form: JSONDecoder reads it back.
     - A failed record's error has a stable code (invalid-port,
       forbidden-host-code-point, line-too-long for a line over 8 MiB, …), the byte
       offset in the input or null, and a message.
@@ -104,10 +109,12 @@ enum HelpText {
 
     --redact replaces with "<redacted>" the values of code, state, device_id,
     token, id_token, access_token, refresh_token, client_secret, code_verifier,
-    auth_token, user, email and payload, and the URL's userinfo, everywhere in the
-    record: href, username, password, query, fragment, params, the callback's
-    values and the text a rejected callback's error quotes. Parameter names are
-    compared decoded (c%6Fde is code).
+    auth_token, user, email, payload and Sber ID's appToken, and the URL's
+    userinfo, everywhere in the record: href, username, password, query, fragment,
+    params, the callback's values and the text a rejected callback's error quotes.
+    Parameter names are compared decoded (c%6Fde is code) and ignoring ASCII
+    letter case: the decoders read Code= as no code, but its value is hidden all
+    the same (Code, ACCESS_TOKEN, apptoken).
 
       $ echo \\
           'vk7915193://vk.ru/blank.html?code=vk2.a.MzQ4Nz_g5-Xy&state=Qk7x2LmN9'\\
@@ -182,8 +189,8 @@ enum HelpText {
     Schemas/linkparse-compact-v1.ddl the compact one's), checked against real
     output by make spark-test: a Spark job reads the output with
     spark.read.schema(ddl).json(…) or from_json(col, ddl), without an inference
-    pass. Examples/spark/linkparse_job.py is such a job; the README's "Apache
-    Spark" section runs it locally and on a cluster.
+    pass. Examples/spark/linkparse_job.py is such a job; docs/spark.md in the
+    repository runs it locally and on a cluster.
     """,
     """
     The request after the callback: token-request

@@ -1,4 +1,5 @@
 import ArgumentParser
+import LinkParseCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -39,6 +40,7 @@ public struct LinkParseCommand: ParsableCommand {
     abstract: ParseCommand.abstract,
     usage: usage,
     discussion: ParseCommand.discussion,
+    version: LinkParseVersion.string,
     subcommands: [ParseCommand.self, RoutesCommand.self, TokenRequestCommand.self],
     defaultSubcommand: ParseCommand.self)
 

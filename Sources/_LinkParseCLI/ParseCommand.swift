@@ -163,6 +163,9 @@ package struct ParseCommand: StreamCommand {
       try? standardError.write(text: "linkparse: \(message)\n")
     }
 
+    // Several files are one stream, in the order given: `line` counts on across them (one output line per input
+    // line, numbered as in the files' concatenation).
+    var linesBefore = 0
     for path in files.isEmpty ? ["-"] : files {
       let source: any ByteSource
       var descriptor: Int32 = -1
@@ -183,25 +186,26 @@ package struct ParseCommand: StreamCommand {
         switch inputFormat {
         case .lines where pipeline:
           while let event = try Self.next(splitter, flushing: &records.json), records.json.error == nil {
-            records.line(event, number: splitter.lineNumber)
+            records.line(event, number: linesBefore + splitter.lineNumber)
           }
         case .lines:
           while let event = try splitter.next(), records.json.error == nil {
-            records.line(event, number: splitter.lineNumber)
+            records.line(event, number: linesBefore + splitter.lineNumber)
           }
         case .json where pipeline:
           while let event = try Self.next(splitter, flushing: &records.json), records.json.error == nil {
-            records.jsonLine(event, number: splitter.lineNumber)
+            records.jsonLine(event, number: linesBefore + splitter.lineNumber)
           }
         case .json:
           while let event = try splitter.next(), records.json.error == nil {
-            records.jsonLine(event, number: splitter.lineNumber)
+            records.jsonLine(event, number: linesBefore + splitter.lineNumber)
           }
         }
       } catch {
         report(error.description)
       }
       bytes += splitter.bytesRead
+      linesBefore += splitter.lineNumber
       if records.json.error != nil { break }
     }
     records.json.flush()

@@ -199,7 +199,7 @@ struct RecordWriter: ~Copyable {
           formDecoded(name, clean)
           json.byte(UInt8(ascii: ","))
           if pair.hasValue {
-            if redact && CallbackOptions.secretNames.contains(where: { name == $0 }) {
+            if redact && CallbackOptions.isSecret(name) {
               json.string(CallbackOptions.redacted)
             } else {
               formDecoded(

@@ -232,14 +232,12 @@ package struct TokenRequestCommand: StreamCommand {
     }
   }
 
-  /// The names whose values `--redact` hides (the callback filter's list, which holds these).
-  static let secretNames = CallbackOptions.secretNames
 
   /// `request` with secret form values and the `Authorization` header replaced by `<redacted>`.
   static func redacted(_ request: OAuthRequest) -> OAuthRequest {
     var copy = request
     func redact(_ field: OAuthRequest.Field) -> OAuthRequest.Field {
-      secretNames.contains(field.name) ? OAuthRequest.Field(field.name, CallbackOptions.redacted) : field
+      CallbackOptions.isSecret(field.name) ? OAuthRequest.Field(field.name, CallbackOptions.redacted) : field
     }
     copy.query = request.query.map(redact)
     copy.form = request.form.map(redact)

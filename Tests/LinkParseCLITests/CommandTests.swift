@@ -105,14 +105,15 @@ import LinkParse
     #expect(result.stderr.contains("linkparse: \(directory.url.path): Is a directory"))
   }
 
-  @Test func lineNumbersRestartInEachFileAndDashIsStandardInput() throws {
+  /// Several inputs are one stream: `line` counts on across them (one output line per input line).
+  @Test func lineNumbersRunOnAcrossInputsAndDashIsStandardInput() throws {
     let directory = try TemporaryDirectory()
     defer { directory.cleanUp() }
     let first = try directory.file("a.txt", "a:1\na:2\na:3\n")
     let second = try directory.file("b.txt", "b:1\r\nb:2")
     let result = runInProcess([first, "-", second], input: "s:1\n")
     let numbers = result.lines.map { $0.prefix(while: { $0 != "," }) }
-    #expect(numbers == ["{\"line\":1", "{\"line\":2", "{\"line\":3", "{\"line\":1", "{\"line\":1", "{\"line\":2"])
+    #expect(numbers == ["{\"line\":1", "{\"line\":2", "{\"line\":3", "{\"line\":4", "{\"line\":5", "{\"line\":6"])
   }
 
   @Test func tooLongLinesAreErrorRecords() {

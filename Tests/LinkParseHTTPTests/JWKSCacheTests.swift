@@ -206,6 +206,30 @@ struct JWKSCacheTests {
     }
   }
 
+  /// A provider that rotates its keys right after a fetch: the first token of the new key is refused while the
+  /// cache cools down, with an error that says so and until when (not "refetch the JWKS", which the cache just
+  /// declined); 30 s after the fetch (the unknown-kid interval, below the 60 s cooldown) one refetch takes it.
+  @Test func rotationInsideTheCooldownIsFollowedAfterTheUnknownKeyInterval() async throws {
+    let old = TestSigningKey("k-old")
+    let new = TestSigningKey("k-new")
+    let configuration = JWKSCache.Configuration(refetchCooldown: .seconds(60))
+    #expect(configuration.unknownKeyRefetchInterval == .seconds(30))
+    try await withJWKSCache(serving: TestSigningKey.jwks(old), configuration: configuration) { cache, provider, clock in
+      _ = try await cache.verifyTest(try old.token())
+      provider.jwks.serve(TestSigningKey.jwks(new))
+      clock.advance(by: .seconds(10))
+      let early = await caught(IDTokenError.self) { _ = try await cache.verifyTest(try new.token()) }
+      #expect(early?.code == .unknownKey)
+      #expect(early?.message.contains("cooling down") == true, "\(early?.message ?? "")")
+      #expect(early?.message.contains("(in 20 s)") == true, "\(early?.message ?? "")")
+      #expect(early?.message.contains("refetch the JWKS if") == false)
+      #expect(provider.jwks.fetches == 1)
+      clock.advance(by: .seconds(21))
+      #expect(try await cache.verifyTest(try new.token()).claims.subject == "user-1")
+      #expect(provider.jwks.fetches == 2)
+    }
+  }
+
   @Test func unknownKidFloodFetchesAtMostOncePerCooldown() async throws {
     let key = TestSigningKey("k1")
     let attacker = TestSigningKey("attacker")

@@ -377,6 +377,10 @@ struct OAuthHTTPClientTests {
       #expect(caught?.code == .transport)
       #expect(caught?.message.contains("127.0.0.1:\(port)") == true)
       #expect(caught?.message.lowercased().contains("refused") == true)
+      // Said as what happened (not NIO's "connection reset (error set)"), in balanced parentheses.
+      let message = caught?.message ?? ""
+      #expect(!message.contains("reset"), "\(message)")
+      #expect(message.filter { $0 == "(" }.count == message.filter { $0 == ")" }.count, "\(message)")
       #expect(elapsed < 2)
 
       // The owned client (AsyncHTTPClient retries until the timeout): still .transport, once the timeout ends.

@@ -132,7 +132,16 @@ struct VKRelyingPartyTests {
       let identity = try await Self.party(f).complete(try Self.login(), now: f.now)
       #expect(identity.provider == .vk && identity.issuer == "https://id.vk.ru" && identity.subject == "1234567890")
       #expect(identity.idToken == nil)  // VK publishes no keys for its id_token
-      #expect(identity.tokens.accessToken == "vk2.a.access" && identity.tokens.idToken == "h.p.s")
+      #expect(identity.tokens?.accessToken == "vk2.a.access" && identity.tokens?.idToken == "h.p.s")
+      // VK's refresh and logout need the callback's device_id: the identity carries it.
+      #expect(identity.deviceID == "dev-42")
+      // Printed, interpolated or dumped, the identity shows who signed in and no credential.
+      var dumped = ""
+      dump(identity, to: &dumped)
+      for text in ["\(identity)", String(reflecting: identity), dumped] {
+        #expect(text.contains("1234567890"), "\(text)")
+        for secret in ["vk2.a.access", "vk2.a.r", "h.p.s", "dev-42"] { #expect(!text.contains(secret), "\(text)") }
+      }
       let info = try #require(identity.userInfo)
       #expect(info.sub == "1234567890" && info.givenName == "Ivan" && info.familyName == "Petrov")
       #expect(info.phoneNumber == "79990001122" && info.picture == "https://vk.test/a.jpg")
@@ -227,7 +236,9 @@ struct VKRelyingPartyTests {
       let tokens = TokenResponse(accessToken: "vk2.a.access", refreshToken: "vk2.a.r", userID: 1_234_567_890)
       #expect(try await Self.party(f).endSession(tokens: tokens) == .ended)
       let logout = try #require(f.requests(to: "/vk/logout").first)
-      #expect(logout.method == "POST" && logout.header("Authorization") == "Bearer vk2.a.access")
+      // As the guide's curl sends it: a GET without a body, the token as a bearer credential.
+      #expect(logout.method == "GET" && logout.header("Authorization") == "Bearer vk2.a.access")
+      #expect(logout.body.isEmpty && logout.header("Content-Type") == nil)
       #expect(decodeForm(logout.query ?? "") == ["client_id": "7915193"])
       #expect(!logout.body.contains("vk2.a.access"))
       // A refused logout is the provider's error, typed.
@@ -484,14 +495,29 @@ struct TIDRelyingPartyTests {
     }
   }
 
-  @Test func logoutRevokesTheRefreshToken() async throws {
+  /// A setting that cannot work is named when the party is checked, and before a login sends anything.
+  @Test func aBadIssuerIsNamedBeforeAnyRequest() async throws {
+    try await withRelyingPartyFixture { f in
+      let party = ProviderRelyingParty.tid(TIDClient(clientID: "tid-partner"), client: f.client, issuer: "x")
+      #expect(throws: ConfigurationError.self) { try party.validate() }
+      let error = await expectError(ConfigurationError.self) { _ = try await party.complete(try Self.login(), now: f.now) }
+      #expect(error?.setting == "ProviderRelyingParty.issuer")
+      #expect(f.provider.recorder.all.isEmpty)
+      #expect(throws: Never.self) { try Self.party(f, keys: nil).validate() }
+    }
+  }
+
+  @Test func logoutRevokesTheAccessTokenThenTheRefreshToken() async throws {
     try await withRelyingPartyFixture { f in
       f.provider.routes.set("/tid/revoke", json: "{}")
       let end = try await Self.party(f, keys: nil).endSession(tokens: TokenResponse(accessToken: "t.at", refreshToken: "t.rt"))
       #expect(end == .ended)
-      let revoke = try #require(f.requests(to: "/tid/revoke").first)
-      #expect(revoke.header("Authorization") == "Basic " + Data("tid-partner:tid-secret".utf8).base64EncodedString())
-      #expect(revoke.form == ["token": "t.rt", "token_type_hint": "refresh_token"])
+      // TinkoffID-iOS signs out with the access token: it is revoked first, then the refresh token.
+      let revokes = f.requests(to: "/tid/revoke")
+      try #require(revokes.count == 2)
+      #expect(revokes[0].header("Authorization") == "Basic " + Data("tid-partner:tid-secret".utf8).base64EncodedString())
+      #expect(revokes[0].form == ["token": "t.at", "token_type_hint": "access_token"])
+      #expect(revokes[1].form == ["token": "t.rt", "token_type_hint": "refresh_token"])
       f.provider.routes.set("/tid/revoke", status: .badRequest, json: #"{"error":"invalid_grant"}"#)
       let error = await expectError(OAuthResponseError.self) {
         _ = try await Self.party(f, keys: nil).endSession(tokens: TokenResponse(accessToken: "t.at"))
@@ -555,6 +581,55 @@ struct AppleRelyingPartyTests {
     f.provider.routes.set(
       "/apple/token",
       json: #"{"access_token":"apple-at","token_type":"Bearer","expires_in":3600,"refresh_token":"apple-rt","id_token":"\#(idToken)"}"#)
+  }
+
+  /// `response_type=id_token` (Apple's article lists it beside `code`, in `fragment` or `form_post`): the
+  /// callback carries the id_token and the state, no code. It validates against the authorization (nonce
+  /// required: `c_hash` cannot apply) and completes with no token exchange, on the token verified with Apple's
+  /// keys.
+  @Test func anIDTokenOnlyLoginCompletesWithoutAnExchange() async throws {
+    try await withRelyingPartyFixture { f in
+      let token = try f.idToken(
+        issuer: Self.issuer, audience: Self.clientID, subject: "apple-sub", nonce: "n-apple",
+        extra: ["email": "abc@privaterelay.appleid.com", "email_verified": "true"])
+      let user = Self.user.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+      let login = try consumed(try Self.pending, Self.redirect, body: "state=st-apple&id_token=\(token)&user=\(user)")
+      #expect(login.callback.outcome == .idTokenGrant && login.callback.code == nil)
+      let identity = try await Self.party(f).complete(login, now: f.now)
+      #expect(identity.provider == .apple && identity.subject == "apple-sub" && identity.issuer == Self.issuer)
+      #expect(identity.tokens == nil && identity.idToken?.claims.nonce == "n-apple")
+      #expect(identity.email == ProfileValue(value: "abc@privaterelay.appleid.com", source: .idToken))
+      #expect(identity.name == ProfileValue(value: "Timm Preetz", source: .callback))
+      #expect(f.requests(to: "/apple/token").isEmpty)
+      // The same in a fragment (response_mode=fragment).
+      let fragment = try Self.pending.validate(try ParsedURL(Self.redirect + "#state=st-apple&id_token=\(token)"))
+      #expect(fragment.outcome == .idTokenGrant)
+
+      // Another login's token (another nonce): refused before anything is sent.
+      let other = try f.idToken(issuer: Self.issuer, audience: Self.clientID, subject: "apple-sub", nonce: "n-other")
+      let mismatch = await expectError(CallbackError.self) {
+        _ = try consumed(try Self.pending, Self.redirect, body: "state=st-apple&id_token=\(other)")
+      }
+      #expect(mismatch?.code == .nonceMismatch)
+      // An authorization that sent no nonce has nothing to bind such a token to.
+      let withoutNonce = PendingAuthorization(
+        provider: .apple, redirectURI: try ParsedURL(Self.redirect), state: "st-apple", clientID: Self.clientID)
+      let unbound = await expectError(CallbackError.self) {
+        _ = try consumed(withoutNonce, Self.redirect, body: "state=st-apple&id_token=\(token)")
+      }
+      #expect(unbound?.code == .nonceMismatch)
+      // A token Apple's keys did not sign (right nonce): refused at completion.
+      // (Another key under the fixture key's kid: the signature does not verify.)
+      let forged = try TestSigningKey("rp-key").signed(
+        #"{"iss":"\#(Self.issuer)","aud":"\#(Self.clientID)","sub":"apple-sub","nonce":"n-apple","#
+          + #""iat":\#(f.now - 10),"exp":\#(f.now + 600)}"#)
+      let refused = await expectError(IDTokenError.self) {
+        _ = try await Self.party(f).complete(
+          try consumed(try Self.pending, Self.redirect, body: "state=st-apple&id_token=\(forged)"), now: f.now)
+      }
+      #expect(refused != nil)
+      #expect(f.requests(to: "/apple/token").isEmpty)
+    }
   }
 
   @Test func aFormPostLoginVerifiesBothIDTokens() async throws {

@@ -65,7 +65,9 @@ let jsonHeaders: [OAuthRequest.Header] = [.init("Content-Type", "application/jso
     #expect(revoke.kind == .revoke && revoke.method == .post && revoke.url == "https://id.vk.ru/oauth2/revoke")
     #expect(revoke.body == "client_id=7915193&access_token=at" && revoke.headers == formHeaders)
     let logout = vk.logout(accessToken: "at")
-    #expect(logout.kind == .logout && logout.fullURL == "https://id.vk.ru/oauth2/logout?client_id=7915193")
+    // The guide's logout is a plain request without a body (its curl sends a GET), not a POST.
+    #expect(logout.kind == .logout && logout.method == .get)
+    #expect(logout.fullURL == "https://id.vk.ru/oauth2/logout?client_id=7915193")
     #expect(logout.body == nil && logout.headerValue("Authorization") == "Bearer at")
     let info = vk.userInfo(accessToken: "at")
     #expect(info.kind == .userInfo && info.fullURL == "https://id.vk.ru/oauth2/user_info")
@@ -78,6 +80,7 @@ let jsonHeaders: [OAuthRequest.Header] = [.init("Content-Type", "application/jso
     for request in [logout, info, pub] { #expect(!request.fullURL.contains("at&") && !request.fullURL.contains("eyJ")) }
     // The form shape, as before.
     #expect(form.logout(accessToken: "at").body == "client_id=7915193&access_token=at")
+    #expect(form.logout(accessToken: "at").method == .post)
     #expect(form.userInfo(accessToken: "at").body == "client_id=7915193&access_token=at")
     #expect(form.publicInfo(idToken: "eyJ.x.y").body == "client_id=7915193&id_token=eyJ.x.y")
   }

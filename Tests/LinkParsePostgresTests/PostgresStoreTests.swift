@@ -188,8 +188,9 @@ struct PostgresPendingAuthorizationStoreTests {
     let url = try ParsedURL("myapp://authorized?code=c.1")
     try await TestDatabase.withStore { store, _ in
       #expect(await code { try await store.consume(url).callback } == .notPending)
-      try await store.insert(PendingAuthorization(provider: .tid, redirectURI: ParsedURL("myapp://authorized"), state: nil))
-      try await store.insert(PendingAuthorization(provider: .tid, redirectURI: ParsedURL("myapp://authorized"), state: nil))
+      // Two clients on one redirect URI (a second login of the same client replaces the first: StoreContractTests).
+      try await store.insert(PendingAuthorization(provider: .tid, redirectURI: ParsedURL("myapp://authorized"), state: nil, clientID: "a"))
+      try await store.insert(PendingAuthorization(provider: .tid, redirectURI: ParsedURL("myapp://authorized"), state: nil, clientID: "b"))
       #expect(await code { try await store.consume(url).callback } == .ambiguousAuthorization)
       #expect(try await store.count == 2)
     }

@@ -40,7 +40,11 @@ actor ActorStorage: PendingAuthorizationStorage {
 
   nonisolated func stateKey(_ state: [UInt8]) -> [UInt8] { Array(HMAC<SHA256>.authenticationCode(for: state, using: key)) }
 
-  func add(_ authorization: PendingAuthorization, stateKey: [UInt8]?, redirectKey: String, now: Int64) {
+  func add(_ authorization: PendingAuthorization, stateKey: [UInt8]?, redirectKey: String, now: Int64) throws {
+    // The contract: a state already pending is refused.
+    if let stateKey, records.values.contains(where: { $0.stateKey == stateKey && !$0.consumed }) {
+      throw PendingAuthorizationConflict()
+    }
     records[nextID] = Record(authorization: authorization, stateKey: stateKey, redirectKey: redirectKey, consumed: false)
     nextID += 1
   }
@@ -241,6 +245,51 @@ func consumeCode(_ store: any PendingAuthorizationStoring, _ url: String, now: I
       try await store.insert(PendingAuthorization(provider: .tid, redirectURI: ParsedURL("otherapp://authorized"), state: nil))
       #expect(await consumeCode(store, "myapp://authorized?code=c.1") == .ambiguousAuthorization, "\(name)")
       #expect(try await store.count == 2, "\(name)")
+    }
+  }
+
+  /// The same pending authorization inserted twice would be two records under one state, and one callback
+  /// could consume each: the second insert is refused (`state-pending`), and 200 concurrent deliveries of the
+  /// callback give exactly one success.
+  @Test func aStateAlreadyPendingIsRefused() async throws {
+    try await withEveryStore { name, store in
+      let pending = PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://a.example/cb"), state: "dup")
+      try await store.insert(pending)
+      let error = await #expect(throws: PendingAuthorizationConflict.self, "\(name)") { try await store.insert(pending) }
+      #expect(error?.code == "state-pending", "\(name)")
+      #expect(try await store.count == 1, "\(name)")
+      let url = try ParsedURL("https://a.example/cb?code=x&state=dup")
+      let successes = await withTaskGroup(of: Bool.self) { group in
+        for _ in 0..<200 {
+          group.addTask { (try? await store.consume(url, parameters: nil, browser: nil, now: 1)) != nil }
+        }
+        var count = 0
+        for await success in group where success { count += 1 }
+        return count
+      }
+      #expect(successes == 1, "\(name)")
+    }
+  }
+
+  /// T-ID's state-less app flow: a second login of the same client to the same redirect URI, started before the
+  /// first returned (a double tap, a retry), replaces the first, so the real callback completes the newer one
+  /// instead of failing with `ambiguous-authorization`. Another client's login is left alone.
+  @Test func aNewerStatelessTIDLoginReplacesTheOlder() async throws {
+    try await withEveryStore { name, store in
+      let redirect = try ParsedURL("myapp://authorized")
+      for verifier in ["v1", "v2", "v3"] {
+        try await store.insert(
+          PendingAuthorization(provider: .tid, redirectURI: redirect, state: nil, clientID: "partner", codeVerifier: verifier))
+      }
+      #expect(try await store.count == 1, "\(name)")
+      let consumed = try await store.consume(ParsedURL("myapp://authorized?code=c.1"), parameters: nil, now: 1)
+      #expect(consumed.authorization.codeVerifier == "v3", "\(name)")
+      #expect(await consumeCode(store, "myapp://authorized?code=c.1") == .replayed, "\(name)")
+      // Two clients: neither replaces the other, and a callback cannot tell them apart.
+      try await store.insert(PendingAuthorization(provider: .tid, redirectURI: redirect, state: nil, clientID: "a"))
+      try await store.insert(PendingAuthorization(provider: .tid, redirectURI: redirect, state: nil, clientID: "b"))
+      #expect(try await store.count == 2, "\(name)")
+      #expect(await consumeCode(store, "myapp://authorized?code=c.2") == .ambiguousAuthorization, "\(name)")
     }
   }
 

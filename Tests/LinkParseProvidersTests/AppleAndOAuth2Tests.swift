@@ -106,7 +106,9 @@ import Testing
   @Test func duplicatesAndMissingCode() throws {
     #expect(rejection { try AppleCallback(FormParameters("code=c&user=%7B%7D&user=%7B%7D")) } == .duplicateParameter)
     #expect(rejection { try AppleCallback(FormParameters("code=c&id_token=a.e30.b&id_token=a.e30.b")) } == .duplicateParameter)
-    #expect(rejection { try AppleCallback(FormParameters("id_token=a.e30.b&state=s")) } == .missingParameter)
+    // An id_token without a code is `response_type=id_token`'s answer, not a missing code.
+    #expect(try AppleCallback(FormParameters("id_token=a.e30.b&state=s")).state == "s")
+    #expect(rejection { try AppleCallback(FormParameters("state=s")) } == .missingParameter)
   }
 
   /// §4.6: state is checked on error responses too (an unchecked cancel lets anyone abort a login).

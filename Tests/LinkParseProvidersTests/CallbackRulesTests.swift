@@ -115,7 +115,7 @@ import Testing
     let pkce = PKCE(verifier: "TMqwHtKeYrAz42vNmy5KsxePTYt--KS-yZsma6q4vrE")!
     let vk = VKIDAuthorizationRequest(
       clientID: "1", redirectURI: "vk1://vk.ru/blank.html", state: "s", pkce: pkce, extraParameters: extra)
-    #expect(vk.url.hasSuffix("&code_challenge_method=S256&lang_id=3"))
+    #expect(vk.url.hasSuffix("&code_challenge_method=S256&prompt=login&lang_id=3"))
     let oauth = OAuth2AuthorizationRequest(
       endpoint: "https://as.example/authorize", clientID: "app", redirectURI: "https://app.example/cb", state: "s",
       prompt: [.login, .consent], loginHint: "a@b", extraParameters: ["ui_locales": "ru en"])

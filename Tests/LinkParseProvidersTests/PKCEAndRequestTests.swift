@@ -109,6 +109,13 @@ import LinkParseBytes
     #expect(q.value(for: "code_challenge_method") == "S256")
     #expect(q.value(for: "scope") == "vkid.personal_info email")
     #expect(q.value(for: "response_type") == "code")
+    // The guide's recommendation, by default; `prompt: []` sends none.
+    #expect(q.value(for: "prompt") == "login")
+    var noPrompt = request
+    noPrompt.prompt = []
+    #expect(try ParsedURL(noPrompt.url).queryParameters.value(for: "prompt") == nil)
+    let start = try LoginStart.vkID(clientID: "7915193", redirectURI: "https://example.com/auth/vk").makeAuthorization()
+    #expect(try ParsedURL(start.authorizeURL).queryParameters.value(for: "prompt") == "login")
     #expect(url.query?.contains("redirect_uri=vk7915193%3A%2F%2Fvk.ru%2Fblank.html") == true)
     var s256 = request
     s256.codeChallengeMethod = "s256"

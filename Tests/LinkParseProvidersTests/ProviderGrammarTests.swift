@@ -92,7 +92,7 @@ struct SberStatelessErrorTests {
     #expect(both?.code == .stateMismatch)
     #expect(both?.providerError?.code == .loginRequired)
     let none = thrown { try oauth.validate(ParsedURL("https://client.example/cb?error=login_required")) }
-    #expect(none?.code == .stateMismatch && none?.found == "none" && none?.providerError?.code == .loginRequired)
+    #expect(none?.code == .stateMismatch && none?.found == nil && none?.providerError?.code == .loginRequired)
     // No provider error: nothing carried.
     let plain = thrown { try oauth.validate(ParsedURL("https://client.example/cb?code=c&state=s2")) }
     #expect(plain?.code == .stateMismatch && plain?.providerError == nil)

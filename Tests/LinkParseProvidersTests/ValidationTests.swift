@@ -218,8 +218,10 @@ import LinkParseBytes
     let store = PendingAuthorizationStore()
     let url = try ParsedURL("myapp://authorized?code=c.1")
     #expect(await asyncRejection { try (await store.consume(url)).callback } == .notPending)
-    try await store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
-    try await store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil))
+    // Two clients on one redirect URI: no callback can tell them apart. (A second login of the same client
+    // replaces the first: StoreContractTests.)
+    try await store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil, clientID: "a"))
+    try await store.insert(PendingAuthorization(provider: .tid, redirectURI: try ParsedURL("myapp://authorized"), state: nil, clientID: "b"))
     #expect(await asyncRejection { try (await store.consume(url)).callback } == .ambiguousAuthorization)
     #expect(store.count == 2)
 

@@ -4,15 +4,15 @@ import Testing
 
 @_spi(Testing) import LinkParseRouter
 
-/// The routes README.md shows (the `Router([...])` of "Provider callbacks and routing"), read from the README
-/// itself, compile and match the VK ID callbacks of providers.md §2.4 (examples 1, 2 and 5): vk.ru, the
+/// The routes the documentation shows (the `Router([...])` of docs/library.md, "Provider callbacks and
+/// routing"), read from that document itself, compile and match the VK ID callbacks of providers.md §2.4 (examples 1, 2 and 5): vk.ru, the
 /// host-less return from the VK app, and vk.com.
 @Suite struct ReadmeRoutesTests {
 
   static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("README.md")
+    .deletingLastPathComponent().appendingPathComponent("docs").appendingPathComponent("library.md")
 
-  /// The `Route(…)` lines of the README's first `Router([` … `])` block, as the Swift compiler reads them
+  /// The `Route(…)` lines of the document's first `Router([` … `])` block, as the Swift compiler reads them
   /// (a `#"…"#` raw string as it is, a `"…"` string with `\\` and `\"` unescaped).
   static func readmeRoutes() throws -> [Route] {
     let text = try String(contentsOf: readme, encoding: .utf8)
@@ -84,7 +84,7 @@ import Testing
                 "vkx://vk.ru/blank.html"] {
       #expect(try match(table, url)?.provider != .vk, "\(url)")
     }
-    // The README's other example still routes.
+    // The document's other example still routes.
     #expect(try match(table, "https://example.com/auth/apple/callback")?.provider == .apple)
   }
 }

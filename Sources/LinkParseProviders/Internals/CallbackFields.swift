@@ -349,6 +349,13 @@ struct CallbackFields {
     return decoded.state.flatMap { $0.isEmpty ? nil : $0 }
   }
 
+  /// Whether the `payload` is VK SDK 1.x JSON the decoder reads (whatever its state).
+  @inline(never)
+  func legacyPayloadIsJSON() -> Bool {
+    guard let json = string(.payload) else { return false }
+    return JSONSupport.decodeVKPayload(json) != nil
+  }
+
   /// The first occurrence's non-empty value as a span (absent when it is absent, bare or empty).
   func span(_ key: Key) -> ValueSpan { self[key].span }
 

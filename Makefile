@@ -4,7 +4,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libicu-dev libpcre2-dev pkg-config
 CONFORMANCE_DIR ?= $(abspath ../shared/conformance)
 
-.PHONY: docs-snippets deps build demo test fuzz-smoke fuzz clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example demo-deps bench-server bench-routes check-generated idna-tables-deps idna-tables spark-demo spark-test build-static
+.PHONY: docs-snippets deps build demo test fuzz-smoke fuzz fuzz-nightly check-fuzz-nightly check-fuzz-config clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example demo-deps bench-server bench-routes bench-ada check-generated idna-tables-deps idna-tables spark-demo spark-test build-static
 
 ## Install the Debian packages the build needs, if any is missing (apt-get, as root or through sudo).
 deps:
@@ -50,15 +50,35 @@ FUZZ_SMOKE_SECONDS ?= 30
 fuzz-smoke: deps
 	Fuzz/run.sh --time $(FUZZ_SMOKE_SECONDS)
 
-## The nightly run: an hour per target.
-fuzz: deps
-	Fuzz/run.sh --time 3600
+## The nightly run (Fuzz/README.md): every target for TIME seconds (default an hour) with FORK processes (or
+## JOBS workers; default: every core), then what it found merged into corpus/<target>/ (libFuzzer merge, so the
+## corpus stays minimal) and a report (report.json, report.md; the table is printed). SEED and MAX_TOTAL_TIME
+## (seconds for the whole run) make runs repeatable; NO_BUILD=1 reuses the fuzz build. A crash, leak, timeout
+## or out-of-memory is minimized into corpus/regressions/ and fails the run once every target has run.
+TIME ?= 3600
+fuzz-nightly: deps
+	Fuzz/run.sh --nightly --time $(TIME) $(if $(FORK),--fork $(FORK)) $(if $(JOBS),--jobs $(JOBS)) \
+	  $(if $(SEED),--seed $(SEED)) $(if $(MAX_TOTAL_TIME),--max-total-time $(MAX_TOTAL_TIME)) $(if $(NO_BUILD),--no-build)
+
+## The same as fuzz-nightly.
+fuzz: fuzz-nightly
+
+## Checks the nightly machinery on a copy of corpus/ (a planted crash must be minimized into regressions/ and fail
+## the run), .clusterfuzzlite/build.sh natively, and that the workflow files parse (Fuzz/test-nightly.sh).
+check-fuzz-nightly: deps
+	Fuzz/test-nightly.sh $(if $(NO_BUILD),--no-build)
+
+## The hosted-fuzzing YAML (.github/workflows/cflite_*.yml, .clusterfuzzlite/project.yaml) parses and says what
+## Fuzz/README.md promises (PyYAML from PyPI when missing).
+check-fuzz-config:
+	@python3 -c "import yaml" 2>/dev/null || python3 -m pip install --quiet pyyaml
+	python3 Scripts/check-yaml.py
 
 ## Build and run every test (after the fuzz smoke run). Conformance tests read $(CONFORMANCE_DIR); with CI
 ## set they are required.
 ## Without the data (a clone without ../shared) the conformance tests are skipped explicitly
 ## (LINKPARSE_SKIP_CONFORMANCE=1, which the output names); with CI set they are required.
-test: deps demo-deps check-generated fuzz-smoke
+test: deps demo-deps check-generated check-fuzz-config fuzz-smoke
 	@if [ -d "$(CONFORMANCE_DIR)" ]; then \
 	  echo "make: conformance data: $(CONFORMANCE_DIR)"; \
 	else \
@@ -172,6 +192,14 @@ bench: deps $(BENCH_CORPUS)
 bench-compare: deps $(BENCH_CORPUS)
 	@cd Benchmarks && $(SWIFT) build -c release --product BenchCompare >&2
 	@cd Benchmarks && .build/release/BenchCompare corpus/callbacks.txt
+
+## LinkParse against Ada (the C++ WHATWG parser inside Node.js) in one run (Benchmarks/bench-ada.py): Ada built from
+## the ada-url Python package's sdist (pip, at benchmark time, into Benchmarks/.build/ada); the two harnesses
+## alternate BENCH_ADA_ROUNDS times, pinned to one core; one `vs-ada measure=… ratio=…` line per measure.
+BENCH_ADA_ROUNDS ?= 21
+bench-ada: deps $(BENCH_CORPUS)
+	@cd Benchmarks && $(SWIFT) build -c release --product BenchCompare >&2
+	@python3 Benchmarks/bench-ada.py --rounds $(BENCH_ADA_ROUNDS)
 
 ## LinkParseOAuth's workloads, ns per item: token-response decoding and id_token verification (RS256, ES256).
 bench-tokens: deps

@@ -1,6 +1,8 @@
 // LinkParse against Foundation's URLComponents, on the benchmark corpus, in one process.
 //
 //   BenchCompare [CORPUS] [--rounds N] [--detail]
+//   BenchCompare [CORPUS] --vs-ada N     (for `make bench-ada`: `linkparse parse_ns=… params_ns=… decode_ns=…`
+//                                          per round)
 //
 // Prints one line per comparison, exactly in this form, so that scripts can read it:
 //
@@ -41,9 +43,12 @@ var rounds = 41
 var roundsGiven = false
 var detail = false
 var only: String? = nil
+/// `--vs-ada N`: N rounds for `make bench-ada` (Benchmarks/bench-ada.py), one line each.
+var adaRounds: Int? = nil
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
   switch argument {
+  case "--vs-ada": adaRounds = Int(arguments.popFirst() ?? "") ?? 1
   case "--rounds":
     rounds = Int(arguments.popFirst() ?? "") ?? rounds
     roundsGiven = true
@@ -134,6 +139,20 @@ func foundationParse() -> Int {
   return sum
 }
 
+/// `parse` as `make bench-ada` compares it with Ada's: the href and every component read (the href is the
+/// stored serialization: reading it costs nothing more).
+@inline(never)
+func linkparseParseAll() -> Int {
+  var sum = 0
+  for string in corpus {
+    guard let url = try? ParsedURL(string) else { continue }
+    let r = url.utf8Ranges
+    sum &+= url.href.utf8.count &+ r.scheme.count &+ r.username.count &+ r.password.count &+ (r.host?.count ?? 0)
+    sum &+= Int(url.port ?? 0) &+ r.path.count &+ (r.query?.count ?? 0) &+ (r.fragment?.count ?? 0)
+  }
+  return sum
+}
+
 // MARK: - params
 
 @inline(never)
@@ -180,7 +199,7 @@ let router = try! Router(realisticRoutes)
 /// workloads that read it: making them matches every URL once, which would show up in a profile of `--only
 /// route` (callgrind counts the calls made outside `--toggle-collect` too).
 let pending: [PendingAuthorization?] =
-  only == nil || only == "decode" || only == "validate"
+  only == nil || only == "decode" || only == "validate" || adaRounds != nil
   ? corpus.map { pendingAuthorization(for: $0, router: router) } : []
 @inline(never)
 func linkparseDecode() -> Int {
@@ -240,6 +259,25 @@ func linkparseRoute() -> Int {
 func note(_ text: String) { FileHandle.standardError.write(Data((text + "\n").utf8)) }
 note(
   "corpus: \(corpusPath), \(count) URLs, \(corpus.reduce(0) { $0 + $1.utf8.count } / max(count, 1)) bytes per URL on average; \(rounds) rounds")
+if let adaRounds {
+  // `make bench-ada`: one warm-up pass of each, then one line per round; the driver interleaves these
+  // processes with Ada's and takes the medians.
+  checksum &+= linkparseParseAll() &+ linkparseParams() &+ linkparseDecode()
+  for _ in 0..<adaRounds {
+    var t = now()
+    checksum &+= linkparseParseAll()
+    let parse = Double(now() - t) / Double(count)
+    t = now()
+    checksum &+= linkparseParams()
+    let params = Double(now() - t) / Double(count)
+    t = now()
+    checksum &+= linkparseDecode()
+    let decode = Double(now() - t) / Double(count)
+    print(String(format: "linkparse parse_ns=%.1f params_ns=%.1f decode_ns=%.1f", parse, params, decode))
+  }
+  note("checksum: \(checksum)")
+  exit(0)
+}
 if let only {
   // One workload, once (or `--rounds N` times), for profilers (`valgrind --tool=callgrind … --only decode`,
   // `perf record … --only decode --rounds 50`).

@@ -8,4 +8,7 @@
 /// Runs libFuzzer with the process's arguments and `callback` as the fuzz target; returns its exit status.
 int LLVMFuzzerRunDriver(int *argc, char ***argv, int (*callback)(const uint8_t *data, size_t size));
 
+/// Whether `marker` occurs in `data` (memmem: the sanitizer's interceptor tells libFuzzer what was looked for).
+int linkparse_fuzz_contains(const uint8_t *data, size_t size, const uint8_t *marker, size_t length);
+
 #endif

@@ -100,6 +100,15 @@ struct UTS46Tests {
     } else {
       Issue.record("a 1 MB ASCII label with a non-ASCII one should map")
     }
+    // The longest label Punycode takes maps to an xn-- label that maps to itself (found by the idna fuzz
+    // target: the encoded label is longer than the bound on code points).
+    let longest = String(repeating: "\u{1D400}\u{4E00}\u{E9}", count: 85)  // 255 code points after mapping
+    if case .success(let encoded) = Self.ascii(longest) {
+      #expect(encoded.utf8.count > UTS46DomainToASCII.longestPunycodeLabel)
+      #expect(Self.succeeds(encoded, encoded))
+    } else {
+      Issue.record("a label of 255 code points should map")
+    }
     let url = "https://" + String(repeating: "ж.", count: 10_000) + "рф/x"
     #expect((try? ParsedURL(url))?.host?.hasSuffix("xn--f1a.xn--p1ai") == true)
   }

@@ -9,6 +9,8 @@
 /// ```
 @_spi(Testing)
 public enum IDNAOracle {
+  /// (Besides these code points, one rule: see ``disagreement(_:assignedOnly:)``.)
+  ///
   /// Code points whose UTS #46 treatment changed after Unicode 15.0 (ICU 72, Debian 12), up to the package's
   /// tables (Unicode 17.0), each with what changed. A domain holding one is not compared.
   public static let knownDifferences: [UInt32: String] = [
@@ -83,6 +85,11 @@ public enum IDNAOracle {
     let a = own(domain)
     let b = icu(domain)
     if a == b || (!assignedOnly && b == nil) { return nil }
+    // UTS #46 15.1 added a validity criterion ICU 72 predates: with CheckHyphens off, a label must not start
+    // with "xn--" (an xn-- label that decodes to one, "xn--xn--…", is refused).
+    if a == nil, b != nil, case .failure(let why) = UTS46DomainToASCII().toASCII(domain), why.text == UTS46DomainToASCII.startsWithACEPrefix {
+      return nil
+    }
     let escaped = String(decoding: domain, as: UTF8.self).unicodeScalars.map {
       $0.value < 0x80 ? String($0) : "\\u{\(String($0.value, radix: 16))}"
     }

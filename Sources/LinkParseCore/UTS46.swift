@@ -145,6 +145,9 @@ struct UTS46DomainToASCII: DomainToASCII {
     return .success(out)
   }
 
+  /// The message of validity criterion 3 with CheckHyphens off (UTS #46 15.1 and later).
+  static let startsWithACEPrefix = "a label starts with xn-- after Punycode decoding"
+
   /// Whether `label` starts with "xn--".
   static func hasACEPrefix(_ label: ArraySlice<UInt32>) -> Bool {
     let s = label.startIndex
@@ -157,7 +160,7 @@ struct UTS46DomainToASCII: DomainToASCII {
   /// domain a bidi domain.
   static func problem(_ label: ArraySlice<UInt32>, checkStatus: Bool, findBidi: Bool, bidi: inout Bool) -> String? {
     guard let first = label.first else { return nil }
-    if hasACEPrefix(label) { return "a label starts with xn-- after Punycode decoding" }
+    if hasACEPrefix(label) { return startsWithACEPrefix }
     if UCD.isMark(first) { return "a label starts with a combining mark" }
     var i = label.startIndex
     while i < label.endIndex {

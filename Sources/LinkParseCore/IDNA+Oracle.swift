@@ -87,7 +87,12 @@ public enum IDNAOracle {
     if a == b || (!assignedOnly && b == nil) { return nil }
     // UTS #46 15.1 added a validity criterion ICU 72 predates: with CheckHyphens off, a label must not start
     // with "xn--" (an xn-- label that decodes to one, "xn--xn--…", is refused).
-    if a == nil, b != nil, case .failure(let why) = UTS46DomainToASCII().toASCII(domain), why.text == UTS46DomainToASCII.startsWithACEPrefix {
+    // And the package's own bound: a label longer than `UTS46DomainToASCII.longestPunycodeLabel` code points
+    // is refused (it keeps Punycode's cost linear in the host), where ICU encodes it.
+    if a == nil, b != nil, case .failure(let why) = UTS46DomainToASCII().toASCII(domain),
+      why.text == UTS46DomainToASCII.startsWithACEPrefix || why.text.contains("longer than")
+        || why.text.contains("more than")
+    {
       return nil
     }
     let escaped = String(decoding: domain, as: UTF8.self).unicodeScalars.map {

@@ -4,7 +4,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libicu-dev libpcre2-dev pkg-config
 CONFORMANCE_DIR ?= $(abspath ../shared/conformance)
 
-.PHONY: docs-snippets deps build demo test fuzz-smoke fuzz fuzz-nightly check-fuzz-nightly check-fuzz-config clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example demo-deps bench-server bench-routes bench-ada check-generated spark-demo spark-test build-static test-portable
+.PHONY: docs-snippets deps build demo test fuzz-smoke fuzz fuzz-nightly check-fuzz-nightly check-fuzz-config clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example demo-deps bench-server bench-routes bench-ada check-generated idna-tables-deps idna-tables spark-demo spark-test build-static test-portable
 
 ## Install the Debian packages the build needs, if any is missing (apt-get, as root or through sudo).
 deps:
@@ -143,11 +143,25 @@ spark-test: deps
 # Generated sources must be their generator's output (the callback name table, the documentation's code
 # blocks as compiled tests). Needs python3, as the
 # generator does; skipped with a message where it is missing (a fresh Debian has it).
-check-generated:
+check-generated: idna-tables-deps
 	@if command -v python3 >/dev/null; then python3 Scripts/callback-name-table.py --check \
 	  && python3 Scripts/doc-snippets.py --check && python3 Scripts/help-text.py --check \
+	  && PYTHONPATH=$(IDNA_TABLES_DEPS) python3 Scripts/idna-tables.py --check \
 	  && echo "make: generated sources are current"; \
 	else echo "make: python3 not found: generated sources NOT checked"; fi
+
+## The Unicode data Scripts/idna-tables.py reads (the PyPI versions it pins: idna and unicodedata2), installed
+## into .build/idna-tables-deps when missing, so the system's Python packages stay as they are.
+IDNA_TABLES_DEPS = $(abspath .build/idna-tables-deps)
+idna-tables-deps:
+	@if command -v python3 >/dev/null; then pins="$$(python3 Scripts/idna-tables.py --requirements)"; \
+	  PYTHONPATH=$(IDNA_TABLES_DEPS) python3 -c "import sys; from importlib.metadata import version as v; \
+	    sys.exit(0 if ' '.join(p + '==' + v(p) for p in ('idna', 'unicodedata2')) == sys.argv[1] else 1)" "$$pins" \
+	    2>/dev/null || python3 -m pip install --quiet --upgrade --target $(IDNA_TABLES_DEPS) $$pins; fi
+
+## Rewrite Sources/LinkParseCore/UTS46Tables.swift from the pinned Unicode data (after changing the pins).
+idna-tables: idna-tables-deps
+	PYTHONPATH=$(IDNA_TABLES_DEPS) python3 Scripts/idna-tables.py
 
 ## Re-extract the Swift code blocks of README.md, docs/ and the DocC catalogs into Tests/DocumentationTests/Snippets/,
 ## and the command's help (Sources/_LinkParseCLI/HelpText.swift) from its DocC article.

@@ -1,8 +1,12 @@
 // Domain to ASCII (https://url.spec.whatwg.org/#concept-domain-to-ascii): UTS #46 ToASCII with the URL
-// Standard's options. The host parser asks ``IDNA/mapping``, a ``DomainToASCII``: ICU
-// (``ICUDomainToASCII``) behind a cache of recent answers (``IDNACache``).
+// Standard's options. The host parser asks ``IDNA/mapping``, a ``DomainToASCII``: the package's own UTS #46
+// (``UTS46DomainToASCII``, `UTS46.swift`) behind a cache of recent answers (``IDNACache``). ICU
+// (``ICUDomainToASCII``) is the differential oracle of the tests and the `idna` fuzz target, where the
+// `CICUShims` target is linked; no build needs it.
 
+#if canImport(CICUShims)
 internal import CICUShims
+#endif
 import Synchronization
 import LinkParseBytes
 
@@ -14,17 +18,22 @@ protocol DomainToASCII: Sendable {
 
 /// The mapping the host parser uses.
 enum IDNA {
-  /// ICU behind an ``IDNACache``. Where `Synchronization.Mutex` is unavailable (Apple OSes before macOS 15 /
-  /// iOS 18) ICU is asked every time: the cache only saves work, the answers are the same.
+  /// The package's own UTS #46 behind an ``IDNACache``. Where `Synchronization.Mutex` is unavailable (Apple
+  /// OSes before macOS 15 / iOS 18) the tables are read every time: the cache only saves work, the answers are
+  /// the same.
   static let mapping: any DomainToASCII = {
     if #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) {
-      return IDNACache(ICUDomainToASCII())
+      return IDNACache(UTS46DomainToASCII())
     }
-    return ICUDomainToASCII()
+    return UTS46DomainToASCII()
   }()
 }
 
-/// UTS #46 ToASCII with the URL Standard's options, through ICU (the C wrappers of `CICUShims`).
+#if canImport(CICUShims)
+
+/// UTS #46 ToASCII with the URL Standard's options, through the system's ICU (the C wrappers of `CICUShims`):
+/// the oracle the package's own mapping is compared with. ICU's Unicode version is the system's (72 carries
+/// Unicode 15.0 on Debian 12), so its answers differ where later Unicode versions changed the mapping.
 struct ICUDomainToASCII: DomainToASCII {
   func toASCII(_ domain: [UInt8]) -> Result<[UInt8], HostMessage> {
     if domain.isEmpty { return .failure(HostMessage("the domain is empty")) }
@@ -58,19 +67,21 @@ struct ICUDomainToASCII: DomainToASCII {
   }
 }
 
+#endif
+
 /// The answers of another ``DomainToASCII`` for the last domains asked: 32 sets of two, the set chosen by a
 /// hash of the domain, each set holding its two most recently used domains (a new domain replaces the less
 /// recent one), in a `Mutex`.
 ///
-/// A callback's host repeats from one URL to the next (a shop's `магазин.рф`), and ICU's UTS #46 pass costs
-/// about 4,000 instructions where a hit costs a hash, a comparison and a copy. The mapping is deterministic,
+/// A callback's host repeats from one URL to the next (a shop's `магазин.рф`), and a UTS #46 pass (mapping,
+/// NFC, validity, Punycode) costs several times what a hit does: a hash, a comparison and a copy. The mapping is deterministic,
 /// so a hit answers exactly as `base` would. Two ways per set: with one, two hosts in turn whose hashes met
 /// (`магазин.рф` and `bücher.example` do) replaced each other and missed every time. Bounded: 64 domains of
 /// at most 255 bytes (longer ones are not kept), whatever the input.
 ///
 /// ```swift
-/// let idna = IDNACache(ICUDomainToASCII())
-/// idna.toASCII(Array("bücher.example".utf8))  // ICU's answer, kept: .success("xn--bcher-kva.example")
+/// let idna = IDNACache(UTS46DomainToASCII())
+/// idna.toASCII(Array("bücher.example".utf8))  // the tables' answer, kept: .success("xn--bcher-kva.example")
 /// idna.toASCII(Array("bücher.example".utf8))  // the same, from the cache
 /// ```
 @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
@@ -142,6 +153,7 @@ final class IDNACache: DomainToASCII {
   }
 }
 
+#if canImport(CICUShims)
 /// ICU's error bits in words.
 func describeIDNAErrors(_ errors: UInt32) -> String {
   let names: [(UInt32, String)] = [
@@ -156,3 +168,4 @@ func describeIDNAErrors(_ errors: UInt32) -> String {
   let found = names.filter { errors & $0.0 != 0 }.map(\.1)
   return found.isEmpty ? "error bits 0x\(String(errors, radix: 16))" : found.joined(separator: "; ")
 }
+#endif

@@ -90,7 +90,7 @@ extension URLStateMachine {
       url.hostKind = .domain
       return nil
     }
-    // percent-decode, UTF-8 decode (ICU treats ill-formed UTF-8 as U+FFFD, which UTS #46 disallows).
+    // percent-decode, then domain to ASCII (ill-formed UTF-8 fails there, as U+FFFD would: UTS #46 disallows it).
     let decoded = percentDecoded(raw)
     var ascii: [UInt8]
     if decoded.allSatisfy({ $0 < 0x80 }) {

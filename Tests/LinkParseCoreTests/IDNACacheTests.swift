@@ -2,9 +2,9 @@ import Testing
 
 @testable import LinkParseCore
 
-/// The parser's domain-to-ASCII mapping (``IDNA/mapping``) keeps ICU's answers for recent domains
-/// (``IDNACache``): a hit must answer as ICU does, for valid and invalid domains, when slots are replaced,
-/// and from many tasks at once.
+/// The parser's domain-to-ASCII mapping (``IDNA/mapping``) keeps the package's own UTS #46 answers for recent
+/// domains (``IDNACache``): a hit must answer as the uncached mapping does, for valid and invalid domains, when
+/// slots are replaced, and from many tasks at once.
 @Suite("Core: the IDNA answers cache")
 struct IDNACacheTests {
   static func same(_ a: Result<[UInt8], HostMessage>, _ b: Result<[UInt8], HostMessage>) -> Bool {
@@ -20,44 +20,44 @@ struct IDNACacheTests {
     Array("пример\(k).рф".utf8)
   } + [Array("bücher.example".utf8), Array("xn--a.рф".utf8), Array("a\u{200D}b.рф".utf8), Array("ﬁ.example".utf8)]
 
-  static let icu = ICUDomainToASCII()
+  static let own = UTS46DomainToASCII()
 
-  @Test func hitsAnswerAsICU() {
+  @Test func hitsAnswerAsTheTables() {
     for _ in 0..<2 {
       for domain in Self.domains {
-        #expect(Self.same(IDNA.mapping.toASCII(domain), Self.icu.toASCII(domain)), "\(String(decoding: domain, as: UTF8.self))")
+        #expect(Self.same(IDNA.mapping.toASCII(domain), Self.own.toASCII(domain)), "\(String(decoding: domain, as: UTF8.self))")
       }
     }
     // A domain longer than the kept limit is answered, not kept.
     let long = Array(String(repeating: "ж", count: 200).utf8) + Array(".рф".utf8)
-    #expect(Self.same(IDNA.mapping.toASCII(long), Self.icu.toASCII(long)))
+    #expect(Self.same(IDNA.mapping.toASCII(long), Self.own.toASCII(long)))
   }
 
-  /// The parser's mapping is the cache in front of ICU wherever `Mutex` is available (everywhere but Apple
-  /// OSes before macOS 15 / iOS 18); the cache answers a long domain without keeping it.
-  @Test func mappingIsCachedICU() {
+  /// The parser's mapping is the cache in front of the package's tables wherever `Mutex` is available
+  /// (everywhere but Apple OSes before macOS 15 / iOS 18); the cache answers a long domain without keeping it.
+  @Test func mappingIsCachedTables() {
     guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else { return }
     #expect(IDNA.mapping is IDNACache)
-    let cache = IDNACache(Self.icu)
+    let cache = IDNACache(Self.own)
     let long = Array(String(repeating: "ж", count: 200).utf8) + Array(".рф".utf8)
-    #expect(Self.same(cache.toASCII(long), Self.icu.toASCII(long)) && !cache.holds(long))
+    #expect(Self.same(cache.toASCII(long), Self.own.toASCII(long)) && !cache.holds(long))
     let short = Array("пример.рф".utf8)
-    #expect(Self.same(cache.toASCII(short), Self.icu.toASCII(short)) && cache.holds(short))
+    #expect(Self.same(cache.toASCII(short), Self.own.toASCII(short)) && cache.holds(short))
   }
 
   /// Two domains whose hashes choose the same set, asked in turn, both stay kept (with one slot per set they
-  /// replaced each other, and every ask went to ICU).
+  /// replaced each other, and every ask missed).
   @Test func collidingDomainsAreBothKept() {
     guard #available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *) else { return }
-    let cache = IDNACache(Self.icu)  // not the parser's, which other tests fill meanwhile
+    let cache = IDNACache(Self.own)  // not the parser's, which other tests fill meanwhile
     let a = Array("магазин.рф".utf8)
     let b = Array("bücher.example".utf8)
     for domain in [a, b, a, b] where cache.answer(for: domain) == nil {
-      cache.keep(Self.icu.toASCII(domain), for: domain)
+      cache.keep(Self.own.toASCII(domain), for: domain)
     }
     #expect(cache.holds(a) && cache.holds(b))
-    #expect(cache.answer(for: a).map { Self.same($0, Self.icu.toASCII(a)) } == true)
-    #expect(cache.answer(for: b).map { Self.same($0, Self.icu.toASCII(b)) } == true)
+    #expect(cache.answer(for: a).map { Self.same($0, Self.own.toASCII(a)) } == true)
+    #expect(cache.answer(for: b).map { Self.same($0, Self.own.toASCII(b)) } == true)
     // A third domain of the same set replaces the less recently used of the two.
     var third: [UInt8] = []
     for k in 0..<10_000 {
@@ -69,7 +69,7 @@ struct IDNACacheTests {
     }
     #expect(!third.isEmpty)
     _ = cache.answer(for: a)  // a is now the more recent
-    cache.keep(Self.icu.toASCII(third), for: third)
+    cache.keep(Self.own.toASCII(third), for: third)
     #expect(cache.holds(a) && cache.holds(third) && !cache.holds(b))
   }
 

@@ -16,6 +16,7 @@ public enum FuzzProperty: String, CaseIterable, Sendable {
   case router
   case tokens
   case regex
+  case idna
 
   /// Runs the property on one input.
   public func check(_ bytes: UnsafeBufferPointer<UInt8>) -> [String] {
@@ -27,6 +28,7 @@ public enum FuzzProperty: String, CaseIterable, Sendable {
     case .router: return RouterProperty.check(bytes)
     case .tokens: return TokensProperty.check(bytes)
     case .regex: return RegexProperty.check(bytes)
+    case .idna: return IDNAProperty.check(bytes)
     }
   }
 

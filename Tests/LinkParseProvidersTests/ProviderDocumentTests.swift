@@ -128,3 +128,25 @@ import Testing
     #expect(throws: Never.self) { try VKIDCallback(FormParameters("code=c&state=s&device_id=Dv4k_Q9-x.y~z")) }
   }
 }
+
+@Suite struct RejectionDetailTests {
+  /// A VK SDK 1.x `payload` that is not its JSON is malformed: not a state mismatch.
+  @Test func aMalformedLegacyPayloadIsMalformed() throws {
+    let pending = PendingAuthorization(provider: .vk, redirectURI: try ParsedURL("vk1://vk.com/blank.html"), state: "s1")
+    let error = thrown { try pending.validate(try ParsedURL("vk1://vk.com/blank.html?payload=%7Bnot-json")) }
+    #expect(error?.code == .malformedParameter && error?.parameter == "payload")
+    // A readable payload with another state is still a mismatch.
+    let other = "payload=%7B%22oauth%22%3A%7B%22code%22%3A%22c1%22%2C%22state%22%3A%22s2%22%7D%7D"
+    #expect(rejection { try pending.validate(try ParsedURL("vk1://vk.com/blank.html?\(other)")) } == .stateMismatch)
+  }
+
+  /// A missing state or issuer is reported without a made-up value.
+  @Test func absentValuesAreNotReportedAsNone() throws {
+    let pending = PendingAuthorization(
+      provider: .oauth2, redirectURI: try ParsedURL("https://a.example/cb"), state: "s1", issuer: "https://as.example")
+    let state = thrown { try pending.validate(try ParsedURL("https://a.example/cb?code=x")) }
+    #expect(state?.code == .stateMismatch && state?.found == nil)
+    let issuer = thrown { try pending.validate(try ParsedURL("https://a.example/cb?code=x&state=s1")) }
+    #expect(issuer?.code == .issuerMismatch && issuer?.found == nil)
+  }
+}

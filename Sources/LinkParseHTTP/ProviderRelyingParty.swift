@@ -110,7 +110,17 @@ public struct ProviderRelyingParty: Sendable {
     self.issuer = issuer
     self.keys = keys
     self.client = client
+    // The settings are all `let`s: checked once here, not again before every login.
+    do throws(ConfigurationError) {
+      try Self.check(endpoints, issuer: issuer, keys: keys)
+      configurationError = nil
+    } catch {
+      configurationError = error
+    }
   }
+
+  /// What ``validate()`` reports, found when the party was made.
+  private let configurationError: ConfigurationError?
 
   /// VK ID, with `vk`'s endpoints and request shape. `issuer` is the identity's issuer (VK ID's id_token is not
   /// verified here: VK publishes no keys for it).
@@ -191,6 +201,11 @@ public struct ProviderRelyingParty: Sendable {
   /// try vk.validate()
   /// ```
   public func validate() throws(ConfigurationError) {
+    if let configurationError { throw configurationError }
+  }
+
+  /// The checks ``validate()`` reports.
+  private static func check(_ endpoints: Endpoints, issuer: String, keys: JWKSCache?) throws(ConfigurationError) {
     switch endpoints {
     case .vk(let vk): try vk.validate()
     case .sber(let sber): try sber.validate()
@@ -294,14 +309,9 @@ public struct ProviderRelyingParty: Sendable {
     guard let subject = claims.subject, !subject.isEmpty else {
       throw IdentityError(.missingSubject, message: "the verified id_token from \(issuer) names no subject")
     }
-    let appleUser = grant.user
-    return VerifiedIdentity(
-      provider: provider, issuer: claims.issuer ?? issuer, subject: subject, idToken: verified, tokens: nil,
-      userInfo: nil, email: claims.email.map { ProfileValue(value: $0, source: .idToken) },
-      emailVerified: claims.email == nil ? nil : claims.emailVerified,
-      name: appleUser.flatMap { LoginCompletion.fullName(nil, $0.firstName, $0.lastName) }
-        .map { ProfileValue(value: $0, source: .callback) },
-      unverifiedAppleUser: appleUser)
+    return LoginCompletion.identity(
+      provider: provider, issuer: issuer, subject: subject, idToken: verified, tokens: nil, userInfo: nil,
+      appleUser: grant.user)
   }
 
   /// Ends the user's session at the provider, where it has a way to:

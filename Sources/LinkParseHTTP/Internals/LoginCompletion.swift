@@ -99,6 +99,18 @@ enum LoginCompletion {
         .missingSubject, message: "nothing names the user: no verified id_token and no user info from \(issuer)")
     }
 
+    return identity(
+      provider: provider, issuer: issuer, subject: subject, idToken: verified, tokens: tokens, userInfo: info,
+      appleUser: appleUser)
+  }
+
+  /// The identity of `subject`, its profile values picked with their source: the e-mail from the verified
+  /// id_token, else the user info; the name from the id_token, else the user info, else Apple's unsigned `user`
+  /// JSON. `issuer` stands when no id_token was verified.
+  static func identity(
+    provider: Provider, issuer: String, subject: String, idToken verified: VerifiedIDToken?, tokens: TokenResponse?,
+    userInfo info: OIDCUserInfo?, appleUser: AppleUser?
+  ) -> VerifiedIdentity {
     let claims = verified?.claims
     let email: ProfileValue<String>?
     let emailVerified: Bool?
@@ -119,7 +131,6 @@ enum LoginCompletion {
         .map { ProfileValue(value: $0, source: .userInfo) }
       ?? appleUser.flatMap { fullName(nil, $0.firstName, $0.lastName) }
         .map { ProfileValue(value: $0, source: .callback) }
-
     return VerifiedIdentity(
       provider: provider, issuer: claims?.issuer ?? issuer, subject: subject, idToken: verified, tokens: tokens,
       userInfo: info, email: email, emailVerified: emailVerified, name: name, unverifiedAppleUser: appleUser)

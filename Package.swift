@@ -7,7 +7,7 @@ let librarySettings: [SwiftSetting] = [.enableUpcomingFeature("InternalImportsBy
 
 let package = Package(
   name: "LinkParse",
-  // jwt-kit (id_token verification) needs macOS 13 / iOS 15; the rest of the package runs wherever Swift 6 does.
+  // The server products (Hummingbird, PostgresNIO) need macOS 13 / iOS 16; the engine runs wherever Swift 6 does.
   platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
   products: [
     .library(name: "LinkParse", targets: ["LinkParse"]),
@@ -39,6 +39,7 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+    // Tests only: an independent signer for the id_token verifier's fixtures.
     .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -106,12 +107,12 @@ let package = Package(
       swiftSettings: librarySettings
     ),
     // After the callback: token, refresh, revoke and user-info requests as values, their JSON responses,
-    // id_token verification (jwt-kit) and Apple's client_secret. No networking.
+    // id_token verification and Apple's client_secret (swift-crypto: RSA by CryptoExtras). No networking.
     .target(
       name: "LinkParseOAuth",
       dependencies: [
         "LinkParseCore", "LinkParseBytes", "LinkParseProviders", "LinkParseAuthorization",
-        .product(name: "JWTKit", package: "jwt-kit"),
+        .product(name: "CryptoExtras", package: "swift-crypto"),
         .product(name: "Crypto", package: "swift-crypto"),
       ],
       swiftSettings: librarySettings
@@ -185,7 +186,10 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
-    .executableTarget(name: "linkparse", dependencies: ["_LinkParseCLI"]),
+    // Turns the Swift backtracer off where /proc is missing (a static linkparse in an empty root), before the
+    // runtime would stop the process for want of its own path (Sources/CLinkParseStartup/startup.c).
+    .target(name: "CLinkParseStartup"),
+    .executableTarget(name: "linkparse", dependencies: ["_LinkParseCLI", "CLinkParseStartup"]),
     // The example login server (`make serve-example`): in-memory store, or PostgreSQL with DATABASE_URL.
     .executableTarget(
       name: "linkparse-example-server",

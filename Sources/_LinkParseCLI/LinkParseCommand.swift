@@ -103,12 +103,11 @@ public struct LinkParseCommand: ParsableCommand {
   static func rootHelp(columns: Int? = nil) -> String {
     let root = helpMessage(columns: columns)
     let parse = helpMessage(for: ParseCommand.self, columns: columns)
-    // The standard library's `firstRange(of:)`: the command does not import Foundation.
-    guard let usage = root.firstRange(of: "USAGE: "),
-      let ownOptions = root[usage.upperBound...].firstRange(of: "\nOPTIONS:\n"),
-      let subcommands = root[ownOptions.upperBound...].firstRange(of: "\nSUBCOMMANDS:\n"),
-      let parseUsage = parse.firstRange(of: "USAGE: "),
-      let parseSections = parse[parseUsage.upperBound...].firstRange(of: "\nARGUMENTS:\n")
+    guard let usage = root.utf8.firstRange(of: "USAGE: "),
+      let ownOptions = root.utf8[usage.upperBound...].firstRange(of: "\nOPTIONS:\n"),
+      let subcommands = root.utf8[ownOptions.upperBound...].firstRange(of: "\nSUBCOMMANDS:\n"),
+      let parseUsage = parse.utf8.firstRange(of: "USAGE: "),
+      let parseSections = parse.utf8[parseUsage.upperBound...].firstRange(of: "\nARGUMENTS:\n")
     else { return root }
     return String(root[..<ownOptions.lowerBound]) + parse[parseSections.lowerBound...] + root[subcommands.lowerBound...]
   }
@@ -152,5 +151,27 @@ extension StreamCommand {
   package func run() throws {
     let status = execute(.process)
     if status != ExitStatus.success { throw ExitCode(status) }
+  }
+}
+
+extension Collection<UInt8> {
+  /// Where `needle`'s UTF-8 first occurs (a plain scan: help texts are a few KB). Not the standard library's
+  /// `firstRange(of:)`, whose module (_StringProcessing, with the regex parser) adds 1.2 MB to a static
+  /// `linkparse`.
+  fileprivate func firstRange(of needle: String) -> Range<Index>? {
+    let pattern = Array(needle.utf8)
+    guard let first = pattern.first else { return nil }
+    var start = startIndex
+    while let candidate = self[start...].firstIndex(of: first) {
+      var cursor = candidate
+      var matched = 0
+      while matched < pattern.count, cursor != endIndex, self[cursor] == pattern[matched] {
+        formIndex(after: &cursor)
+        matched += 1
+      }
+      if matched == pattern.count { return candidate..<cursor }
+      start = index(after: candidate)
+    }
+    return nil
   }
 }

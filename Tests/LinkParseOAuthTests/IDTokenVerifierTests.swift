@@ -335,6 +335,9 @@ import LinkParseCore
     #"{"keys":[{"kty":"RSA","kid":"x","n":"AQAB","e":"AQAB","use":"enc"}]}"#,
     #"{"keys":[{"kty":"EC","crv":"P-384","x":"AA","y":"AA"}]}"#,
     #"{"keys":[{"kty":"EC","crv":"P-256","x":"AA","y":"AA"}]}"#,
+    // An RSA modulus of 1,024 bits (under the 2,048 swift-crypto requires) and a P-256 point off the curve.
+    #"{"keys":[{"kty":"RSA","n":"wQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQM","e":"AQAB"}]}"#,
+    #"{"keys":[{"kty":"EC","crv":"P-256","x":"AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE","y":"AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE"}]}"#,
   ])
   func anUnusableJWKSIsInvalidJWKS(_ jwks: String) async {
     do {

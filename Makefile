@@ -4,7 +4,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libicu-dev libpcre2-dev pkg-config
 CONFORMANCE_DIR ?= $(abspath ../shared/conformance)
 
-.PHONY: docs-snippets deps build demo test fuzz-smoke fuzz fuzz-nightly check-fuzz-nightly check-fuzz-config clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example demo-deps bench-server bench-routes bench-ada check-generated idna-tables-deps idna-tables spark-demo spark-test build-static test-portable
+.PHONY: docs-snippets deps build demo test fuzz-smoke fuzz fuzz-nightly check-fuzz-nightly check-fuzz-config clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example demo-deps bench-server bench-routes bench-ada check-generated idna-tables-deps idna-tables spark-demo spark-test build-static check-static test-portable
 
 ## Install the Debian packages the build needs, if any is missing (apt-get, as root or through sudo).
 deps:
@@ -115,10 +115,21 @@ build-static:
 	strip .build-static/release/linkparse
 	@file .build-static/release/linkparse
 
-## The engine's tests (core, router, providers, CLI) without the default traits: neither ICU nor PCRE2 linked.
+## check-static: the static linkparse against the default build (Scripts/check-static.sh): `file` and `ldd` say
+## static, it runs in an empty root (chroot: the binary and its input only) and writes byte for byte what the
+## default debug build writes on samples/ and the benchmark corpus.
+check-static: build-static
+	$(SWIFT) build --product linkparse
+	bash Scripts/check-static.sh .build-static/release/linkparse "$(CURDIR)/.build/debug/linkparse"
+
+## The engine's tests (core, router, providers, CLI) without the default traits: neither ICU nor PCRE2 linked;
+## then `ldd` of that build's linkparse must name neither.
 test-portable:
 	LINKPARSE_CONFORMANCE_DIR="$(CONFORMANCE_DIR)" $(SWIFT) test --disable-default-traits --scratch-path .build-portable \
 	  --filter 'LinkParseCoreTests|LinkParseRouterTests|LinkParseProvidersTests|LinkParseCLITests'
+	@if ldd .build-portable/debug/linkparse | grep -E 'libicu|libpcre2'; then \
+	  echo "make: the trait-less linkparse links ICU or PCRE2"; exit 1; \
+	else echo "make: ldd .build-portable/debug/linkparse names neither libicu nor libpcre2"; fi
 
 ## Apache Spark (Examples/spark/; docs/spark.md). Both install what is missing first (.ci/spark.sh: Java 17
 ## from Debian's packages, pyspark from PyPI in .build/spark-venv).

@@ -183,7 +183,7 @@ docs-snippets:
 ## The DocC documentation of every public module, each into .build/docs/<Target>: the umbrella `import LinkParse`
 ## (Sources/LinkParse/LinkParse.docc, with the getting-started articles) and each module's own catalog
 ## (Sources/<Target>/<Target>.docc), the optional products included. DOCS_TARGETS picks some.
-DOCS_TARGETS ?= LinkParse LinkParseCore LinkParseRouter LinkParseProviders LinkParseAuthorization LinkParseOAuth \
+DOCS_TARGETS ?= LinkParse LinkParseCore LinkParseRouter LinkParseProviders LinkParseAuthorization LinkParseOAuth LinkParseIDToken \
   LinkParseHTTP LinkParseHummingbird LinkParsePostgres LinkParseSessions
 .PHONY: docs
 docs: deps

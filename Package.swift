@@ -7,7 +7,7 @@ let librarySettings: [SwiftSetting] = [.enableUpcomingFeature("InternalImportsBy
 
 let package = Package(
   name: "LinkParse",
-  // The server products (Hummingbird, PostgresNIO) need macOS 13 / iOS 16; the engine runs wherever Swift 6 does.
+  // jwt-kit (id_token verification) needs macOS 13 / iOS 15; the rest of the package runs wherever Swift 6 does.
   platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
   products: [
     .library(name: "LinkParse", targets: ["LinkParse"]),
@@ -39,7 +39,6 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
-    // Tests only: an independent signer for the id_token verifier's fixtures.
     .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -107,12 +106,23 @@ let package = Package(
       swiftSettings: librarySettings
     ),
     // After the callback: token, refresh, revoke and user-info requests as values, their JSON responses,
-    // id_token verification and Apple's client_secret (swift-crypto: RSA by CryptoExtras). No networking.
+    // the decoding of id_tokens (not their verification: LinkParseIDToken) and Apple's client_secret. No
+    // networking.
     .target(
       name: "LinkParseOAuth",
       dependencies: [
         "LinkParseCore", "LinkParseBytes", "LinkParseProviders", "LinkParseAuthorization",
-        .product(name: "CryptoExtras", package: "swift-crypto"),
+        .product(name: "Crypto", package: "swift-crypto"),
+      ],
+      swiftSettings: librarySettings
+    ),
+    // id_token verification against a JWKS (jwt-kit: keys and RS256/ES256 signatures; the claims by this code).
+    // Its own module, so that `linkparse` and apps that only decode callbacks do not link jwt-kit.
+    .target(
+      name: "LinkParseIDToken",
+      dependencies: [
+        "LinkParseOAuth", "LinkParseProviders", "LinkParseBytes",
+        .product(name: "JWTKit", package: "jwt-kit"),
         .product(name: "Crypto", package: "swift-crypto"),
       ],
       swiftSettings: librarySettings
@@ -121,7 +131,7 @@ let package = Package(
     .target(
       name: "LinkParseHTTP",
       dependencies: [
-        "LinkParseOAuth", "LinkParseProviders", "LinkParseAuthorization", "LinkParseBytes",
+        "LinkParseOAuth", "LinkParseIDToken", "LinkParseProviders", "LinkParseAuthorization", "LinkParseBytes",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -160,7 +170,7 @@ let package = Package(
     .target(
       name: "LinkParseSessions",
       dependencies: [
-        "LinkParseHummingbird", "LinkParsePostgres", "LinkParseHTTP", "LinkParseOAuth", "LinkParseAuthorization",
+        "LinkParseHummingbird", "LinkParsePostgres", "LinkParseHTTP", "LinkParseOAuth", "LinkParseIDToken", "LinkParseAuthorization",
         "LinkParseProviders", "LinkParseCore", "LinkParseBytes",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
@@ -174,7 +184,7 @@ let package = Package(
     // Umbrella module: `import LinkParse`.
     .target(
       name: "LinkParse",
-      dependencies: ["LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseAuthorization", "LinkParseOAuth"]),
+      dependencies: ["LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseAuthorization", "LinkParseOAuth", "LinkParseIDToken"]),
     // The `linkparse` command's logic, as a library so tests and FuzzSupport can drive it: `package` API,
     // apart from the root command `LinkParseCommand` that the executable calls. The engine's modules, not the
     // umbrella: its Foundation interop (FoundationNetworking, so libcurl) has no place in the command.
@@ -186,8 +196,8 @@ let package = Package(
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]
     ),
-    // Turns the Swift backtracer off where /proc is missing (a static linkparse in an empty root), before the
-    // runtime would stop the process for want of its own path (Sources/CLinkParseStartup/startup.c).
+    // What a static linkparse needs before main where /proc is missing (an empty root): its arguments handed to
+    // the standard library, the backtracer's helper named (Sources/CLinkParseStartup/startup.c).
     .target(name: "CLinkParseStartup"),
     .executableTarget(name: "linkparse", dependencies: ["_LinkParseCLI", "CLinkParseStartup"]),
     // The example login server (`make serve-example`): in-memory store, or PostgreSQL with DATABASE_URL.
@@ -195,7 +205,7 @@ let package = Package(
       name: "linkparse-example-server",
       dependencies: [
         "LinkParseHummingbird", "LinkParsePostgres", "LinkParseRouter", "LinkParseProviders", "LinkParseCore",
-        "LinkParseAuthorization", "LinkParseHTTP", "LinkParseOAuth", "LinkParseSessions",
+        "LinkParseAuthorization", "LinkParseHTTP", "LinkParseOAuth", "LinkParseIDToken", "LinkParseSessions",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -220,7 +230,7 @@ let package = Package(
     .testTarget(
       name: "LinkParseOAuthTests",
       dependencies: [
-        "LinkParseOAuth", "LinkParseProviders", "LinkParseAuthorization", "LinkParseBytes",
+        "LinkParseOAuth", "LinkParseIDToken", "LinkParseProviders", "LinkParseAuthorization", "LinkParseBytes",
         .product(name: "JWTKit", package: "jwt-kit"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -229,7 +239,7 @@ let package = Package(
     .testTarget(
       name: "LinkParseHTTPTests",
       dependencies: [
-        "LinkParseHTTP", "LinkParseOAuth", "LinkParseProviders", "LinkParseAuthorization", "LinkParseTestSupport",
+        "LinkParseHTTP", "LinkParseOAuth", "LinkParseIDToken", "LinkParseProviders", "LinkParseAuthorization", "LinkParseTestSupport",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         // P-256 keys and ES256 signatures for the JWKS cache's test tokens.
         .product(name: "Crypto", package: "swift-crypto"),
@@ -255,7 +265,7 @@ let package = Package(
     .testTarget(
       name: "LinkParsePostgresTests",
       dependencies: [
-        "LinkParsePostgres", "LinkParseProviders", "LinkParseAuthorization", "LinkParseOAuth", "LinkParseCore",
+        "LinkParsePostgres", "LinkParseProviders", "LinkParseAuthorization", "LinkParseOAuth", "LinkParseIDToken", "LinkParseCore",
         "LinkParseServerTestSupport", "LinkParseSessions", "LinkParseHTTP",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -288,7 +298,7 @@ let package = Package(
       name: "DocumentationTests",
       dependencies: [
         "LinkParse", "LinkParseCore", "LinkParseProviders", "LinkParseAuthorization", "LinkParseRouter",
-        "LinkParseOAuth", "LinkParseHTTP", "LinkParsePostgres", "LinkParseHummingbird", "LinkParseSessions",
+        "LinkParseOAuth", "LinkParseIDToken", "LinkParseHTTP", "LinkParsePostgres", "LinkParseHummingbird", "LinkParseSessions",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -300,7 +310,7 @@ let package = Package(
       name: "FuzzSupport",
       dependencies: [
         "LinkParse", "LinkParseCore", "LinkParseBytes", "LinkParseRouter", "LinkParseProviders",
-        "LinkParseAuthorization", "LinkParseOAuth", "_LinkParseCLI",
+        "LinkParseAuthorization", "LinkParseOAuth", "LinkParseIDToken", "_LinkParseCLI",
       ],
       path: "Fuzz/Sources/FuzzSupport"
     ),
@@ -308,7 +318,7 @@ let package = Package(
     .testTarget(
       name: "FuzzRegressionTests",
       dependencies: [
-        "FuzzSupport", "LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseOAuth", "_LinkParseCLI",
+        "FuzzSupport", "LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseOAuth", "LinkParseIDToken", "_LinkParseCLI",
       ]),
   ],
   swiftLanguageModes: [.v6]

@@ -8,10 +8,12 @@
 ///   and ``PendingAuthorization`` (the check of a callback against the request it answers).
 /// - `LinkParseAuthorization`: authorization-request builders, ``PKCE``, ``LoginStart``, the pending-authorization
 ///   stores and their one consume policy, ``ConsumedAuthorization``.
-/// - `LinkParseOAuth`: token, refresh, revoke and user-info requests, their responses, id_token verification.
+/// - `LinkParseOAuth`: token, refresh, revoke and user-info requests, their responses, id_tokens decoded.
+/// - `LinkParseIDToken`: ``IDTokenVerifier``, id_token verification against a JWKS (jwt-kit).
 /// - Foundation interop: `ParsedURL(_: URL)` and `URL(_: ParsedURL)`.
 @_exported import LinkParseCore
 @_exported import LinkParseRouter
 @_exported import LinkParseProviders
 @_exported import LinkParseAuthorization
 @_exported import LinkParseOAuth
+@_exported import LinkParseIDToken

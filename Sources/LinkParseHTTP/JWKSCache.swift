@@ -11,6 +11,7 @@
 // document another instance fetched since, if there is one; what it fetches itself it shares.
 
 public import LinkParseOAuth
+public import LinkParseIDToken
 
 /// The keys of one provider's JWKS endpoint, fetched on first use and kept fresh, for verifying id_tokens.
 ///

@@ -5,6 +5,7 @@
 public import LinkParseAuthorization
 import LinkParseCore
 public import LinkParseOAuth
+public import LinkParseIDToken
 import LinkParseProviders
 
 /// Why a login could not be completed beyond what the token endpoint, the JWKS or the id_token said

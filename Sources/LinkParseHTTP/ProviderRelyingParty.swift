@@ -7,6 +7,7 @@
 public import LinkParseAuthorization
 public import LinkParseCore
 public import LinkParseOAuth
+public import LinkParseIDToken
 import LinkParseProviders
 
 /// Everything after the callback for VK ID, Sber ID, T-ID or Sign in with Apple, in one call

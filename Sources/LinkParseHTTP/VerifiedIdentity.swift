@@ -4,6 +4,7 @@
 
 public import LinkParseCore
 public import LinkParseOAuth
+public import LinkParseIDToken
 public import LinkParseProviders
 
 /// What a completed login proves: the provider, the issuer and the subject (the user's stable id there), the

@@ -7,7 +7,7 @@ internal import FoundationEssentials
 internal import Foundation
 #endif
 internal import Crypto
-internal import LinkParseProviders
+public import LinkParseProviders
 import LinkParseBytes
 
 /// The `client_secret` JWT Sign in with Apple requires at its token endpoint.
@@ -67,7 +67,7 @@ public struct AppleClientSecret: Sendable {
   /// ```swift
   /// let jwt = try secret.make(lifetime: 3600)
   /// ```
-  public func make(now: Int64 = IDTokenVerifier.currentUnixTime, lifetime: Int64 = AppleClientSecret.defaultLifetime)
+  public func make(now: Int64 = PendingAuthorization.currentUnixTime(), lifetime: Int64 = AppleClientSecret.defaultLifetime)
     throws(IDTokenError) -> String
   {
     guard lifetime >= 1, lifetime <= Self.maxLifetime else {

@@ -124,7 +124,7 @@ public struct IDTokenClaims: Sendable, Hashable {
   /// for them, read from these claims with this type's rules (`UnverifiedAppleIDTokenClaims.init(_:)`).
   ///
   /// The type's name says what it is as the callback carries it; read from a ``VerifiedIDToken``'s claims,
-  /// these values come from a token whose signature and claims ``IDTokenVerifier`` checked.
+  /// these values come from a token whose signature and claims `IDTokenVerifier` (LinkParseIDToken) checked.
   ///
   /// ```swift
   /// let token = try verifier.verify(idToken, expecting: .apple(clientID: "com.example.web", nonce: nonce))
@@ -143,7 +143,7 @@ public struct IDTokenClaims: Sendable, Hashable {
   /// A NumericDate (RFC 7519 §2): a JSON number, never a string; a fraction is truncated
   /// (`1700000000.5` → 1700000000); exponents and overflow give `nil`. The verifier's `exp`, `iat`, `nbf` and
   /// `auth_time` checks and the accessors above all read times through this.
-  static func numericDate(_ value: JSONValue) -> Int64? {
+  package static func numericDate(_ value: JSONValue) -> Int64? {
     guard case .number(let text) = value else { return nil }
     if let whole = value.integer { return whole }
     guard let dot = text.firstIndex(of: ".") else { return nil }
@@ -235,7 +235,7 @@ public struct ProviderProfileClaims: Sendable, Hashable {
 /// nonce check.
 ///
 /// - Warning: Anyone can make a token that decodes. Never use these claims to sign a user in or to trust
-///   an email; use ``IDTokenVerifier`` for that. This is for logging, debugging, or picking which JWKS to
+///   an email; use `IDTokenVerifier` (LinkParseIDToken) for that. This is for logging, debugging, or picking which JWKS to
 ///   fetch from the `iss` before verifying.
 ///
 /// ```swift
@@ -244,6 +244,10 @@ public struct ProviderProfileClaims: Sendable, Hashable {
 /// unverified.claims.issuer       // UNTRUSTED: anyone could have written it
 /// ```
 public struct UnverifiedIDToken: Sendable, Hashable {
+  /// Tokens longer than this (64 KiB) are refused with ``IDTokenError/Code/tooLarge`` before any decoding (by
+  /// this decoder and by LinkParseIDToken's `IDTokenVerifier`).
+  public static let maxTokenBytes = 64 * 1024
+
   /// The header, unverified.
   public var header: IDTokenHeader
   /// The claims, unverified.
@@ -251,7 +255,7 @@ public struct UnverifiedIDToken: Sendable, Hashable {
 
   /// Splits and decodes a compact JWS (`header.payload.signature`) **without verifying anything**.
   ///
-  /// Throws ``IDTokenError/Code/tooLarge`` above ``IDTokenVerifier/maxTokenBytes`` and
+  /// Throws ``IDTokenError/Code/tooLarge`` above ``UnverifiedIDToken/maxTokenBytes`` and
   /// ``IDTokenError/Code/malformed`` for anything that is not three base64url parts whose first two are JSON
   /// objects (with the part and byte offset). Any `alg` is accepted here, `none` included.
   ///
@@ -269,7 +273,7 @@ public struct UnverifiedIDToken: Sendable, Hashable {
 
 /// An id_token whose signature verified with a key from the JWKS and whose `iss`, `aud`, `azp`, `exp`, `iat`,
 /// `nbf`, `auth_time`, `nonce`, `c_hash` and `at_hash` matched what was expected (as far as
-/// ``IDTokenVerifier/Expectations`` asks). Made by ``IDTokenVerifier``.
+/// `IDTokenVerifier.Expectations` asks). Made by `IDTokenVerifier` (LinkParseIDToken).
 ///
 /// ```swift
 /// let token = try verifier.verify(idToken, expecting: .apple(clientID: "com.example.web", nonce: nonce))
@@ -283,7 +287,7 @@ public struct VerifiedIDToken: Sendable, Hashable {
   /// The claims, verified.
   public let claims: IDTokenClaims
 
-  init(header: IDTokenHeader, claims: IDTokenClaims) {
+  package init(header: IDTokenHeader, claims: IDTokenClaims) {
     self.header = header
     self.claims = claims
   }
@@ -292,19 +296,20 @@ public struct VerifiedIDToken: Sendable, Hashable {
 // MARK: - Splitting a compact JWS
 
 /// The three parts of a compact JWS, the header decoded, the payload base64url-decoded (not yet parsed).
-struct CompactJWS {
-  var header: IDTokenHeader
+/// (`package`: LinkParseIDToken's verifier splits tokens with it.)
+package struct CompactJWS {
+  package var header: IDTokenHeader
   /// `header.payload`, the bytes the signature covers.
-  var signingInput: ArraySlice<UInt8>
-  var payload: [UInt8]
-  var signature: [UInt8]
+  package var signingInput: ArraySlice<UInt8>
+  package var payload: [UInt8]
+  package var signature: [UInt8]
 
-  init(_ token: some StringProtocol) throws(IDTokenError) {
+  package init(_ token: some StringProtocol) throws(IDTokenError) {
     let utf8 = token.utf8
-    guard utf8.count <= IDTokenVerifier.maxTokenBytes else {
+    guard utf8.count <= UnverifiedIDToken.maxTokenBytes else {
       throw IDTokenError(
         .tooLarge, part: .token,
-        message: "the token is \(utf8.count) bytes, more than the \(IDTokenVerifier.maxTokenBytes) accepted")
+        message: "the token is \(utf8.count) bytes, more than the \(UnverifiedIDToken.maxTokenBytes) accepted")
     }
     let bytes = Array(utf8)
     var dots: [Int] = []
@@ -342,7 +347,7 @@ struct CompactJWS {
     header = IDTokenHeader(algorithm: algorithm, keyID: keyID, type: json["typ"]?.string, all: json)
   }
 
-  func claims() throws(IDTokenError) -> IDTokenClaims {
+  package func claims() throws(IDTokenError) -> IDTokenClaims {
     IDTokenClaims(try Self.parseObject(payload, part: .payload))
   }
 

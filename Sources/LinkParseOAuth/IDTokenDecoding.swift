@@ -6,21 +6,21 @@
 // read differently by two libraries are the classic JWT confusion), nesting is capped, strings must be valid
 // UTF-8.
 
-internal import LinkParseProviders
+package import LinkParseProviders
 
 /// A token part's (or a JWKS's) JSON, read by ``JSONValue/parse(_:)``: the value, or the byte offset and
 /// message of the first error.
-enum TokenJSON {
-  struct Failure: Error {
-    var offset: Int
-    var message: String
+package enum TokenJSON {
+  package struct Failure: Error {
+    package var offset: Int
+    package var message: String
   }
 
   /// The deepest nesting accepted (``JSONValue/maximumDepth``).
-  static let maxDepth = JSONValue.maximumDepth
+  package static let maxDepth = JSONValue.maximumDepth
 
   /// Parses one JSON value filling the whole input (whitespace around it allowed).
-  static func parse(_ bytes: [UInt8]) -> Result<JSONValue, Failure> {
+  package static func parse(_ bytes: [UInt8]) -> Result<JSONValue, Failure> {
     do {
       return .success(try JSONValue.parse(bytes))
     } catch {

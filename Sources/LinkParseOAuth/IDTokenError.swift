@@ -49,7 +49,7 @@ public struct IDTokenError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `aud` does not contain the expected client id, or `azp` names another client.
     public static let audienceMismatch = Code("audience-mismatch")
     /// `aud` contains the client id and another audience that is not in
-    /// ``IDTokenVerifier/Expectations/trustedAudiences``, and no `azp` names the client.
+    /// `IDTokenVerifier.Expectations.trustedAudiences`, and no `azp` names the client.
     public static let untrustedAudience = Code("untrusted-audience")
     /// `exp` is in the past, beyond the leeway.
     public static let expired = Code("expired")
@@ -57,19 +57,19 @@ public struct IDTokenError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let issuedInFuture = Code("issued-in-future")
     /// `nbf` is in the future, beyond the leeway.
     public static let notYetValid = Code("not-yet-valid")
-    /// `iat` is older than ``IDTokenVerifier/Expectations/maxIssuedAtAge`` (600 s by default) plus the
+    /// `iat` is older than `IDTokenVerifier.Expectations.maxIssuedAtAge` (600 s by default) plus the
     /// leeway: a token issued long ago, replayed or verified too late.
     public static let issuedTooLongAgo = Code("issued-too-long-ago")
-    /// `auth_time` is older than the `max_age` sent (``IDTokenVerifier/Expectations/maxAge``) plus the leeway:
+    /// `auth_time` is older than the `max_age` sent (`IDTokenVerifier.Expectations.maxAge`) plus the leeway:
     /// the provider did not make the user authenticate again as asked.
     public static let authenticationTooOld = Code("authentication-too-old")
     /// `auth_time` is in the future, beyond the leeway.
     public static let authenticationInFuture = Code("authentication-in-future")
     /// `c_hash` is not the hash of the authorization code given in
-    /// ``IDTokenVerifier/Expectations/authorizationCode`` (the token was issued with another code), or a
+    /// `IDTokenVerifier.Expectations.authorizationCode` (the token was issued with another code), or a
     /// `c_hash` is required and no code was given to check it against.
     public static let codeHashMismatch = Code("code-hash-mismatch")
-    /// `at_hash` is not the hash of the access token given in ``IDTokenVerifier/Expectations/accessToken``
+    /// `at_hash` is not the hash of the access token given in `IDTokenVerifier.Expectations.accessToken`
     /// (the token was issued with another access token), or an `at_hash` is required and no access token was
     /// given to check it against.
     public static let accessTokenHashMismatch = Code("access-token-hash-mismatch")
@@ -79,7 +79,7 @@ public struct IDTokenError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A claim the check needs is absent (`iss`, `sub`, `aud`, `exp`, `iat`; `nonce` when one is expected;
     /// `auth_time` when a `max_age` was sent; `c_hash` or `at_hash` when required).
     public static let missingClaim = Code("missing-claim")
-    /// The token is larger than ``IDTokenVerifier/maxTokenBytes``; nothing was decoded.
+    /// The token is larger than ``UnverifiedIDToken/maxTokenBytes``; nothing was decoded.
     public static let tooLarge = Code("too-large")
     /// The JWKS is not a JSON object with a `keys` array holding at least one usable RS256 or ES256 key, or
     /// holds a private key.

@@ -37,7 +37,7 @@ public struct OAuthRequest: Sendable, Hashable, Codable {
     /// Token introspection (RFC 7662; T-ID).
     case introspection
     /// The provider's JSON Web Key Set (a `GET` of its `jwks_uri`), for id_token signatures: answered by a
-    /// JWKS that ``IDTokenVerifier`` reads (LinkParseHTTP's `JWKSCache` sends it).
+    /// JWKS that `IDTokenVerifier` (LinkParseIDToken) reads (LinkParseHTTP's `JWKSCache` sends it).
     case jwks
     /// An OpenID Connect discovery document (a `GET` of `.well-known/openid-configuration`; LinkParseHTTP's
     /// `OAuthHTTPClient.discover(issuer:)` sends it).

@@ -199,7 +199,7 @@ public struct AppleUser: Sendable, Hashable, Codable {
 /// The type itself verifies nothing. Made by ``init(jwt:)`` (and by ``AppleSuccess/idTokenClaims``) from a
 /// token's payload **without verifying the signature**: nothing here may be trusted until the token is verified
 /// on your backend (signature against `https://appleid.apple.com/auth/keys`, `iss == "https://appleid.apple.com"`,
-/// `aud == client_id`, `exp`, `nonce`). LinkParseOAuth's `IDTokenVerifier` does that, and its
+/// `aud == client_id`, `exp`, `nonce`). LinkParseIDToken's `IDTokenVerifier` does that, and its
 /// `VerifiedIDToken`'s `claims.apple` is this type built from the **verified** claims.
 ///
 /// `email_verified` and `is_private_email` are read leniently: Apple sends them as strings (`"true"`) or

@@ -5,6 +5,7 @@
 import Crypto
 import Foundation
 import LinkParseOAuth
+import LinkParseIDToken
 import Testing
 
 @testable import LinkParseHTTP

@@ -4,6 +4,7 @@
 
 import Foundation
 import LinkParseOAuth
+import LinkParseIDToken
 import Testing
 
 @testable import LinkParseHTTP

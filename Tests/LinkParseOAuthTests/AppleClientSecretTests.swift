@@ -6,6 +6,7 @@ import LinkParseAuthorization
 import LinkParseProviders
 
 @testable import LinkParseOAuth
+@testable import LinkParseIDToken
 import LinkParseBytes
 
 @Suite struct AppleClientSecretTests {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import LinkParseOAuth
+@testable import LinkParseIDToken
 
 /// `aud` and `azp` as OpenID Connect Core §3.1.3.7 steps 3–5 want them: the client must be an audience, every
 /// other audience must be one the caller trusts (unless `azp` is the client), and an `azp` must be the client.

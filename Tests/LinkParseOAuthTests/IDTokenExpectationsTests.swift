@@ -1,6 +1,7 @@
 import Testing
 
 @testable import LinkParseOAuth
+@testable import LinkParseIDToken
 import LinkParseCore
 import LinkParseAuthorization
 import LinkParseProviders

@@ -6,6 +6,7 @@ import LinkParseAuthorization
 import LinkParseProviders
 
 @testable import LinkParseOAuth
+@testable import LinkParseIDToken
 import LinkParseBytes
 
 /// Keys made once per test run (an RSA-2048 and a P-256 key), the JWKS of their public halves, and helpers

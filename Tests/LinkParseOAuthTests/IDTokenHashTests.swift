@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import LinkParseOAuth
+@testable import LinkParseIDToken
 
 /// `c_hash` and `at_hash` (OpenID Connect Core §3.3.2.11, §3.1.3.8, §3.2.2.9): the left half of the SHA-256
 /// (for RS256 and ES256) of the code or access token, base64url without padding, bound to the token by its

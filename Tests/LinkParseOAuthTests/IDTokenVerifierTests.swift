@@ -5,6 +5,7 @@ import LinkParseAuthorization
 import LinkParseProviders
 
 @testable import LinkParseOAuth
+@testable import LinkParseIDToken
 import LinkParseBytes
 import LinkParseCore
 

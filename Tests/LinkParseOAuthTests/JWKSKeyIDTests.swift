@@ -3,6 +3,7 @@ import JWTKit
 import Testing
 
 @testable import LinkParseOAuth
+@testable import LinkParseIDToken
 import LinkParseCore
 
 /// RFC 7517 §4.5: keys in a JWKS should have distinct `kid`s. Two different keys of one algorithm under one

@@ -1,5 +1,6 @@
 import Dispatch
 import LinkParseOAuth
+import LinkParseIDToken
 import LinkParseProviders
 import LinkParseCore
 

@@ -8,6 +8,7 @@
 import LinkParseAuthorization
 import LinkParseCore
 import LinkParseOAuth
+import LinkParseIDToken
 import LinkParseProviders
 
 enum LoginCompletion {

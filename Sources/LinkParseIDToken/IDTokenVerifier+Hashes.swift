@@ -4,6 +4,7 @@
 
 internal import Crypto
 internal import LinkParseProviders
+import LinkParseOAuth
 import LinkParseBytes
 
 extension IDTokenVerifier {

@@ -1,22 +1,22 @@
-// id_token verification: a JWKS the caller fetched, RS256/ES256 signatures checked by swift-crypto, then the OIDC
+// id_token verification: a JWKS the caller fetched, RS256/ES256 signatures checked by jwt-kit, then the OIDC
 // claim checks (iss, aud, exp, iat and its age, nbf, auth_time and max_age, nonce, c_hash, at_hash) with a
 // leeway and an injectable clock.
 //
 // The header is read here first: `alg` must be RS256 or ES256 and the key is picked by `kid` from the JWKS by
-// this code, so `none`, HS256 (with the RSA key as an HMAC secret) and unknown kids never reach a key.
-// swift-crypto builds the keys from the JWKS members (RSA: `n`, `e`, 2048 bits or more; P-256: `x`, `y`, a point
-// on the curve) and checks the signatures (RSASSA-PKCS1-v1_5 with SHA-256; ECDSA P-256 with SHA-256 over the
-// JWS's 64-byte r‖s). It used to be jwt-kit, whose certificate stack (swift-certificates) weighed 3 MB in a static
-// `linkparse` that never verifies a token.
+// this code, so `none`, HS256 (with the RSA key as an HMAC secret) and unknown kids never reach jwt-kit.
+// jwt-kit builds the keys from the JWKS and checks the signatures.
+//
+// A module of its own (LinkParseIDToken) so that what does not verify tokens — `linkparse`, an app that only
+// decodes callbacks — does not link jwt-kit and its certificate stack (3 MB of a static `linkparse`).
 
 #if canImport(FoundationEssentials)
 internal import FoundationEssentials
 #else
 internal import Foundation
 #endif
-internal import Crypto
-internal import CryptoExtras
+internal import JWTKit
 internal import LinkParseProviders
+public import LinkParseOAuth
 import LinkParseBytes
 
 /// A signature algorithm ``IDTokenVerifier`` accepts.
@@ -32,13 +32,13 @@ public enum IDTokenAlgorithm: String, Sendable, Hashable, Codable, CaseIterable 
   case es256 = "ES256"
 }
 
-/// Verifies id_tokens against a JWKS: the signature (RS256 or ES256, by swift-crypto), then `iss`, `aud`, `exp`,
+/// Verifies id_tokens against a JWKS: the signature (RS256 or ES256, by jwt-kit), then `iss`, `aud`, `exp`,
 /// `iat` (and its age), `nbf`, `auth_time` (against `max_age`), `nonce`, `c_hash` and `at_hash`.
 ///
 /// Fetching the JWKS (`https://appleid.apple.com/auth/keys`, a provider's `jwks_uri`) and caching it is the
 /// caller's job; make a new verifier when the provider rotates its keys (an ``IDTokenError/Code/unknownKey``
-/// is the usual sign). Building one is `async` (kept so a later key source may fetch); verifying is not, and
-/// a verifier is `Sendable`, so share one.
+/// is the usual sign). Building one is `async` (jwt-kit's key collection is an actor); verifying is not, and a
+/// verifier is `Sendable`, so share one.
 ///
 /// ```swift
 /// let verifier = try await IDTokenVerifier(jwksJSON: appleKeysJSON)
@@ -49,7 +49,7 @@ public enum IDTokenAlgorithm: String, Sendable, Hashable, Codable, CaseIterable 
 public struct IDTokenVerifier: Sendable {
 
   /// Tokens longer than this (64 KiB) are refused with ``IDTokenError/Code/tooLarge`` before any decoding.
-  public static let maxTokenBytes = 64 * 1024
+  public static let maxTokenBytes = UnverifiedIDToken.maxTokenBytes
   /// JWKS documents longer than this (1 MiB) are refused with ``IDTokenError/Code/invalidJWKS``.
   public static let maxJWKSBytes = 1024 * 1024
 
@@ -65,54 +65,9 @@ public struct IDTokenVerifier: Sendable {
     public var algorithm: IDTokenAlgorithm
   }
 
-  /// A JWKS key built into swift-crypto's public key type.
-  enum PublicKey: Sendable {
-    case rsa(_RSA.Signing.PublicKey)
-    case p256(P256.Signing.PublicKey)
-
-    /// Builds the key from its JWK members (base64url): `nil` for members that are not base64url, an RSA
-    /// modulus under 2048 bits, or a point not on P-256.
-    init?(_ material: Material) {
-      switch material {
-      case .rsa(let n, let e):
-        guard let modulus = Base64URL.decode(n), let exponent = Base64URL.decode(e), !modulus.isEmpty, !exponent.isEmpty,
-          let key = try? _RSA.Signing.PublicKey(n: modulus, e: exponent)
-        else { return nil }
-        self = .rsa(key)
-      case .p256(let x, let y):
-        guard let x = Base64URL.decode(x), let y = Base64URL.decode(y), x.count == 32, y.count == 32,
-          let key = try? P256.Signing.PublicKey(rawRepresentation: x + y)
-        else { return nil }
-        self = .p256(key)
-      }
-    }
-
-    /// Whether `signature` is this key's signature of `input` (SHA-256 either way). A signature of the wrong
-    /// shape (an ES256 signature that is not 64 bytes) does not verify.
-    func verifies(_ signature: [UInt8], of input: ArraySlice<UInt8>) -> Bool {
-      let digest = SHA256.hash(data: input)
-      switch self {
-      case .rsa(let key):
-        return key.isValidSignature(
-          _RSA.Signing.RSASignature(rawRepresentation: signature), for: digest, padding: .insecurePKCS1v1_5)
-      case .p256(let key):
-        guard signature.count == 64, let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else {
-          return false
-        }
-        return key.isValidSignature(ecdsa, for: digest)
-      }
-    }
-  }
-
-  /// A JWK's public members, as the JWKS spells them (base64url).
-  enum Material: Hashable {
-    case rsa(n: String, e: String)
-    case p256(x: String, y: String)
-  }
-
   struct Entry: Sendable {
     var key: Key
-    var publicKey: PublicKey
+    var signer: any JWTAlgorithm
   }
 
   private let entries: [Entry]
@@ -139,12 +94,21 @@ public struct IDTokenVerifier: Sendable {
       throw IDTokenError(.invalidJWKS, message: "the JWKS is \(jwksJSON.count) bytes, more than \(Self.maxJWKSBytes)")
     }
     let candidates = try Self.usableKeys(Array(jwksJSON))
+    let collection = JWTKeyCollection()
     var entries: [Entry] = []
-    for candidate in candidates {
-      // A key that cannot be built (a modulus that is not base64url or under 2048 bits, a point not on P-256) is
-      // skipped; keys without a kid, or sharing one, all stay usable.
-      guard let publicKey = PublicKey(candidate.material) else { continue }
-      entries.append(Entry(key: candidate.key, publicKey: publicKey))
+    for (index, candidate) in candidates.enumerated() {
+      // Each key is added under its position, so keys without a kid, or sharing one, all stay usable.
+      let slot = JWKIdentifier(string: String(index))
+      var jwk = candidate.jwk
+      jwk.keyIdentifier = slot
+      do {
+        try await collection.add(jwk: jwk)
+        let signer = try await collection.getKey(for: slot, alg: candidate.key.algorithm.rawValue)
+        entries.append(Entry(key: candidate.key, signer: signer))
+      } catch {
+        // A key jwt-kit cannot build (a modulus that is not base64url, a point not on P-256) is skipped.
+        continue
+      }
     }
     guard !entries.isEmpty else {
       throw IDTokenError(.invalidJWKS, message: "the JWKS has no usable RS256 or ES256 public key")
@@ -365,7 +329,9 @@ public struct IDTokenVerifier: Sendable {
     let candidates = try keys(for: jws.header.keyID, algorithm: algorithm)
     var verified = false
     for entry in candidates {
-      if entry.publicKey.verifies(jws.signature, of: jws.signingInput) {
+      // jwt-kit throws for a signature of the wrong shape (an ES256 signature that is not 64 bytes): that is
+      // a signature that does not verify.
+      if (try? entry.signer.verify(jws.signature, signs: jws.signingInput)) == true {
         verified = true
         break
       }
@@ -588,12 +554,13 @@ public struct IDTokenVerifier: Sendable {
 
   private struct Candidate {
     var key: Key
+    var jwk: JWK
     /// The public key's members (`n`, `e` or `x`, `y`): equal for the same key listed twice.
-    var material: Material
+    var material: [String]
 
     struct Identity: Hashable {
       var key: Key
-      var material: Material
+      var material: [String]
     }
     var identity: Identity { Identity(key: key, material: material) }
   }
@@ -624,13 +591,15 @@ public struct IDTokenVerifier: Sendable {
       case "RSA":
         guard declared == nil || declared == "RS256", let n = item["n"]?.string, let e = item["e"]?.string else { continue }
         candidate = Candidate(
-          key: Key(keyID: keyID, algorithm: .rs256), material: .rsa(n: n, e: e))
+          key: Key(keyID: keyID, algorithm: .rs256),
+          jwk: .rsa(.rs256, identifier: nil, modulus: n, exponent: e), material: [n, e])
       case "EC":
         guard declared == nil || declared == "ES256", item["crv"]?.string == "P-256",
           let x = item["x"]?.string, let y = item["y"]?.string
         else { continue }
         candidate = Candidate(
-          key: Key(keyID: keyID, algorithm: .es256), material: .p256(x: x, y: y))
+          key: Key(keyID: keyID, algorithm: .es256),
+          jwk: .ecdsa(.es256, identifier: nil, x: x, y: y, curve: .p256), material: [x, y])
       default: continue
       }
       // The same key listed twice under one kid is one key; two different ones are both kept, and make their

@@ -398,3 +398,25 @@ import LinkParseBytes
     #expect(bytes == substrings, "\(query)")
   }
 }
+
+/// `VKIDCallback.isDeviceIDText` tests eight bytes at a time: every byte value at every position of texts of 1
+/// to 24 bytes (words and tails, a flagged byte before and after others) agrees with the byte-by-byte rule.
+@Suite struct DeviceIDTextTests {
+  @Test func everyByteAtEveryPositionAgreesWithTheByteRule() {
+    for length in 1...24 {
+      for position in 0..<length {
+        for value in 0...255 {
+          var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+          bytes[position] = UInt8(value)
+          // A byte above 0x80 after the flagged one: borrows must not hide or invent a flag.
+          if position + 1 < length { bytes[position + 1] = 0xFF }
+          let expected = bytes.allSatisfy { $0 >= 0x20 && $0 != 0x7F }
+          let found = bytes.withUnsafeBufferPointer { VKIDCallback.isDeviceIDText($0) }
+          #expect(found == expected, "length \(length), byte \(value) at \(position)")
+        }
+      }
+    }
+    #expect(VKIDCallback.isDeviceIDText(UnsafeBufferPointer(start: nil, count: 0)))
+  }
+}
+

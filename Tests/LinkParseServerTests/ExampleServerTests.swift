@@ -41,10 +41,13 @@ import Testing
     return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
   }()
 
-  static func fetch(_ url: String, method: HTTPMethod = .GET, cookie: String? = nil) async throws -> Answer {
+  static func fetch(
+    _ url: String, method: HTTPMethod = .GET, cookie: String? = nil, headers: [(String, String)] = []
+  ) async throws -> Answer {
     var request = HTTPClientRequest(url: url)
     request.method = method
     if let cookie { request.headers.add(name: "Cookie", value: cookie) }
+    for (name, value) in headers { request.headers.add(name: name, value: value) }
     let response = try await http.execute(request, timeout: .seconds(120))
     let body = String(buffer: try await response.body.collect(upTo: 1 << 20))
     return Answer(

@@ -1,6 +1,7 @@
 // Refusing a state-changing POST that a browser sent from another site (login CSRF's sibling: a page elsewhere
 // logging the user out, or spending their refresh token), by the headers browsers add and pages cannot forge.
 
+import HTTPTypes
 public import Hummingbird
 
 /// Whether a request comes from the site's own pages, by what the browser says: `Sec-Fetch-Site` must be

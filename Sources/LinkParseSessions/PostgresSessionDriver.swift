@@ -154,7 +154,7 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
       let rows = try await client.query(
         """
         INSERT INTO linkparse_persist AS t (key_hash, sealed, expires_at, idle_expires_at)
-          VALUES (\(hash), \(sealed), \(expiresAt), \(idleExpiresAt))
+          VALUES (\(hash), \(sealed), \(expiresAt)::bigint, \(idleExpiresAt)::bigint)
         ON CONFLICT (key_hash) DO UPDATE SET sealed = EXCLUDED.sealed, expires_at = EXCLUDED.expires_at,
           idle_expires_at = EXCLUDED.idle_expires_at
           WHERE (t.expires_at IS NOT NULL AND t.expires_at <= \(now))
@@ -182,7 +182,7 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
         try await client.query(
           """
           INSERT INTO linkparse_persist AS t (key_hash, sealed, expires_at, idle_expires_at)
-            VALUES (\(hash), \(sealed), \(expiresAt), \(idleExpiresAt))
+            VALUES (\(hash), \(sealed), \(expiresAt)::bigint, \(idleExpiresAt)::bigint)
           ON CONFLICT (key_hash) DO UPDATE SET sealed = EXCLUDED.sealed, expires_at = EXCLUDED.expires_at,
             idle_expires_at = EXCLUDED.idle_expires_at
           """, logger: logger)
@@ -190,7 +190,7 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
         try await client.query(
           """
           UPDATE linkparse_persist SET sealed = \(sealed),
-            idle_expires_at = CASE WHEN idle_expires_at IS NULL THEN NULL ELSE \(idleExpiresAt) END
+            idle_expires_at = CASE WHEN idle_expires_at IS NULL THEN NULL ELSE \(idleExpiresAt)::bigint END
           WHERE key_hash = \(hash) AND (expires_at IS NULL OR expires_at > \(now))
             AND (idle_expires_at IS NULL OR idle_expires_at > \(now))
           """, logger: logger)
@@ -231,9 +231,9 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
           WHERE key_hash = \(hash) AND (expires_at IS NULL OR expires_at > \(now))
             AND (idle_expires_at IS NULL OR idle_expires_at > \(now))),
         moved AS (
-          UPDATE linkparse_persist AS t SET idle_expires_at = \(idleExpiresAt) FROM live
+          UPDATE linkparse_persist AS t SET idle_expires_at = \(idleExpiresAt)::bigint FROM live
           WHERE t.key_hash = live.key_hash AND live.idle_expires_at IS NOT NULL
-            AND \(moveBefore)::bigint IS NOT NULL AND live.idle_expires_at < \(moveBefore)
+            AND \(moveBefore)::bigint IS NOT NULL AND live.idle_expires_at < \(moveBefore)::bigint
           RETURNING t.idle_expires_at)
         SELECT live.sealed, live.expires_at, COALESCE((SELECT idle_expires_at FROM moved), live.idle_expires_at)
         FROM live
@@ -295,8 +295,10 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
 
   /// Runs `body` while holding a PostgreSQL advisory lock named by `key`'s hash (transaction-level: released
   /// when `body` ends, however it ends, or when the connection drops), so that one instance at a time runs it
-  /// for one key. At most ``maximumRefreshLocks`` run at once on this instance. The wait is bounded by the
-  /// database's `lock_timeout`, if set, not by ``operationTimeout``.
+  /// for one key. At most ``maximumRefreshLocks`` run at once on this instance. Getting the lock (a place here,
+  /// a connection, the lock itself) may take ``operationTimeout`` at the most, then `PostgresStoreError`
+  /// `store-timed-out` (a database that went away does not hold a logout for long); `body` itself runs for as
+  /// long as it takes.
   ///
   /// ```swift
   /// try await sessions.withRefreshLock(for: "hbs.abc") { try await refresh() }
@@ -305,9 +307,19 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
     for key: String, _ body: @escaping @Sendable () async throws -> T
   ) async throws -> T {
     let lock = keyHash(key).getInteger(at: 0, as: Int64.self) ?? 0
-    let (client, logger) = (self.client, self.logger)
-    return try await lockHolders.run {
-      try await PostgresOperation.withAdvisoryLock(lock, on: client, logger: logger) { _ in try await body() }
+    let (client, logger, lockHolders) = (self.client, self.logger, self.lockHolders)
+    let outcome = await PostgresOperation.raceUntilStarted(operationTimeout) { started in
+      try await lockHolders.run {
+        try await PostgresOperation.withAdvisoryLock(lock, on: client, logger: logger) { _ in
+          guard started() else { throw PostgresStoreError(.timedOut, "timed out") }
+          return try await body()
+        }
+      }
+    }
+    switch outcome {
+    case .none: throw PostgresStoreError(.timedOut, "timed out")
+    case .some(.success(let value)): return value
+    case .some(.failure(let error)): throw error
     }
   }
 

@@ -163,7 +163,7 @@ extension SessionDriverTests {
       let driver = PostgresSessionDriver(
         client: client, secret: TestDatabase.secret, operationTimeout: .seconds(5), maximumRefreshLocks: 2)
       try await driver.migrate()
-      try await driver.set(key: "shared", value: 1, expires: nil)
+      try await driver.set(key: "shared", value: 1, expires: .seconds(60))
       let inside = ManagedAtomicCounter()
       let results = try await withThrowingTaskGroup(of: Int?.self) { group in
         for index in 0..<12 {

@@ -11,8 +11,12 @@ import LinkParseTestSupport
 import Testing
 
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ExampleServerTests {
-  /// The binary built beside the test bundle (`swift build --build-tests` builds it).
+  /// The binary built beside the test bundle (`swift build --build-tests` builds it), or
+  /// LINKPARSE_EXAMPLE_SERVER_BINARY (to run these tests against another build, an older one say).
   static let binary: String = {
+    if let other = ProcessInfo.processInfo.environment["LINKPARSE_EXAMPLE_SERVER_BINARY"], !other.isEmpty {
+      return other
+    }
     let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
       ?? CommandLine.arguments[0]
     return URL(fileURLWithPath: executable).deletingLastPathComponent()

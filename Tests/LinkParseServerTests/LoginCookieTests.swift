@@ -17,7 +17,8 @@ import Testing
     let start = try await Server.fetch(base + "/login/demo", cookie: jar.isEmpty ? nil : jar.joined(separator: "; "))
     let cookie = try #require(start.cookie("lp-login-"))
     jar.append(cookie)
-    let callback = try #require(try await Server.fetch(try #require(start.location)).location)
+    let authorize = try #require(start.location)
+    let callback = try #require(try await Server.fetch(authorize).location)
     return (cookie, callback)
   }
 

@@ -106,7 +106,7 @@ func snippet_ReceivingFormPostCallbacksOnAServer_1() async throws {
     clientSecret: try AppleClientSecret(
       privateKeyPEM: privateKeyPEM, keyID: "ABC123DEFG", teamID: "TEAM123456", clientID: "com.example.web"),
     client: http)
-  // In the callback's closure, as above: LoginSession.signIn(try await apple.complete(consumed), …).
+  // In the callback's closure, as above: refresher.signIn(try await apple.complete(consumed), …).
   let identity = try await apple.complete(consumedLogin())
   identity.email?.value            // from the verified id_token
   identity.unverifiedAppleUser     // the first login's name, unsigned

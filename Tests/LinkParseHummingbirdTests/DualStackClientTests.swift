@@ -28,6 +28,19 @@ import Glibc
 
   /// `GET target` from `127.0.0.x` (`source`) to `port` on the loopback: the answer's status code.
   static func get(_ target: String, port: Int, from source: String) throws -> Int {
+    let answer = try exchange(target, port: port, from: source)
+    let line = answer.prefix { $0 != "\r" }  // HTTP/1.1 302 Found
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+  }
+
+  /// The answer's body (`GET target` from `source`).
+  static func body(_ target: String, port: Int, from source: String) throws -> String {
+    let answer = try exchange(target, port: port, from: source)
+    return answer.range(of: "\r\n\r\n").map { String(answer[$0.upperBound...]) } ?? ""
+  }
+
+  /// The whole answer to `GET target` from `127.0.0.x` (`source`) to `port` on the loopback.
+  static func exchange(_ target: String, port: Int, from source: String) throws -> String {
     struct SocketFailure: Error {}
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw SocketFailure() }
@@ -56,8 +69,7 @@ import Glibc
       if n <= 0 { break }
       answer += buffer[0..<n]
     }
-    let line = String(decoding: answer.prefix { $0 != 13 }, as: UTF8.self)  // HTTP/1.1 302 Found
-    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
+    return String(decoding: answer, as: UTF8.self)
   }
 
   /// A server listening on `::` (IPv4 clients arrive IPv4-mapped), one start a window per client: 127.0.0.1
@@ -70,6 +82,8 @@ import Glibc
     endpoint.registerStart(
       on: router, path: "/login",
       login: .vkID(clientID: "7915193", redirectURI: "https://example.com/auth/vk/callback"))
+    // What the listener reports as the client's address.
+    router.get("/address") { _, context in "\(context.remoteAddress.map { "\($0)" } ?? "none")\n" }
     let port = Int.random(in: 40_000..<50_000)
     let app = Application(router: router, configuration: .init(address: .hostname("::", port: port)))
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -80,6 +94,8 @@ import Glibc
         ready = (try? Self.get("/", port: port, from: "127.0.0.1")) == 404
       }
       #expect(ready)
+      // The premise: IPv4 clients arrive IPv4-mapped (what made them share one key).
+      #expect(try Self.body("/address", port: port, from: "127.0.0.2").contains("::ffff:127.0.0.2"))
       #expect(try Self.get("/login", port: port, from: "127.0.0.1") == 302)
       #expect(try Self.get("/login", port: port, from: "127.0.0.1") == 429)
       #expect(try Self.get("/login", port: port, from: "127.0.0.2") == 302)

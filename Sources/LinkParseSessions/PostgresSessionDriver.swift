@@ -298,7 +298,7 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
   /// for one key. At most ``maximumRefreshLocks`` run at once on this instance. Getting the lock (a place here,
   /// a connection, the lock itself) may take ``operationTimeout`` at the most, then `PostgresStoreError`
   /// `store-timed-out` (a database that went away does not hold a logout for long); `body` itself runs for as
-  /// long as it takes.
+  /// long as it takes, and what it throws is thrown as it is.
   ///
   /// ```swift
   /// try await sessions.withRefreshLock(for: "hbs.abc") { try await refresh() }
@@ -310,15 +310,16 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
     let (client, logger, lockHolders) = (self.client, self.logger, self.lockHolders)
     let outcome = await PostgresOperation.raceUntilStarted(operationTimeout) { started in
       try await lockHolders.run {
-        try await PostgresOperation.withAdvisoryLock(lock, on: client, logger: logger) { _ in
+        try await PostgresOperation.withAdvisoryLock(lock, on: client, logger: logger) { _ -> Result<T, any Error> in
           guard started() else { throw PostgresStoreError(.timedOut, "timed out") }
-          return try await body()
+          // `body`'s own error comes out as it is, not wrapped in the lock's transaction's error.
+          do { return .success(try await body()) } catch { return .failure(error) }
         }
       }
     }
     switch outcome {
     case .none: throw PostgresStoreError(.timedOut, "timed out")
-    case .some(.success(let value)): return value
+    case .some(.success(let result)): return try result.get()
     case .some(.failure(let error)): throw error
     }
   }

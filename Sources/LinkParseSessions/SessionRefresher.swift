@@ -136,7 +136,8 @@ public final class SessionRefresher: Sendable {
     now: Int64 = PendingAuthorization.currentUnixTime(),
     refresh: @escaping @Sendable (LoginSession) async throws -> TokenResponse
   ) async throws -> LoginSession? {
-    guard let id = storage.getId(request: request) else { return nil }
+    // No session cookie: only a session this request opened (nothing stored to refresh yet).
+    guard let id = storage.getId(request: request) else { return context.sessions.session }
     let seen: LoginSession
     if let loaded = context.sessions.session {
       seen = loaded

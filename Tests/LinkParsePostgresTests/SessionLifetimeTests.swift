@@ -100,6 +100,21 @@ import Testing
     }
   }
 
+  /// What the body throws comes out as it is (a refresh's "session ended", a provider's refusal), not as a
+  /// store failure.
+  @Test(arguments: backends)
+  func theLockPassesTheBodysErrorThrough(_ backend: Backend) async throws {
+    try await Self.withDriver(backend) { driver, _ in
+      await #expect(throws: SessionRefreshError(.sessionEnded)) {
+        try await driver.withRefreshLock(for: "lp-session.x") { () async throws -> Int in
+          throw SessionRefreshError(.sessionEnded)
+        }
+      }
+      let value = try await driver.withRefreshLock(for: "lp-session.x") { 7 }
+      #expect(value == 7)
+    }
+  }
+
   @Test(arguments: backends)
   func theLockExcludesPerKey(_ backend: Backend) async throws {
     try await Self.withDriver(backend) { driver, _ in

@@ -7,9 +7,13 @@ import LinkParseServerTestSupport
 import LinkParseTestSupport
 import Testing
 
-@Suite(.serialized, .timeLimit(.minutes(10))) struct LoginCookieTests {
+// Nested in ExampleServerTests, whose `.serialized` it shares (see SessionLifecycleTests).
+extension ExampleServerTests {
+@Suite(.timeLimit(.minutes(10))) struct LoginCookieTests {
   typealias Server = ExampleServerTests
-  typealias Store = SessionLifecycleTests.Store
+  typealias Store = ExampleServerTests.SessionLifecycleTests.Store
+  /// A database of its own (the lifecycle tests empty theirs).
+  static let database = "linkparse_login_cookie_test"
 
   /// Starts a login in a browser whose cookies are `jar` (oldest first, as browsers send them): the login
   /// cookie, added to the jar, and the callback URL the provider answers with.
@@ -22,9 +26,9 @@ import Testing
     return (cookie, callback)
   }
 
-  @Test(arguments: SessionLifecycleTests.stores)
+  @Test(arguments: ExampleServerTests.SessionLifecycleTests.stores)
   func seventeenAbandonedStartsThenALoginSucceeds(_ store: Store) async throws {
-    try await SessionLifecycleTests.withExample(store) { base, _ in
+    try await ExampleServerTests.SessionLifecycleTests.withExample(store, database: Self.database) { base, _ in
       var jar: [String] = []
       for _ in 0..<17 { _ = try await Self.start(base, jar: &jar) }  // abandoned at the provider
       let (cookie, callback) = try await Self.start(base, jar: &jar)
@@ -39,9 +43,9 @@ import Testing
     }
   }
 
-  @Test(arguments: SessionLifecycleTests.stores)
+  @Test(arguments: ExampleServerTests.SessionLifecycleTests.stores)
   func anAnswerThatUsesTheLoginUpClearsItsCookie(_ store: Store) async throws {
-    try await SessionLifecycleTests.withExample(store) { base, _ in
+    try await ExampleServerTests.SessionLifecycleTests.withExample(store, database: Self.database) { base, _ in
       var jar: [String] = []
       let (cookie, callback) = try await Self.start(base, jar: &jar)
       let name = String(cookie.split(separator: "=")[0])
@@ -56,9 +60,9 @@ import Testing
     }
   }
 
-  @Test(arguments: SessionLifecycleTests.stores)
+  @Test(arguments: ExampleServerTests.SessionLifecycleTests.stores)
   func aCookieHeaderTooLargeIs431(_ store: Store) async throws {
-    try await SessionLifecycleTests.withExample(store) { base, _ in
+    try await ExampleServerTests.SessionLifecycleTests.withExample(store, database: Self.database) { base, _ in
       var jar: [String] = []
       let (cookie, callback) = try await Self.start(base, jar: &jar)
       let padding = (0..<400).map { "junk\($0)=" + String(repeating: "x", count: 90) }.joined(separator: "; ")
@@ -68,4 +72,5 @@ import Testing
       #expect(try await Server.fetch(callback, cookie: cookie).status == 303)
     }
   }
+}
 }

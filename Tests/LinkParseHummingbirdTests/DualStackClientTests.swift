@@ -27,20 +27,29 @@ import Glibc
   }
 
   /// `GET target` from `127.0.0.x` (`source`) to `port` on the loopback: the answer's status code.
-  static func get(_ target: String, port: Int, from source: String) throws -> Int {
-    let answer = try exchange(target, port: port, from: source)
+  static func get(_ target: String, port: Int, from source: String) async throws -> Int {
+    let answer = try await exchange(target, port: port, from: source)
     let line = answer.prefix { $0 != "\r" }  // HTTP/1.1 302 Found
     return Int(line.split(separator: " ").dropFirst().first ?? "") ?? -1
   }
 
   /// The answer's body (`GET target` from `source`).
-  static func body(_ target: String, port: Int, from source: String) throws -> String {
-    let answer = try exchange(target, port: port, from: source)
+  static func body(_ target: String, port: Int, from source: String) async throws -> String {
+    let answer = try await exchange(target, port: port, from: source)
     return answer.range(of: "\r\n\r\n").map { String(answer[$0.upperBound...]) } ?? ""
   }
 
-  /// The whole answer to `GET target` from `127.0.0.x` (`source`) to `port` on the loopback.
-  static func exchange(_ target: String, port: Int, from source: String) throws -> String {
+  /// The whole answer to `GET target` from `127.0.0.x` (`source`) to `port` on the loopback. The blocking
+  /// socket calls run on a thread of their own, never on the cooperative pool that the server needs too.
+  static func exchange(_ target: String, port: Int, from source: String) async throws -> String {
+    try await withCheckedThrowingContinuation { continuation in
+      Thread.detachNewThread {
+        continuation.resume(with: Result { try blockingExchange(target, port: port, from: source) })
+      }
+    }
+  }
+
+  private static func blockingExchange(_ target: String, port: Int, from source: String) throws -> String {
     struct SocketFailure: Error {}
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw SocketFailure() }
@@ -60,6 +69,8 @@ import Glibc
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
     guard connected == 0 else { throw SocketFailure() }
+    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     let request = Array("GET \(target) HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".utf8)
     _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
     var answer: [UInt8] = []
@@ -91,15 +102,15 @@ import Glibc
       var ready = false
       for _ in 0..<100 where !ready {
         try await Task.sleep(for: .milliseconds(50))
-        ready = (try? Self.get("/", port: port, from: "127.0.0.1")) == 404
+        ready = (try? await Self.get("/", port: port, from: "127.0.0.1")) == 404
       }
       #expect(ready)
       // The premise: IPv4 clients arrive IPv4-mapped (what made them share one key).
-      #expect(try Self.body("/address", port: port, from: "127.0.0.2").contains("::ffff:127.0.0.2"))
-      #expect(try Self.get("/login", port: port, from: "127.0.0.1") == 302)
-      #expect(try Self.get("/login", port: port, from: "127.0.0.1") == 429)
-      #expect(try Self.get("/login", port: port, from: "127.0.0.2") == 302)
-      #expect(try Self.get("/login", port: port, from: "127.0.0.2") == 429)
+      #expect(try await Self.body("/address", port: port, from: "127.0.0.2").contains("::ffff:127.0.0.2"))
+      #expect(try await Self.get("/login", port: port, from: "127.0.0.1") == 302)
+      #expect(try await Self.get("/login", port: port, from: "127.0.0.1") == 429)
+      #expect(try await Self.get("/login", port: port, from: "127.0.0.2") == 302)
+      #expect(try await Self.get("/login", port: port, from: "127.0.0.2") == 429)
       group.cancelAll()
     }
   }

@@ -274,7 +274,7 @@ struct ExampleServer {
       router: router, server: .http1(configuration: .init(idleTimeout: .seconds(30))),
       configuration: .init(address: .hostname(host, port: port), serverName: "linkparse-example"),
       logger: logger)
-    app.addServices(sessions)  // (a PersistDriver is a service; MemorySessionDriver sweeps expired sessions as it writes)
+    app.addServices(sessions)  // (a PersistDriver is a service; MemorySessionDriver sweeps as it writes)
     logger.info("listening on http://\(host):\(port), public base \(base); logins: \(logins.map(\.name))")
     try await app.runService()
     try await demo?.client.shutdown()  // (an HTTP client must be shut down before it goes)

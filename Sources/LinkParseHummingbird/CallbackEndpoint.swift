@@ -321,8 +321,8 @@ public struct ProblemDetails: Sendable, Hashable {
   /// alike), `too-many-logins` (429), `store-full` (503), `request-timeout` (408), `content-too-large`
   /// (413), `unsupported-media-type` (415), `malformed-request` (400), `unknown-route` (404),
   /// `method-not-allowed` (405), `provider-mismatch` (403), `constraint-limit-exceeded` (400),
-  /// `invalid-configuration` (500), `cookie-header-too-large` (431); and for the session's POSTs, `cross-site-request` (403) and
-  /// `session-store-unavailable` (503).
+  /// `invalid-configuration` (500), `cookie-header-too-large` (431); and for the session's POSTs,
+  /// `cross-site-request` (403) and `session-store-unavailable` (503).
   ///
   /// ```swift
   /// ProblemDetails(CallbackError(.expired)).code  // "expired"
@@ -366,7 +366,7 @@ public struct ProblemDetails: Sendable, Hashable {
     self.init(code: error.code.rawValue, status: status, detail: detail)
   }
 
-  package init(code: String, status: Int, detail: String) {
+  init(code: String, status: Int, detail: String) {
     self.code = code
     self.status = status
     self.detail = detail

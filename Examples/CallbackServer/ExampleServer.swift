@@ -15,15 +15,18 @@
 // address bar unseen).
 //
 // Sessions: hummingbird-auth's SessionMiddleware with LinkParseSessions' LoginSession, in memory or (DATABASE_URL) in
-// PostgreSQL, sealed, shared by every instance. GET /me shows the session (refreshing its access token first when
-// it is about to expire: once per session, across instances); POST /refresh refreshes now; POST /logout ends it.
+// PostgreSQL, sealed, shared by every instance, with an absolute and an idle lifetime. GET /me shows the session
+// (refreshing its access token first when it is about to expire: once per session, across instances); POST
+// /refresh refreshes now; POST /logout ends it. Refresh, logout and a new login exclude each other per session;
+// both POSTs refuse other sites' pages (403); a failing session store answers 503, never "signed out".
 // A login started as /login/demo?return_to=/somewhere ends there (a same-site path only).
 //
 // Environment: HOST (127.0.0.1), PORT (8080), PUBLIC_BASE_URL (http://HOST:PORT), DATABASE_URL,
 // LINKPARSE_STORE_SECRET (64 hex digits; every instance sharing a database needs the same one),
 // DEMO_PROVIDER (the demo provider's issuer), DEMO_CLIENT_SECRET (demo-secret), DEMO_JWKS_COOLDOWN (seconds
 // between JWKS refetches, 60), LOGIN_START_LIMIT (logins one client may start a minute, 30),
-// SESSION_REFRESH_MARGIN (seconds before its expiry an access token is refreshed, 60), VK_CLIENT_ID,
+// SESSION_REFRESH_MARGIN (seconds before its expiry an access token is refreshed, 60), SESSION_LIFETIME (seconds a
+// session lives at the most, 43200), SESSION_IDLE_TIMEOUT (seconds it lives unused, 7200; 0: no limit), VK_CLIENT_ID,
 // SBER_CLIENT_ID, TID_CLIENT_ID, APPLE_CLIENT_ID (each one adds /login/<provider>).
 
 import Crypto
@@ -59,7 +62,7 @@ struct ExampleServer {
         configuration: try PostgresPendingAuthorizationStore.clientConfiguration(databaseURL: databaseURL))
       let secret = storeSecret(env, logger)
       let store = PostgresPendingAuthorizationStore(client: client, secret: secret)
-      let sessions = PostgresSessionDriver(client: client, secret: secret)
+      let sessions = PostgresSessionDriver(client: client, secret: secret, idleLifetime: idleLifetime(env))
       let jwksSharing = PostgresJWKSSharing(client: client, secret: secret)
       try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { await client.run() }
@@ -76,10 +79,17 @@ struct ExampleServer {
     } else {
       logger.info("store and sessions: in memory (set DATABASE_URL to share them between instances)")
       try await serve(
-        store: PendingAuthorizationStore(), sessions: MemoryPersistDriver(), jwksSharing: nil,
+        store: PendingAuthorizationStore(), sessions: MemorySessionDriver(idleLifetime: idleLifetime(env)),
+        jwksSharing: nil,
         secret: SymmetricKey(size: .bits256),
         base: base, host: host, port: port, env: env, logger: logger)
     }
+  }
+
+  /// SESSION_IDLE_TIMEOUT: how long a session lives unused (`nil`: no limit).
+  static func idleLifetime(_ env: [String: String]) -> Duration? {
+    let seconds = Double(env["SESSION_IDLE_TIMEOUT"] ?? "") ?? 7200
+    return seconds > 0 ? .seconds(seconds) : nil
   }
 
   /// The key the PostgreSQL store derives its state hash and sealing keys from.
@@ -142,7 +152,10 @@ struct ExampleServer {
     // __Host-lp-session over https, HttpOnly, SameSite=Lax; kept in PostgreSQL, sealed, with DATABASE_URL).
     let router = Router(context: LoginSessionContext.self)
     let secureCookies = base.lowercased().hasPrefix("https:")
-    let sessionConfiguration = LoginSession.middlewareConfiguration(secure: secureCookies)
+    let sessionConfiguration = LoginSession.middlewareConfiguration(
+      secure: secureCookies, lifetime: .seconds(Double(env["SESSION_LIFETIME"] ?? "") ?? 12 * 3600))
+    // The session's POSTs refuse requests that a browser labels as sent from another site's page.
+    let crossSite = CrossSiteCheck(publicBaseURL: base)
     router.add(middleware: SessionMiddleware(storage: sessions, configuration: sessionConfiguration))
     let refresher = SessionRefresher(
       driver: sessions, configuration: sessionConfiguration, margin: Int64(env["SESSION_REFRESH_MARGIN"] ?? "") ?? 60)
@@ -160,13 +173,17 @@ struct ExampleServer {
     let providerParties = parties
     router.add(
       middleware: endpoint.callbackRoutes(table, context: LoginSessionContext.self, unknownRoutePrefix: "/auth/") {
-        consumed, match, _, context in
+        consumed, match, request, context in
         let callback = consumed.callback
         // The demo login goes all the way: exchange, verified identity, a new session, 303 to the return path.
         if match.name == "demo", let demo, callback.outcome == .success {
           do {
-            return LoginSession.signIn(
-              try await demo.complete(consumed), consumed: consumed, context: context, defaultReturnPath: "/me")
+            // The session this browser had, if any, ends: the new one replaces it.
+            return try await refresher.signIn(
+              try await demo.complete(consumed), consumed: consumed, request: request, context: context,
+              defaultReturnPath: "/me")
+          } catch let failure as SessionRefreshError where failure.code == .storeUnavailable {
+            return ProblemDetails.sessionStoreUnavailable.response()
           } catch {
             logger.warning("demo login failed", metadata: ["error": "\(error)"])
             return Self.json(.badGateway, "{\"error\":\"login-failed\",\"detail\":\(Self.quoted("\(error)"))}")
@@ -174,8 +191,11 @@ struct ExampleServer {
         }
         if let party = providerParties[callback.provider], callback.outcome == .success {
           do {
-            return LoginSession.signIn(
-              try await party.complete(consumed), consumed: consumed, context: context, defaultReturnPath: "/me")
+            return try await refresher.signIn(
+              try await party.complete(consumed), consumed: consumed, request: request, context: context,
+              defaultReturnPath: "/me")
+          } catch let failure as SessionRefreshError where failure.code == .storeUnavailable {
+            return ProblemDetails.sessionStoreUnavailable.response()
           } catch {
             logger.warning("login failed", metadata: ["provider": "\(callback.provider)", "error": "\(error)"])
             return Self.json(.badGateway, "{\"error\":\"login-failed\",\"detail\":\(Self.quoted("\(error)"))}")
@@ -192,21 +212,32 @@ struct ExampleServer {
       guard let demo, let refreshToken = session.refreshToken else { throw SessionRefreshError(.noRefreshToken) }
       return try await demo.refresh(refreshToken: refreshToken)
     }
-    // Logging out: a POST (a link or an image elsewhere cannot end the session; SameSite=Lax keeps the cookie
-    // off other sites' POSTs), which ends the session here (deleted from the store, its cookie expired) and
-    // sends the browser to the provider's end_session_endpoint, which sends it back to /.
-    router.post("/logout") { _, context -> Response in
-      let session = context.sessions.session
-      let idToken = session?.idToken
-      context.sessions.clearSession()
-      // VK ID's logout, T-ID's revocation: the provider's session ends too (a failure there is logged; ours has).
-      if let session, let party = providerParties[session.provider] {
-        do { _ = try await party.endSession(tokens: session.tokens) } catch {
-          logger.warning("provider logout failed", metadata: ["error": "\(error)"])
+    // Logging out: a POST from this site's own pages (a link, an image or a form elsewhere cannot end the
+    // session), which ends the session here under its lock (after any refresh of it: none brings it back),
+    // always expires its cookie, and — when there was a session of the demo provider — sends the browser to
+    // the provider's end_session_endpoint, which sends it back to /. A store that fails answers 503.
+    router.post("/logout") { request, _ -> Response in
+      if let refusal = crossSite.refusal(request) { return refusal }
+      var response: Response
+      do {
+        let session = try await refresher.endSession(request: request)
+        // VK ID's logout, T-ID's revocation: the provider's session ends too (a failure there is logged; ours has).
+        if let session, let party = providerParties[session.provider] {
+          do { _ = try await party.endSession(tokens: session.tokens) } catch {
+            logger.warning("provider logout failed", metadata: ["error": "\(error)"])
+          }
         }
+        var target = "/"
+        if let session, let demo, session.issuer == demo.metadata.issuer {
+          target = demo.endSessionURL(idTokenHint: session.idToken, postLogoutRedirectURI: base + "/") ?? "/"
+        }
+        response = Response.loginRedirect(.seeOther, to: target)
+      } catch {
+        logger.warning("logout failed", metadata: ["error": "\(error)"])
+        response = ProblemDetails.sessionStoreUnavailable.response()
       }
-      return Response.loginRedirect(
-        .seeOther, to: demo?.endSessionURL(idTokenHint: idToken, postLogoutRedirectURI: base + "/") ?? "/")
+      response.headers[values: .setCookie].append(refresher.expiredCookie.description)
+      return response
     }
     // The signed-in user; the access token is refreshed first when it is about to expire.
     router.get("/me") { request, context -> Response in
@@ -220,6 +251,7 @@ struct ExampleServer {
     }
     // Refreshes the session's tokens now (once, however many requests of the session ask at the same time).
     router.post("/refresh") { request, context -> Response in
+      if let refusal = crossSite.refusal(request) { return refusal }
       do {
         guard
           let session = try await refresher.freshSession(
@@ -242,7 +274,7 @@ struct ExampleServer {
       router: router, server: .http1(configuration: .init(idleTimeout: .seconds(30))),
       configuration: .init(address: .hostname(host, port: port), serverName: "linkparse-example"),
       logger: logger)
-    app.addServices(sessions)  // the in-memory driver tidies expired sessions while it runs
+    app.addServices(sessions)  // (a PersistDriver is a service; MemorySessionDriver sweeps as it writes)
     logger.info("listening on http://\(host):\(port), public base \(base); logins: \(logins.map(\.name))")
     try await app.runService()
     try await demo?.client.shutdown()  // (an HTTP client must be shut down before it goes)
@@ -262,6 +294,10 @@ struct ExampleServer {
   /// A refresh the provider refused (its refresh token used or revoked) ends the session: 401, sign in again.
   static func refreshFailed(_ error: any Error, context: LoginSessionContext, logger: Logger) -> Response {
     logger.warning("session refresh failed", metadata: ["error": "\(error)"])
+    // The store failed: the session may well be alive; it is not ended, and the browser may try again.
+    if let failure = error as? SessionRefreshError, failure.code == .storeUnavailable {
+      return ProblemDetails.sessionStoreUnavailable.response()
+    }
     context.sessions.clearSession()
     return json(.unauthorized, "{\"error\":\"session-ended\",\"detail\":\(quoted("\(error)"))}")
   }

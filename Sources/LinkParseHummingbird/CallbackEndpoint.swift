@@ -4,7 +4,7 @@ public import Hummingbird
 import HTTPTypes
 public import NIOCore
 import LinkParseCore
-public import LinkParseProviders
+@_spi(PendingAuthorizationStores) public import LinkParseProviders
 public import LinkParseAuthorization
 import LinkParseBytes
 public import Logging
@@ -218,6 +218,11 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     to request: Request, context: Context, url: ParsedURL,
     onCallback: @Sendable (ConsumedAuthorization, Request, Context) async throws -> Response
   ) async throws -> Response {
+    // A browser with more cookies for the site than it may send: told so, before anything is read.
+    let cookieHeaders = request.headers[values: .cookie]
+    if cookieHeaders.reduce(0, { $0 + $1.utf8.count }) > LoginCookies.maximumCookieHeaderSize {
+      return problem(.cookieHeaderTooLarge)
+    }
     var parameters: FormParameters? = nil
     if request.method == .post {
       let contentType = request.headers[.contentType] ?? ""
@@ -238,8 +243,10 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
       parameters = FormParameters(utf8: body.readableBytesView)
     }
     let consumed: ConsumedAuthorization
+    // The one login cookie named for the callback's state.
+    let state = CallbackBinding(url, parameters: parameters ?? ProviderDetector.callbackParameters(of: url)).state
+    let (browser, hasCookie) = loginCookies.presented(cookieHeaders, state: state)
     do {
-      let browser = loginCookies.presented(request.headers[values: .cookie])
       consumed = try await store.consume(url, parameters: parameters, browser: browser, now: now())
     } catch let error as CallbackError {
       // Whether a login is pending for this callback elsewhere, and whose, is not for the caller to learn.
@@ -247,7 +254,15 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
         logger.info("callback rejected", metadata: ["code": "\(error.code)"])
         return problem(.unknownLogin)
       }
-      return problem(ProblemDetails(error))
+      var response = problem(ProblemDetails(error))
+      // This browser's login, used up (answered before, or too late): its cookie goes.
+      if hasCookie && (error.code == .replayed || error.code == .expired) {
+        response.headers.append(
+          HTTPField(
+            name: .setCookie,
+            value: loginCookies.clearCookie(stateBytes: state, crossSitePost: request.method == .post)))
+      }
+      return response
     } catch {
       // The store's own failure (a lost database): never its message, which is for the log.
       logger.warning("pending-authorization store failed", metadata: ["error": "\(error)"])
@@ -306,7 +321,8 @@ public struct ProblemDetails: Sendable, Hashable {
   /// alike), `too-many-logins` (429), `store-full` (503), `request-timeout` (408), `content-too-large`
   /// (413), `unsupported-media-type` (415), `malformed-request` (400), `unknown-route` (404),
   /// `method-not-allowed` (405), `provider-mismatch` (403), `constraint-limit-exceeded` (400),
-  /// `invalid-configuration` (500).
+  /// `invalid-configuration` (500), `cookie-header-too-large` (431); and for the session's POSTs,
+  /// `cross-site-request` (403) and `session-store-unavailable` (503).
   ///
   /// ```swift
   /// ProblemDetails(CallbackError(.expired)).code  // "expired"
@@ -379,6 +395,23 @@ public struct ProblemDetails: Sendable, Hashable {
   static let invalidReturnPath = ProblemDetails(
     code: "invalid-return-path", status: 400,
     detail: "return_to must be a path on this site (one leading /, printable ASCII, no \\ or fragment).")
+  /// A state-changing POST (logout, refresh) that a browser sent from another site (``CrossSiteCheck``): 403.
+  ///
+  /// ```swift
+  /// ProblemDetails.crossSiteRequest.code  // "cross-site-request"
+  /// ```
+  public static let crossSiteRequest = ProblemDetails(
+    code: "cross-site-request", status: 403, detail: "This request must come from the site's own pages.")
+  /// The session store failed, so whether the request has a session is unknown: 503, try again.
+  ///
+  /// ```swift
+  /// ProblemDetails.sessionStoreUnavailable.status  // 503
+  /// ```
+  public static let sessionStoreUnavailable = ProblemDetails(
+    code: "session-store-unavailable", status: 503, detail: "The session store is unavailable; try again.")
+  static let cookieHeaderTooLarge = ProblemDetails(
+    code: "cookie-header-too-large", status: 431,
+    detail: "The request's cookies are larger than the site accepts; clear this site's cookies and try again.")
   static let storeUnavailable = ProblemDetails(
     code: "store-unavailable", status: 503, detail: "The pending-authorization store is unavailable; try again.")
   /// One answer for every callback that binds no login of this browser: no login with its state, a login of

@@ -2,6 +2,7 @@
 // pending authorization keeps (RFC 6749 §10.12, RFC 9700 §2.1 and §4.7.1).
 
 import Crypto
+import Hummingbird
 import LinkParseAuthorization
 import LinkParseBytes
 import LinkParseProviders
@@ -15,7 +16,9 @@ import LinkParseProviders
 /// `Max-Age` the login's lifetime, `Secure` over HTTPS; `SameSite=Lax`, except for a login whose answer is a
 /// `form_post` (Sign in with Apple): that callback is a cross-site POST, on which browsers send only
 /// `SameSite=None` cookies, so its cookie is `SameSite=None; Secure` (HTTPS only, as Apple requires). The
-/// callback needs its login's cookie (compared in constant time) and clears it.
+/// callback looks up the one cookie named for its state (so any number of abandoned logins' cookies, which
+/// browsers send oldest first, cannot hide it), compares it in constant time, and clears it on every answer
+/// that uses the login up (success, provider error, `replayed`, `expired`).
 ///
 /// ```swift
 /// // Every instance behind one load balancer needs the same key:
@@ -79,32 +82,47 @@ public struct LoginCookies: Sendable {
 
   /// The `Set-Cookie` value that clears a login's cookie.
   func clearCookie(state: String?, crossSitePost: Bool) -> String {
-    cookie(state: state, value: "", maxAge: 0, crossSitePost: crossSitePost)
+    cookie(name: name(state: state), value: "", maxAge: 0, crossSitePost: crossSitePost)
+  }
+
+  /// The `Set-Cookie` value that clears the cookie of the login whose state is the bytes `state`.
+  func clearCookie(stateBytes state: [UInt8]?, crossSitePost: Bool) -> String {
+    cookie(name: name(stateBytes: state), value: "", maxAge: 0, crossSitePost: crossSitePost)
   }
 
   /// A login cookie's `Set-Cookie` value with its attributes.
   private func cookie(state: String?, value: String, maxAge: Int64, crossSitePost: Bool) -> String {
-    var cookie = "\(name(state: state))=\(value); Path=/; Max-Age=\(maxAge); HttpOnly"
+    cookie(name: name(state: state), value: value, maxAge: maxAge, crossSitePost: crossSitePost)
+  }
+
+  private func cookie(name: String, value: String, maxAge: Int64, crossSitePost: Bool) -> String {
+    var cookie = "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly"
     if secure { cookie += "; Secure" }
     cookie += crossSitePost ? "; SameSite=None" : "; SameSite=Lax"
     return cookie
   }
 
-  /// What a request's `Cookie` headers present: the hashes of at most 16 login cookies (a request carrying
-  /// more costs no more).
-  func presented(_ cookieHeaders: [String]) -> BrowserBinding {
-    var hashes: [String] = []
-    let prefix = self.prefix
-    for header in cookieHeaders {
-      for pair in header.split(separator: ";", maxSplits: 64, omittingEmptySubsequences: true) {
-        guard hashes.count < 16 else { break }
-        let pair = pair.drop { $0 == " " || $0 == "\t" }
-        guard pair.hasPrefix(prefix), let equals = pair.firstIndex(of: "=") else { continue }
-        let value = pair[pair.index(after: equals)...].prefix { $0 != " " && $0 != "\t" }
-        guard !value.isEmpty, value.utf8.count <= 64 else { continue }
-        hashes.append(hash(value))
-      }
+  /// The largest `Cookie` header (all of a request's `Cookie` fields together, in bytes) a callback is read
+  /// with: 32 KiB. A larger one is answered `431` (`cookie-header-too-large`): the browser holds more cookies for
+  /// the site than it should, and only clearing them helps.
+  public static let maximumCookieHeaderSize = 32 * 1024
+
+  /// The cookie name of the login whose state is the bytes `state` (`nil`: a login without state).
+  func name(stateBytes state: [UInt8]?) -> String {
+    guard let state else { return prefix + "none" }
+    return prefix + String(Base64URL.encode(SHA256.hash(data: state)).prefix(22))
+  }
+
+  /// What a request's `Cookie` headers present for the login with state `state` (the callback's decoded
+  /// state, `nil` for none): the hash of the one cookie named for it (Hummingbird's `Cookies`), however many
+  /// other cookies — other logins', abandoned or running in other tabs — the browser sends, and in whatever
+  /// order.
+  func presented(_ cookieHeaders: [String], state: [UInt8]?) -> (binding: BrowserBinding, found: Bool) {
+    guard let cookie = Cookies(from: cookieHeaders)[name(stateBytes: state)] else {
+      return (BrowserBinding(hashes: []), false)
     }
-    return BrowserBinding(hashes: hashes)
+    let value = cookie.value
+    guard !value.isEmpty, value.utf8.count <= 64 else { return (BrowserBinding(hashes: []), true) }
+    return (BrowserBinding(hashes: [hash(value[...])]), true)
   }
 }

@@ -8,7 +8,8 @@ import LinkParseBytes
 /// How many logins one client may start: at most ``limit`` in any ``window`` (a sliding window, estimated from
 /// the current and the previous fixed window), for at most ``maxClients`` clients at a time. A start beyond the
 /// limit is answered `429 too-many-logins` with `Retry-After`, and inserts nothing. A client is its IP address
-/// (IPv6: its /64 network, which one subscriber usually holds whole), read from a request context that
+/// (IPv6: its /64 network, which one subscriber usually holds whole; an IPv4 client of a dual-stack listener,
+/// `::ffff:a.b.c.d`, its IPv4 address), read from a request context that
 /// conforms to `RemoteAddressRequestContext` (``LoginRequestContext`` does); behind a proxy, give
 /// ``LinkParseCallbackEndpoint`` a `clientKey` that reads the proxy's header instead.
 ///
@@ -109,14 +110,21 @@ public struct LoginRequestContext: RequestContext, RemoteAddressRequestContext {
 }
 
 extension StartLimiter {
-  /// The client key of an address (IPv6: its /64 network).
+  /// The client key of an address (IPv6: its /64 network; IPv4-mapped IPv6, `::ffff:a.b.c.d`: the IPv4 address).
   static func clientKey(_ address: SocketAddress?) -> String? {
     guard let address else { return nil }
     switch address {
     case .v4(let v4):
       return withUnsafeBytes(of: v4.address.sin_addr.s_addr) { "4:" + $0.map(String.init).joined(separator: ".") }
     case .v6(let v6):
-      return withUnsafeBytes(of: v6.address.sin6_addr) { "6:" + $0.prefix(8).map(String.init).joined(separator: ".") }
+      return withUnsafeBytes(of: v6.address.sin6_addr) { bytes in
+        // An IPv4 client of a dual-stack listener arrives as `::ffff:a.b.c.d`: keyed as that IPv4 address,
+        // not by the /64 that every IPv4 client would share.
+        if bytes.prefix(10).allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+          return "4:" + bytes[12..<16].map(String.init).joined(separator: ".")
+        }
+        return "6:" + bytes.prefix(8).map(String.init).joined(separator: ".")
+      }
     default:
       return "unix"
     }

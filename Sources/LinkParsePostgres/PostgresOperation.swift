@@ -53,6 +53,43 @@ package enum PostgresOperation {
     return outcome
   }
 
+  /// `body`, unless it has not started its real work within `timeout`: `body` calls `started()` once it has
+  /// what it waited for (a connection, a lock) and goes on only if that returns `true`; after `timeout` without
+  /// it, the answer is `nil` at once (and `started()` then returns `false`). Work that has started runs for as
+  /// long as it takes. Cancelling the caller answers `CancellationError`.
+  package static func raceUntilStarted<T: Sendable>(
+    _ timeout: Duration, _ body: @escaping @Sendable (_ started: @escaping @Sendable () -> Bool) async throws -> T
+  ) async -> Result<T, any Error>? {
+    let finish = FirstResult<Result<T, any Error>?>()
+    // 0: waiting, 1: started, 2: too late.
+    let phase = PThreadLocked(0)
+    let started: @Sendable () -> Bool = {
+      phase.withLock { phase in
+        if phase == 0 { phase = 1 }
+        return phase == 1
+      }
+    }
+    let work = Task {
+      do { finish.resolve(.success(try await body(started))) } catch { finish.resolve(.failure(error)) }
+    }
+    let timer = Task {
+      try? await Task.sleep(for: timeout)
+      let late = phase.withLock { phase in
+        if phase == 0 { phase = 2 }
+        return phase == 2
+      }
+      if late { finish.resolve(nil) }
+    }
+    let outcome = await withTaskCancellationHandler {
+      await finish.value()
+    } onCancel: {
+      finish.resolve(.failure(CancellationError()))
+    }
+    timer.cancel()
+    if case .success = outcome {} else { work.cancel() }
+    return outcome
+  }
+
   /// Runs `statements` in one transaction under the advisory lock `lock` (so that instances starting at once
   /// do not race on the catalog: `CREATE … IF NOT EXISTS` can), within `timeout`.
   package static func migrate(

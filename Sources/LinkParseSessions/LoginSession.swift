@@ -15,8 +15,9 @@ public import NIOCore
 /// (the access token, the refresh token when the provider gave one, the id_token for logging out).
 ///
 /// Keep it with hummingbird-auth's `SessionMiddleware` over ``PostgresSessionDriver`` (shared by instances,
-/// sealed at rest) or Hummingbird's `MemoryPersistDriver` (one process); its cookie is
-/// ``cookieParameters(secure:)``. ``signIn(_:consumed:context:lifetime:)`` opens one at the end of a callback.
+/// sealed at rest) or ``MemorySessionDriver`` (one process); its cookie is ``cookieParameters(secure:)``.
+/// ``SessionRefresher/signIn(_:consumed:request:context:lifetime:defaultReturnPath:)`` opens one at the end of
+/// a callback, ending the one it replaces.
 ///
 /// ```swift
 /// let session = LoginSession(identity)
@@ -142,7 +143,8 @@ public struct LoginSession: Codable, Sendable, Hashable {
   }
 
   /// Ends a callback in a session: opens a new session for `identity` in `context` (hummingbird-auth gives it a
-  /// fresh random id and sets the cookie), and answers `303 See Other` to the login's return path
+  /// fresh random id and sets the cookie; the session the request had is left alone: use
+  /// ``SessionRefresher/signIn(_:consumed:request:context:lifetime:defaultReturnPath:)``, which ends it), and answers `303 See Other` to the login's return path
   /// (``PendingAuthorization/returnPath``, checked again by ``ReturnPath``; `/` when it has none), with
   /// `Cache-Control: no-store` and `Referrer-Policy: no-referrer` — the callback's code and state leave the
   /// address bar and reach no one else.

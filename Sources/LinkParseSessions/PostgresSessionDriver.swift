@@ -22,17 +22,26 @@ public import PostgresNIO
 /// CREATE TABLE IF NOT EXISTS linkparse_persist (
 ///   key_hash bytea PRIMARY KEY,   -- HMAC-SHA256(key, the key SessionStorage uses)
 ///   sealed bytea NOT NULL,        -- AES-GCM(seal key, JSON), authenticated with key_hash
-///   expires_at bigint);           -- Unix milliseconds; NULL: no expiry
+///   expires_at bigint,            -- Unix milliseconds: the absolute expiry; NULL only from create(expires: nil)
+///   idle_expires_at bigint);      -- Unix milliseconds: the idle expiry (idleLifetime); NULL: none
 /// CREATE INDEX IF NOT EXISTS linkparse_persist_expiry ON linkparse_persist (expires_at)
 ///   WHERE expires_at IS NOT NULL;
+/// CREATE INDEX IF NOT EXISTS linkparse_persist_idle_expiry ON linkparse_persist (idle_expires_at)
+///   WHERE idle_expires_at IS NOT NULL;
 /// ```
 ///
-/// Expired rows are never returned, and are deleted by a sweep that a write runs at most every
-/// ``sweepInterval`` seconds. Every query runs within ``operationTimeout``; a database failure throws
-/// `PostgresStoreError` (the session middleware then treats the request as having no session).
+/// **Lifetimes no write removes.** A row has an absolute expiry, set by the write that gives a lifetime (the
+/// session middleware's first save), and an idle expiry, ``idleLifetime`` after its last use (a read moves it
+/// on, at most once per quarter of the idle lifetime; a write moves it on). A write without a lifetime
+/// (`set(key:value:expires: nil)`, what a session update or a token refresh does) only replaces the value of a
+/// live row: it never inserts, never brings back a row that has expired or been deleted, and keeps the row's
+/// expiry. A row past either expiry is never returned, and is deleted by a sweep that a write runs at most
+/// every ``sweepInterval`` seconds. Every query runs within ``operationTimeout``; a database failure throws
+/// `PostgresStoreError`.
 ///
-/// **Refreshing a session's tokens once**, across instances: ``withRefreshLock(for:_:)`` (a transaction-level
-/// advisory lock on the key's hash), which ``SessionRefresher`` takes.
+/// **One session operation at a time per session**, across instances: ``withRefreshLock(for:_:)`` (a
+/// transaction-level advisory lock on the key's hash), which ``SessionRefresher`` takes to refresh, to log out
+/// and to replace a session at sign-in, so a refresh that finishes after a logout cannot bring the session back.
 ///
 /// ```swift
 /// let sessions = PostgresSessionDriver(client: client, secret: secret)
@@ -75,6 +84,13 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
   /// ```
   public let sweepInterval: Int64
 
+  /// How long a row lives unused (`nil`: no idle limit), beside the absolute expiry its first write gives it.
+  ///
+  /// ```swift
+  /// sessions.idleLifetime  // .seconds(7200)
+  /// ```
+  public let idleLifetime: Duration?
+
   /// A driver on `client` (which the caller runs), its keys derived from `secret` (the same on every instance;
   /// at least 256 bits).
   ///
@@ -83,8 +99,10 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
   /// ```
   public init(
     client: PostgresClient, secret: SymmetricKey, operationTimeout: Duration = .seconds(10), sweepInterval: Int64 = 60,
-    maximumRefreshLocks: Int = 4, logger: Logger = Logger(label: "LinkParseSessions")
+    maximumRefreshLocks: Int = 4, idleLifetime: Duration? = .seconds(2 * 3600),
+    logger: Logger = Logger(label: "LinkParseSessions")
   ) {
+    self.idleLifetime = idleLifetime.map { max($0, .milliseconds(1)) }
     self.client = client
     self.maximumRefreshLocks = max(1, maximumRefreshLocks)
     self.lockHolders = AsyncLimiter(max(1, maximumRefreshLocks))
@@ -114,6 +132,11 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
         CREATE INDEX IF NOT EXISTS linkparse_persist_expiry ON linkparse_persist (expires_at)
           WHERE expires_at IS NOT NULL
         """,
+        "ALTER TABLE linkparse_persist ADD COLUMN IF NOT EXISTS idle_expires_at bigint",
+        """
+        CREATE INDEX IF NOT EXISTS linkparse_persist_idle_expiry ON linkparse_persist (idle_expires_at)
+          WHERE idle_expires_at IS NOT NULL
+        """,
       ])
   }
 
@@ -126,12 +149,16 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
   /// ```
   public func create<Object: Codable & Sendable>(key: String, value: Object, expires: Duration?) async throws {
     let (now, hash, sealed, expiresAt) = try await prepareWrite(key: key, value: value, expires: expires)
+    let idleExpiresAt = idleExpiry(now)
     let inserted = try await run { client, logger in
       let rows = try await client.query(
         """
-        INSERT INTO linkparse_persist AS t (key_hash, sealed, expires_at) VALUES (\(hash), \(sealed), \(expiresAt))
-        ON CONFLICT (key_hash) DO UPDATE SET sealed = EXCLUDED.sealed, expires_at = EXCLUDED.expires_at
-          WHERE t.expires_at IS NOT NULL AND t.expires_at <= \(now)
+        INSERT INTO linkparse_persist AS t (key_hash, sealed, expires_at, idle_expires_at)
+          VALUES (\(hash), \(sealed), \(expiresAt)::bigint, \(idleExpiresAt)::bigint)
+        ON CONFLICT (key_hash) DO UPDATE SET sealed = EXCLUDED.sealed, expires_at = EXCLUDED.expires_at,
+          idle_expires_at = EXCLUDED.idle_expires_at
+          WHERE (t.expires_at IS NOT NULL AND t.expires_at <= \(now))
+            OR (t.idle_expires_at IS NOT NULL AND t.idle_expires_at <= \(now))
         RETURNING 1
         """, logger: logger)
       for try await _ in rows.decode(Int.self) { return true }
@@ -140,21 +167,34 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
     if !inserted { throw PersistError.duplicate }
   }
 
-  /// Stores `value` under `key`, replacing what is there; with `expires` nil, a live value's expiry is kept.
+  /// Stores `value` under `key` with `expires`, replacing what is there; with `expires` nil, replaces the value
+  /// of a live row only, keeping its expiry (no live row: nothing is written, and nothing is thrown — a session
+  /// that ended while a request ran stays ended).
   ///
   /// ```swift
   /// try await sessions.set(key: "k", value: "v2", expires: nil)
   /// ```
   public func set<Object: Codable & Sendable>(key: String, value: Object, expires: Duration?) async throws {
     let (now, hash, sealed, expiresAt) = try await prepareWrite(key: key, value: value, expires: expires)
+    let idleExpiresAt = idleExpiry(now)
     try await run { client, logger in
-      try await client.query(
-        """
-        INSERT INTO linkparse_persist AS t (key_hash, sealed, expires_at) VALUES (\(hash), \(sealed), \(expiresAt))
-        ON CONFLICT (key_hash) DO UPDATE SET sealed = EXCLUDED.sealed,
-          expires_at = CASE WHEN EXCLUDED.expires_at IS NOT NULL THEN EXCLUDED.expires_at
-                            WHEN t.expires_at > \(now) THEN t.expires_at ELSE NULL END
-        """, logger: logger)
+      if let expiresAt {
+        try await client.query(
+          """
+          INSERT INTO linkparse_persist AS t (key_hash, sealed, expires_at, idle_expires_at)
+            VALUES (\(hash), \(sealed), \(expiresAt)::bigint, \(idleExpiresAt)::bigint)
+          ON CONFLICT (key_hash) DO UPDATE SET sealed = EXCLUDED.sealed, expires_at = EXCLUDED.expires_at,
+            idle_expires_at = EXCLUDED.idle_expires_at
+          """, logger: logger)
+      } else {
+        try await client.query(
+          """
+          UPDATE linkparse_persist SET sealed = \(sealed),
+            idle_expires_at = CASE WHEN idle_expires_at IS NULL THEN NULL ELSE \(idleExpiresAt)::bigint END
+          WHERE key_hash = \(hash) AND (expires_at IS NULL OR expires_at > \(now))
+            AND (idle_expires_at IS NULL OR idle_expires_at > \(now))
+          """, logger: logger)
+      }
     }
   }
 
@@ -168,7 +208,8 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
     try await getWithTTL(key: key, as: type)?.object
   }
 
-  /// The live value under `key` and the time it has left (`nil`: no expiry).
+  /// The live value under `key` and the time it has left unused (`nil`: no expiry); the read counts as a use
+  /// (``idleLifetime``).
   ///
   /// ```swift
   /// try await sessions.getWithTTL(key: "k", as: String.self)?.ttl  // .milliseconds(59_870)
@@ -178,16 +219,29 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
   ) async throws -> (object: Object, ttl: Duration?)? {
     let now = Self.nowMilliseconds()
     let hash = keyHash(key)
-    let found = try await run { client, logger -> (ByteBuffer, Int64?)? in
+    let idleExpiresAt = idleExpiry(now)
+    // A read moves the idle expiry on once a quarter of the idle lifetime has passed since the last move: a
+    // session in use stays alive without a write per request.
+    let moveBefore = idleLifetime.map { now + Self.milliseconds($0) * 3 / 4 }
+    let found = try await run { client, logger -> (ByteBuffer, Int64?, Int64?)? in
       let rows = try await client.query(
         """
-        SELECT sealed, expires_at FROM linkparse_persist
-        WHERE key_hash = \(hash) AND (expires_at IS NULL OR expires_at > \(now))
+        WITH live AS (
+          SELECT key_hash, sealed, expires_at, idle_expires_at FROM linkparse_persist
+          WHERE key_hash = \(hash) AND (expires_at IS NULL OR expires_at > \(now))
+            AND (idle_expires_at IS NULL OR idle_expires_at > \(now))),
+        moved AS (
+          UPDATE linkparse_persist AS t SET idle_expires_at = \(idleExpiresAt)::bigint FROM live
+          WHERE t.key_hash = live.key_hash AND live.idle_expires_at IS NOT NULL
+            AND \(moveBefore)::bigint IS NOT NULL AND live.idle_expires_at < \(moveBefore)::bigint
+          RETURNING t.idle_expires_at)
+        SELECT live.sealed, live.expires_at, COALESCE((SELECT idle_expires_at FROM moved), live.idle_expires_at)
+        FROM live
         """, logger: logger)
-      for try await (sealed, expiresAt) in rows.decode((ByteBuffer, Int64?).self) { return (sealed, expiresAt) }
+      for try await row in rows.decode((ByteBuffer, Int64?, Int64?).self) { return row }
       return nil
     }
-    guard let (sealed, expiresAt) = found else { return nil }
+    guard let (sealed, expiresAt, idleExpiresAt) = found else { return nil }
     guard let json = open(sealed, hash: hash) else {
       logger.warning("a stored value did not open (another secret, or a row moved or altered): ignored")
       return nil
@@ -198,7 +252,8 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
     } catch {
       throw PersistError.invalidConversion
     }
-    return (object, expiresAt.map { .milliseconds($0 - now) })
+    let left = [expiresAt, idleExpiresAt].compactMap { $0 }.min()
+    return (object, left.map { .milliseconds($0 - now) })
   }
 
   /// Deletes the value under `key` (nothing when there is none).
@@ -224,7 +279,11 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
     return try await run { client, logger in
       let rows = try await client.query(
         """
-        WITH gone AS (DELETE FROM linkparse_persist WHERE expires_at IS NOT NULL AND expires_at <= \(now) RETURNING 1)
+        WITH gone AS (
+          DELETE FROM linkparse_persist
+          WHERE (expires_at IS NOT NULL AND expires_at <= \(now))
+            OR (idle_expires_at IS NOT NULL AND idle_expires_at <= \(now))
+          RETURNING 1)
         SELECT count(*) FROM gone
         """, logger: logger)
       for try await count in rows.decode(Int64.self) { return Int(count) }
@@ -236,8 +295,10 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
 
   /// Runs `body` while holding a PostgreSQL advisory lock named by `key`'s hash (transaction-level: released
   /// when `body` ends, however it ends, or when the connection drops), so that one instance at a time runs it
-  /// for one key. At most ``maximumRefreshLocks`` run at once on this instance. The wait is bounded by the
-  /// database's `lock_timeout`, if set, not by ``operationTimeout``.
+  /// for one key. At most ``maximumRefreshLocks`` run at once on this instance. Getting the lock (a place here,
+  /// a connection, the lock itself) may take ``operationTimeout`` at the most, then `PostgresStoreError`
+  /// `store-timed-out` (a database that went away does not hold a logout for long); `body` itself runs for as
+  /// long as it takes, and what it throws is thrown as it is.
   ///
   /// ```swift
   /// try await sessions.withRefreshLock(for: "hbs.abc") { try await refresh() }
@@ -246,9 +307,20 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
     for key: String, _ body: @escaping @Sendable () async throws -> T
   ) async throws -> T {
     let lock = keyHash(key).getInteger(at: 0, as: Int64.self) ?? 0
-    let (client, logger) = (self.client, self.logger)
-    return try await lockHolders.run {
-      try await PostgresOperation.withAdvisoryLock(lock, on: client, logger: logger) { _ in try await body() }
+    let (client, logger, lockHolders) = (self.client, self.logger, self.lockHolders)
+    let outcome = await PostgresOperation.raceUntilStarted(operationTimeout) { started in
+      try await lockHolders.run {
+        try await PostgresOperation.withAdvisoryLock(lock, on: client, logger: logger) { _ -> Result<T, any Error> in
+          guard started() else { throw PostgresStoreError(.timedOut, "timed out") }
+          // `body`'s own error comes out as it is, not wrapped in the lock's transaction's error.
+          do { return .success(try await body()) } catch { return .failure(error) }
+        }
+      }
+    }
+    switch outcome {
+    case .none: throw PostgresStoreError(.timedOut, "timed out")
+    case .some(.success(let result)): return try result.get()
+    case .some(.failure(let error)): throw error
     }
   }
 
@@ -262,6 +334,11 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
     try await sweepIfDue(now)
     let hash = keyHash(key)
     return (now, hash, try seal(value, hash: hash), expires.map { now + Self.milliseconds($0) })
+  }
+
+  /// A row's idle expiry when written or used at `now` (`nil`: no idle limit).
+  private func idleExpiry(_ now: Int64) -> Int64? {
+    idleLifetime.map { now + Self.milliseconds($0) }
   }
 
   private func keyHash(_ key: String) -> ByteBuffer {

@@ -50,9 +50,9 @@ struct SessionDriverTests {
       #expect(ttl > .seconds(55) && ttl <= .seconds(60))
       // Another type: invalidConversion (the session middleware then drops the session).
       await #expect(throws: PersistError.invalidConversion) { try await driver.get(key: "k1", as: Int.self) }
-      // No expiry: no TTL.
+      // A write without a lifetime creates nothing (a session that ended stays ended).
       try await driver.set(key: "k2", value: 7, expires: nil)
-      #expect(try await driver.getWithTTL(key: "k2", as: Int.self)?.ttl == nil)
+      #expect(try await driver.get(key: "k2", as: Int.self) == nil)
       try await driver.remove(key: "k1")
       #expect(try await driver.get(key: "k1", as: Sample.self) == nil)
       try await driver.remove(key: "never-there")
@@ -72,7 +72,7 @@ struct SessionDriverTests {
       try await driver.create(key: "short", value: 3, expires: .milliseconds(100))
       try await Task.sleep(for: .milliseconds(200))
       // The next write sweeps (interval 0): the expired row is deleted, the live ones stay.
-      try await driver.set(key: "other", value: 4, expires: nil)
+      try await driver.set(key: "other", value: 4, expires: .seconds(60))
       let rows = try await client.query("SELECT count(*) FROM linkparse_persist")
       var count = -1
       for try await n in rows.decode(Int64.self) { count = Int(n) }
@@ -83,7 +83,8 @@ struct SessionDriverTests {
 
   @Test func nothingReadableAtRest() async throws {
     try await Self.withDriver { driver, client in
-      try await driver.set(key: "lp-session.SECRETID", value: Sample(name: "Alice", refreshToken: "RT-PLAIN"), expires: nil)
+      try await driver.set(
+        key: "lp-session.SECRETID", value: Sample(name: "Alice", refreshToken: "RT-PLAIN"), expires: .seconds(60))
       var raw: [UInt8] = []
       for try await (key, sealed) in try await client.query("SELECT key_hash, sealed FROM linkparse_persist")
         .decode((ByteBuffer, ByteBuffer).self)
@@ -94,7 +95,7 @@ struct SessionDriverTests {
       let text = String(decoding: raw, as: UTF8.self)
       #expect(!raw.isEmpty && !text.contains("SECRETID") && !text.contains("RT-PLAIN") && !text.contains("Alice"))
       // A row moved under another key does not open (its seal is bound to its key): nothing, not garbage.
-      try await driver.set(key: "other", value: Sample(name: "Bob", refreshToken: "x"), expires: nil)
+      try await driver.set(key: "other", value: Sample(name: "Bob", refreshToken: "x"), expires: .seconds(60))
       try await client.query(
         """
         UPDATE linkparse_persist SET sealed = (SELECT sealed FROM linkparse_persist p
@@ -106,7 +107,7 @@ struct SessionDriverTests {
 
   @Test func anotherSecretReadsNothing() async throws {
     try await Self.withDriver { driver, client in
-      try await driver.set(key: "k", value: 1, expires: nil)
+      try await driver.set(key: "k", value: 1, expires: .seconds(60))
       let stranger = PostgresSessionDriver(client: client, secret: SymmetricKey(size: .bits256))
       #expect(try await stranger.get(key: "k", as: Int.self) == nil)
     }
@@ -162,7 +163,7 @@ extension SessionDriverTests {
       let driver = PostgresSessionDriver(
         client: client, secret: TestDatabase.secret, operationTimeout: .seconds(5), maximumRefreshLocks: 2)
       try await driver.migrate()
-      try await driver.set(key: "shared", value: 1, expires: nil)
+      try await driver.set(key: "shared", value: 1, expires: .seconds(60))
       let inside = ManagedAtomicCounter()
       let results = try await withThrowingTaskGroup(of: Int?.self) { group in
         for index in 0..<12 {

@@ -11,8 +11,12 @@ import LinkParseTestSupport
 import Testing
 
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ExampleServerTests {
-  /// The binary built beside the test bundle (`swift build --build-tests` builds it).
+  /// The binary built beside the test bundle (`swift build --build-tests` builds it), or
+  /// LINKPARSE_EXAMPLE_SERVER_BINARY (to run these tests against another build, an older one say).
   static let binary: String = {
+    if let other = ProcessInfo.processInfo.environment["LINKPARSE_EXAMPLE_SERVER_BINARY"], !other.isEmpty {
+      return other
+    }
     let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
       ?? CommandLine.arguments[0]
     return URL(fileURLWithPath: executable).deletingLastPathComponent()
@@ -41,10 +45,13 @@ import Testing
     return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
   }()
 
-  static func fetch(_ url: String, method: HTTPMethod = .GET, cookie: String? = nil) async throws -> Answer {
+  static func fetch(
+    _ url: String, method: HTTPMethod = .GET, cookie: String? = nil, headers: [(String, String)] = []
+  ) async throws -> Answer {
     var request = HTTPClientRequest(url: url)
     request.method = method
     if let cookie { request.headers.add(name: "Cookie", value: cookie) }
+    for (name, value) in headers { request.headers.add(name: name, value: value) }
     let response = try await http.execute(request, timeout: .seconds(120))
     let body = String(buffer: try await response.body.collect(upTo: 1 << 20))
     return Answer(

@@ -58,14 +58,15 @@ func snippet_ReceivingFormPostCallbacksOnAServer_1() async throws {
     let configuration = LoginSession.middlewareConfiguration(secure: true)
     let router = Router(context: LoginSessionContext.self)
     router.add(middleware: SessionMiddleware(storage: sessions, configuration: configuration))
-    router.add(middleware: endpoint.callbackRoutes(table, context: LoginSessionContext.self) { consumed, _, _, context in
-      LoginSession.signIn(try await party.complete(consumed), consumed: consumed, context: context)
+    // Sign-in, refresh and logout of one session take turns (the driver's lock).
+    let refresher = SessionRefresher(driver: sessions, configuration: configuration)
+    router.add(middleware: endpoint.callbackRoutes(table, context: LoginSessionContext.self) { consumed, _, request, context in
+      try await refresher.signIn(try await party.complete(consumed), consumed: consumed, request: request, context: context)
     })
     endpoint.registerStart(on: router, path: "/login/id", login: login)  // GET /login/id?return_to=/account
 
     // A handler that needs the access token gets it fresh: refreshed first when it expires within a minute,
     // once per session however many requests ask at the same time.
-    let refresher = SessionRefresher(driver: sessions, configuration: configuration)
     router.get("/me") { request, context -> String in
       let session = try await refresher.freshSession(request: request, context: context) { session in
         guard let refreshToken = session.refreshToken else { throw SessionRefreshError(.noRefreshToken) }
@@ -73,19 +74,31 @@ func snippet_ReceivingFormPostCallbacksOnAServer_1() async throws {
       }
       return session?.subject ?? "not signed in"
     }
-    router.post("/logout") { _, context -> Response in
-      let hint = context.sessions.session?.idToken
-      context.sessions.clearSession()  // the middleware deletes it and expires the cookie
-      let back = party.endSessionURL(idTokenHint: hint, postLogoutRedirectURI: "https://example.com/") ?? "/"
-      return Response(status: .seeOther, headers: [.location: back])
+    // Logout: a POST from the site's own pages only; the session deleted by its id (after any refresh of it),
+    // the cookie expired whatever happens, the provider's logout only when there was a session.
+    let crossSite = CrossSiteCheck(publicBaseURL: "https://example.com")
+    router.post("/logout") { request, _ -> Response in
+      if let refusal = crossSite.refusal(request) { return refusal }  // 403 cross-site-request
+      var response: Response
+      do {
+        let ended = try await refresher.endSession(request: request)  // nil: there was no session
+        let back = ended.flatMap {
+          party.endSessionURL(idTokenHint: $0.idToken, postLogoutRedirectURI: "https://example.com/")
+        }
+        response = Response(status: .seeOther, headers: [.location: back ?? "/"])
+      } catch {
+        response = ProblemDetails.sessionStoreUnavailable.response()  // 503: the session may still be live
+      }
+      response.headers[values: .setCookie].append(refresher.expiredCookie.description)
+      return response
     }
     try await Application(router: router).runService()
   }
-  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 207):
+  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 234):
   let privateKeyPEM = "-----BEGIN PRIVATE KEY-----…"
   func consumedLogin() -> ConsumedAuthorization { fatalError() }
   let session = LoginSession?.none!
-  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 207:
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 234:
   let http = OAuthHTTPClient()
   let vk = ProviderRelyingParty.vkID(VKIDClient(clientID: "7915193"), client: http)
   let apple = ProviderRelyingParty.apple(
@@ -93,7 +106,7 @@ func snippet_ReceivingFormPostCallbacksOnAServer_1() async throws {
     clientSecret: try AppleClientSecret(
       privateKeyPEM: privateKeyPEM, keyID: "ABC123DEFG", teamID: "TEAM123456", clientID: "com.example.web"),
     client: http)
-  // In the callback's closure, as above: LoginSession.signIn(try await apple.complete(consumed), …).
+  // In the callback's closure, as above: refresher.signIn(try await apple.complete(consumed), …).
   let identity = try await apple.complete(consumedLogin())
   identity.email?.value            // from the verified id_token
   identity.unverifiedAppleUser     // the first login's name, unsigned
@@ -103,10 +116,10 @@ func snippet_ReceivingFormPostCallbacksOnAServer_1() async throws {
   case .redirect(let url): print(url)          // send the browser there (OpenID Connect)
   case .unsupported(let reason): print(reason)  // Sber ID has no revocation
   }
-  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 293):
+  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 320):
   let databaseURL = "postgres://app@127.0.0.1/logins?sslmode=verify-full"
   let secret = SymmetricKey(size: .bits256)
-  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 293:
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 320:
 
   let client = PostgresClient(
     configuration: try PostgresPendingAuthorizationStore.clientConfiguration(databaseURL: databaseURL))

@@ -1,0 +1,221 @@
+// A login session's lifecycle in the example server (Examples/CallbackServer) over real sockets, with the demo
+// provider, in memory and on PostgreSQL: refresh and logout exclude each other, no write removes a session's
+// expiry, an idle session ends, a new login ends the session it replaces, logout refuses other sites and
+// always expires the cookie, and a failing store answers 503 rather than "signed out".
+
+import AsyncHTTPClient
+import Foundation
+import LinkParseServerTestSupport
+import LinkParseTestSupport
+import NIOCore
+import NIOHTTP1
+import PostgresNIO
+import Testing
+
+// Nested in ExampleServerTests, whose `.serialized` it shares: one example server at a time in this suite and
+// that one (the module's other suites run beside them, and a heavier load starves their time limits).
+extension ExampleServerTests {
+@Suite(.timeLimit(.minutes(10))) struct SessionLifecycleTests {
+  typealias Server = ExampleServerTests
+
+  /// Where the example keeps its sessions.
+  enum Store: String, CustomTestStringConvertible, Sendable {
+    case memory, postgres
+    var testDescription: String { rawValue }
+  }
+
+  static let database = "linkparse_lifecycle_test"
+  static let stores: [Store] = TestDatabase.url == nil ? [.memory] : [.memory, .postgres]
+
+  /// The test database's URL for `name`, through `port` when given (a proxy).
+  static func databaseURL(_ name: String, port: Int? = nil) throws -> String {
+    let url = try #require(TestDatabase.url)
+    let path = try #require(url.range(of: "/", options: .backwards)).lowerBound
+    let query = url.range(of: "?").map { String(url[$0.lowerBound...]) } ?? ""
+    var head = String(url[..<path])
+    if let port, let colon = head.range(of: ":", options: .backwards) { head = head[..<colon.lowerBound] + ":\(port)" }
+    return head + "/" + name + query
+  }
+
+  /// Runs the demo provider (a refresh grant takes it `refreshDelay` seconds) and the example with `environment`
+  /// and its sessions in `store`; `body` gets the example's and the provider's base URLs.
+  static func withExample(
+    _ store: Store, refreshDelay: Double = 0, environment: [String: String] = [:], databasePort: Int? = nil,
+    database: String = Self.database, _ body: (_ base: String, _ issuer: String) async throws -> Void
+  ) async throws {
+    let port = Int.random(in: 20_000..<40_000)
+    let base = "http://127.0.0.1:\(port)"
+    let issuer = "http://127.0.0.1:\(port + 1)"
+    var env = ProcessInfo.processInfo.environment.merging(environment) { _, b in b }
+    env.merge(["HOST": "127.0.0.1", "PORT": "\(port)", "DEMO_PROVIDER": issuer, "LOGIN_START_LIMIT": "100000"]) { _, b in b }
+    env["DATABASE_URL"] = nil
+    if store == .postgres {
+      try await TestDatabase.ensureDatabase(database)
+      env["DATABASE_URL"] = try databaseURL(database, port: databasePort)
+      env["LINKPARSE_STORE_SECRET"] = String(repeating: "ef", count: 32)
+    }
+    try await withChildProcess(
+      "/usr/bin/env",
+      ["python3", demoProviderScript, "--port", "\(port + 1)", "--redirect-prefix", base + "/", "--refresh-delay",
+        "\(refreshDelay)"]
+    ) {
+      try await Server.waitFor(issuer + "/stats")
+      try await withChildProcess(Server.binary, [], environment: env) {
+        try await Server.waitFor(base + "/")
+        if store == .postgres {
+          // Migrated by the example: emptied, so that what the test counts is its own.
+          try await TestDatabase.withClient(try TestDatabase.configuration(database: database)) { client in
+            try await client.query("TRUNCATE linkparse_persist")
+          }
+        }
+        try await body(base, issuer)
+      }
+    }
+  }
+
+  /// How many session rows have no expiry (PostgreSQL; 0 in memory, which has no rows to count).
+  static func rowsWithoutExpiry(_ store: Store) async throws -> Int {
+    guard store == .postgres else { return 0 }
+    return try await TestDatabase.withClient(try TestDatabase.configuration(database: database)) { client in
+      for try await count in try await client.query(
+        "SELECT count(*) FROM linkparse_persist WHERE expires_at IS NULL"
+      ).decode(Int64.self) { return Int(count) }
+      return -1
+    }
+  }
+
+  /// The `Set-Cookie` that removes the session cookie, if the answer has one.
+  static func expiresSessionCookie(_ answer: Server.Answer) -> Bool {
+    answer.setCookies.contains { $0.hasPrefix("lp-session=") && $0.contains("Max-Age=0") }
+  }
+
+  @Test(arguments: stores)
+  func aRefreshRacingALogoutLeavesNoSession(_ store: Store) async throws {
+    try await Self.withExample(store, refreshDelay: 1) { base, _ in
+      let (_, _, _, session) = try await Server.login(base)
+      // The refresh has read the session and waits on the provider when the logout arrives.
+      async let refreshed = Server.fetch(base + "/refresh", method: .POST, cookie: session)
+      try await Task.sleep(for: .milliseconds(300))
+      let logout = try await Server.fetch(base + "/logout", method: .POST, cookie: session)
+      #expect(logout.status == 303)
+      _ = try await refreshed
+      #expect(try await Server.fetch(base + "/me", cookie: session).status == 401)
+      try await Task.sleep(for: .milliseconds(200))
+      #expect(try await Server.fetch(base + "/me", cookie: session).status == 401)
+      #expect(try await Self.rowsWithoutExpiry(store) == 0)
+    }
+  }
+
+  @Test(arguments: stores)
+  func aRefreshAtTheLimitDoesNotExtendTheSession(_ store: Store) async throws {
+    // A session of 3 s; a refresh that starts at 1.5 s and takes the provider 2 s ends after the session has.
+    try await Self.withExample(store, refreshDelay: 2, environment: ["SESSION_LIFETIME": "3"]) { base, _ in
+      let started = ContinuousClock.now
+      let (_, _, _, session) = try await Server.login(base)
+      try await Task.sleep(until: started + .milliseconds(1_500))
+      _ = try await Server.fetch(base + "/refresh", method: .POST, cookie: session)
+      try await Task.sleep(until: started + .milliseconds(4_000))
+      #expect(try await Server.fetch(base + "/me", cookie: session).status == 401)
+      #expect(try await Self.rowsWithoutExpiry(store) == 0)
+    }
+  }
+
+  @Test(arguments: stores)
+  func anIdleSessionEnds(_ store: Store) async throws {
+    try await Self.withExample(store, environment: ["SESSION_IDLE_TIMEOUT": "4"]) { base, _ in
+      let (_, _, _, session) = try await Server.login(base)
+      // In use: alive past its idle lifetime.
+      for _ in 0..<12 {
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await Server.fetch(base + "/me", cookie: session).status == 200)
+      }
+      // Unused for longer than it: ended.
+      try await Task.sleep(for: .milliseconds(5_000))
+      #expect(try await Server.fetch(base + "/me", cookie: session).status == 401)
+    }
+  }
+
+  @Test(arguments: stores)
+  func aNewLoginEndsTheSessionItReplaces(_ store: Store) async throws {
+    try await Self.withExample(store) { base, _ in
+      let (_, _, _, first) = try await Server.login(base)
+      // The same browser logs in again: its old session cookie travels with the callback.
+      let start = try await Server.fetch(base + "/login/demo", cookie: first)
+      let loginCookie = try #require(start.cookie("lp-login-"))
+      let authorize = try #require(start.location)
+      let callback = try #require(try await Server.fetch(authorize).location)
+      let done = try await Server.fetch(callback, cookie: loginCookie + "; " + first)
+      #expect(done.status == 303)
+      let second = try #require(done.cookie("lp-session="))
+      #expect(second != first)
+      #expect(try await Server.fetch(base + "/me", cookie: first).status == 401)
+      #expect(try await Server.fetch(base + "/me", cookie: second).status == 200)
+    }
+  }
+
+  @Test(arguments: stores)
+  func logoutAndRefreshRefuseOtherSites(_ store: Store) async throws {
+    try await Self.withExample(store) { base, issuer in
+      let (_, _, _, session) = try await Server.login(base)
+      let crossSite: [[(String, String)]] = [
+        [("Origin", "https://evil.example")], [("Origin", "null")], [("Sec-Fetch-Site", "cross-site")],
+        [("Sec-Fetch-Site", "same-site")], [("Origin", base), ("Sec-Fetch-Site", "cross-site")],
+      ]
+      for headers in crossSite {
+        for path in ["/logout", "/refresh"] {
+          let answer = try await Server.fetch(base + path, method: .POST, cookie: session, headers: headers)
+          #expect(answer.status == 403 && answer.body.contains("\"code\":\"cross-site-request\""), "\(path) \(headers)")
+        }
+      }
+      #expect(try await Server.fetch(base + "/me", cookie: session).status == 200)
+      // From the site's own page: logged out, the cookie expired, the provider told.
+      let logout = try await Server.fetch(
+        base + "/logout", method: .POST, cookie: session, headers: [("Origin", base), ("Sec-Fetch-Site", "same-origin")])
+      #expect(logout.status == 303 && logout.location?.hasPrefix(issuer + "/logout?") == true)
+      #expect(Self.expiresSessionCookie(logout), "\(logout.setCookies)")
+      #expect(try await Server.fetch(base + "/me", cookie: session).status == 401)
+    }
+  }
+
+  @Test(arguments: stores)
+  func logoutWithoutASessionStaysOnTheSite(_ store: Store) async throws {
+    try await Self.withExample(store) { base, _ in
+      for cookie in [nil, "lp-session=ended"] {
+        let logout = try await Server.fetch(base + "/logout", method: .POST, cookie: cookie)
+        #expect(logout.status == 303 && logout.location == "/", "\(logout.location ?? "")")
+        #expect(Self.expiresSessionCookie(logout), "\(logout.setCookies)")
+      }
+    }
+  }
+
+  /// The database goes away: `/me` is 503 (not "signed out"), logout is 503 with the cookie expired and the
+  /// session not claimed to be gone; the database comes back: the session is there, and logout ends it.
+  @Test(.enabled(if: TestDatabase.url != nil, "LINKPARSE_TEST_DATABASE_URL is not set (make test sets it)"))
+  func aStoreOutageIsNotSignedOut() async throws {
+    let proxy = try await TCPProxy(targetPort: try TestDatabase.port())
+    try await Self.withExample(.postgres, databasePort: proxy.port) { base, _ in
+      let (_, _, _, session) = try await Server.login(base)
+      await proxy.stop()
+      let stopped = ContinuousClock.now
+      let me = try await Server.fetch(base + "/me", cookie: session)
+      #expect(me.status == 503 && me.body.contains("\"code\":\"session-store-unavailable\""), "\(me.status) \(me.body)")
+      let logout = try await Server.fetch(base + "/logout", method: .POST, cookie: session)
+      #expect(logout.status == 503 && logout.body.contains("\"code\":\"session-store-unavailable\""), "\(logout.status)")
+      #expect(Self.expiresSessionCookie(logout), "\(logout.setCookies)")
+      print("outage answers took", ContinuousClock.now - stopped)
+      try await proxy.start()
+      // The example's client reconnects (with its own backoff): asked again until it has.
+      let restarted = ContinuousClock.now
+      var back = try await Server.fetch(base + "/me", cookie: session)
+      while back.status == 503 && ContinuousClock.now - restarted < .seconds(120) {
+        try await Task.sleep(for: .milliseconds(500))
+        back = try await Server.fetch(base + "/me", cookie: session)
+      }
+      #expect(back.status == 200, "\(back.status) after \(ContinuousClock.now - restarted)")
+      #expect(try await Server.fetch(base + "/logout", method: .POST, cookie: session).status == 303)
+      #expect(try await Server.fetch(base + "/me", cookie: session).status == 401)
+    }
+    await proxy.stop()
+  }
+}
+}

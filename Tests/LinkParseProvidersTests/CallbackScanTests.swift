@@ -403,6 +403,7 @@ import LinkParseBytes
 /// to 24 bytes (words and tails, a flagged byte before and after others) agrees with the byte-by-byte rule.
 @Suite struct DeviceIDTextTests {
   @Test func everyByteAtEveryPositionAgreesWithTheByteRule() {
+    var disagreements: [String] = []  // one expectation at the end: 150,000 of them are slow in a debug build
     for length in 1...24 {
       for position in 0..<length {
         for value in 0...255 {
@@ -412,10 +413,11 @@ import LinkParseBytes
           if position + 1 < length { bytes[position + 1] = 0xFF }
           let expected = bytes.allSatisfy { $0 >= 0x20 && $0 != 0x7F }
           let found = bytes.withUnsafeBufferPointer { VKIDCallback.isDeviceIDText($0) }
-          #expect(found == expected, "length \(length), byte \(value) at \(position)")
+          if found != expected { disagreements.append("length \(length), byte \(value) at \(position)") }
         }
       }
     }
+    #expect(disagreements.isEmpty, "\(disagreements.prefix(5))")
     #expect(VKIDCallback.isDeviceIDText(UnsafeBufferPointer(start: nil, count: 0)))
   }
 }

@@ -3,6 +3,7 @@
 
 import HTTPTypes
 public import Hummingbird
+import LinkParseCore
 
 /// Whether a request comes from the site's own pages, by what the browser says: `Sec-Fetch-Site` must be
 /// `same-origin` (or `none`: the user's own action), and `Origin`, when sent, must be the site's public origin.
@@ -25,20 +26,20 @@ public struct CrossSiteCheck: Sendable {
   /// ```
   public let origin: String
 
-  /// A check against the origin of `publicBaseURL` (its scheme, host and port; a path is ignored).
+  /// A check against the origin of `publicBaseURL`, as a browser serializes it in `Origin` (RFC 6454 §6.1):
+  /// the URL Standard's scheme, host (lowercase, IDNA-encoded) and port, a default port left out; a path is
+  /// ignored. A base that does not parse is compared as written, lowercased (so nothing matches it but itself).
   ///
   /// ```swift
-  /// CrossSiteCheck(publicBaseURL: "http://127.0.0.1:8080")
+  /// CrossSiteCheck(publicBaseURL: "https://App.example:443/base").origin  // "https://app.example"
+  /// CrossSiteCheck(publicBaseURL: "http://127.0.0.1:8080").origin         // "http://127.0.0.1:8080"
   /// ```
   public init(publicBaseURL: String) {
-    let lowered = publicBaseURL.lowercased()
-    guard let schemeEnd = lowered.range(of: "://") else {
-      origin = lowered
+    guard let url = try? ParsedURL(publicBaseURL), let host = url.host, !host.isEmpty else {
+      origin = publicBaseURL.lowercased()
       return
     }
-    let rest = lowered[schemeEnd.upperBound...]
-    let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
-    origin = String(lowered[..<authorityEnd])
+    origin = "\(url.scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "")
   }
 
   /// Whether the browser says `request` comes from another site (or another origin of this site).

@@ -59,8 +59,7 @@ public struct LoginCookies: Sendable {
 
   /// The cookie name of the login with `state` (`nil`: a login without state, which has one name).
   func name(state: String?) -> String {
-    guard let state else { return prefix + "none" }
-    return prefix + String(Base64URL.encode(SHA256.hash(data: Array(state.utf8))).prefix(22))
+    name(stateBytes: state.map { Array($0.utf8) })
   }
 
   /// The binding hash of a cookie value.
@@ -82,7 +81,7 @@ public struct LoginCookies: Sendable {
 
   /// The `Set-Cookie` value that clears a login's cookie.
   func clearCookie(state: String?, crossSitePost: Bool) -> String {
-    cookie(name: name(state: state), value: "", maxAge: 0, crossSitePost: crossSitePost)
+    clearCookie(stateBytes: state.map { Array($0.utf8) }, crossSitePost: crossSitePost)
   }
 
   /// The `Set-Cookie` value that clears the cookie of the login whose state is the bytes `state`.

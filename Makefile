@@ -95,7 +95,9 @@ test: deps demo-deps check-generated check-fuzz-config fuzz-smoke
 	elif [ -n "$$CI" ]; then echo "make: PostgreSQL could not be started and CI is set: failing"; exit 1; \
 	else echo "make: PostgreSQL could not be installed or started: the LinkParsePostgres tests will be SKIPPED"; fi; \
 	if [ ! -d "$(CONFORMANCE_DIR)" ]; then export LINKPARSE_SKIP_CONFORMANCE=1; fi; \
-	LINKPARSE_CONFORMANCE_DIR="$(CONFORMANCE_DIR)" $(SWIFT) test --skip-build 2>&1 | tee .build/test-output.txt
+	LINKPARSE_CONFORMANCE_DIR="$(CONFORMANCE_DIR)" $(SWIFT) test --skip-build 2>&1 | tee .build/test-output.txt \
+	  || { echo "make: the tests failed; what failed (from .build/test-output.txt):"; \
+	       grep -E '✘' .build/test-output.txt | tail -n 60; exit 1; }
 	@# The Spark job on a small log, with the debug binary just built (a release build would add minutes).
 	@$(MAKE) --no-print-directory spark-test SPARK_LINKPARSE=.build/debug/linkparse
 	@$(MAKE) --no-print-directory bench-check

@@ -78,6 +78,7 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
   /// ```
   public let bodyReadTimeout: Duration
   let limiter: StartLimiter
+  let refusalLog = ThrottledCount(window: 60)
   let clientKey: (@Sendable (Request, SocketAddress?) -> String?)?
 
   /// Makes an endpoint; register it on a router with ``register(on:path:onCallback:)``.
@@ -161,7 +162,7 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     do {
       try await store.insert(pending)
     } catch is PendingAuthorizationStoreFull {
-      var response = problem(.storeFull, event: "login start refused")
+      var response = refusedStart(.storeFull)
       response.headers[.retryAfter] = "60"
       return response
     } catch {
@@ -182,9 +183,20 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     let address = (context as? any RemoteAddressRequestContext)?.remoteAddress
     let client = clientKey.map { $0(request, address) } ?? StartLimiter.clientKey(address)
     guard let client, let wait = limiter.admit(client, now: now()) else { return nil }
-    var response = problem(.tooManyLogins, event: "login start refused")
+    var response = refusedStart(.tooManyLogins)
     response.headers[.retryAfter] = String(wait)
     return response
+  }
+
+  /// A refused start's problem answer, logged the first, second, fourth, eighth… time in each minute (with the
+  /// count so far): a flood of refused starts writes a few lines, not one per request.
+  func refusedStart(_ details: ProblemDetails) -> Response {
+    if let count = refusalLog.count(now: now()) {
+      logger.info(
+        "login start refused",
+        metadata: ["code": "\(details.code)", "status": "\(details.status)", "refused_this_minute": "\(count)"])
+    }
+    return details.response()
   }
 
   /// Whether the provider answers the authorization request with a cross-site POST (`response_mode=form_post`).

@@ -17,16 +17,18 @@ import Glibc
 @Suite struct StartLimitsTests {
   static let vk = LoginStart.vkID(clientID: "7915193", redirectURI: "https://example.com/auth/vk/callback")
 
-  /// 100,000 start-login requests from one client: the first ones (the limit, 30 a window) are answered 302
+  /// 20,000 start-login requests from one client: the first ones (the limit, 30 a window) are answered 302
   /// and each leaves one pending login; every other is 429 `too-many-logins` with `Retry-After` and leaves
   /// nothing. The limiter tracks one client, the store holds the limit's worth: the cost does not grow.
   @Test func oneClientsFloodIsCapped() async throws {
     let store = PendingAuthorizationStore()
+    let logs = CapturedLogs()
     let endpoint = LinkParseCallbackEndpoint(
-      store: store, publicBaseURL: "https://example.com", startLimits: StartLimits(limit: 30, window: .seconds(3600)))
+      store: store, publicBaseURL: "https://example.com", logger: logs.logger,
+      startLimits: StartLimits(limit: 30, window: .seconds(3600)))
     let router = Router(context: LoginRequestContext.self)
     endpoint.registerStart(on: router, path: "/login/vk", login: Self.vk)
-    let total = 100_000
+    let total = 20_000
     let statuses = try await Application(router: router).test(.live) { client in
       try await withThrowingTaskGroup(of: [Int: Int].self) { group in
         for worker in 0..<8 {
@@ -53,6 +55,10 @@ import Glibc
     #expect(statuses[429] == total - started, "\(statuses)")
     #expect(store.count == started)
     #expect(endpoint.limiter.trackedClients <= 2)
+    // The refusals are logged the 1st, 2nd, 4th… time in a minute: a few lines, not one per request.
+    let refusedLines = logs.all.filter { $0.hasPrefix("login start refused") }
+    #expect(refusedLines.count >= 1 && refusedLines.count <= 17 * 10, "\(refusedLines.count) lines")
+    #expect(refusedLines.allSatisfy { $0.contains("code=too-many-logins") && $0.contains("refused_this_minute=") })
   }
 
   /// Without a per-client limit, the store's capacity holds: beyond it, 503 `store-full` with `Retry-After`,

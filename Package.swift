@@ -276,6 +276,7 @@ let package = Package(
       name: "LinkParseHummingbirdTests",
       dependencies: [
         "LinkParseHummingbird", "LinkParseProviders", "LinkParseAuthorization", "LinkParseCore", "LinkParseRouter",
+        "LinkParseTestSupport",
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
       ]),

@@ -19,7 +19,7 @@ import Testing
 
   /// Runs the demo provider on a free port for `body` (its issuer).
   static func withDemoProvider(_ body: (String) async throws -> Void) async throws {
-    let port = Int.random(in: 41_000..<50_000)
+    let port = freeLocalPorts(1)
     try await withChildProcess(
       "/usr/bin/env", ["python3", demoProviderScript, "--port", "\(port)", "--redirect-prefix", "http://127.0.0.1:9/"]
     ) {

@@ -5,6 +5,7 @@ import Foundation
 import Hummingbird
 import LinkParseAuthorization
 import NIOCore
+import LinkParseTestSupport
 import Testing
 
 @testable import LinkParseHummingbird
@@ -95,7 +96,7 @@ import Glibc
       login: .vkID(clientID: "7915193", redirectURI: "https://example.com/auth/vk/callback"))
     // What the listener reports as the client's address.
     router.get("/address") { _, context in "\(context.remoteAddress.map { "\($0)" } ?? "none")\n" }
-    let port = Int.random(in: 40_000..<50_000)
+    let port = freeLocalPorts(1)
     let app = Application(router: router, configuration: .init(address: .hostname("::", port: port)))
     try await withThrowingTaskGroup(of: Void.self) { group in
       group.addTask { try await app.runService() }

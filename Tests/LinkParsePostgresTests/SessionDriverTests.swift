@@ -136,17 +136,24 @@ struct SessionDriverTests {
           try await group.waitForAll()
         }
         #expect(inside.maximum == 1)
-        // Different keys do not exclude each other.
-        let started = ContinuousClock.now
+        // Different keys do not exclude each other: all four holders are inside at once (each waits for the
+        // others; were they serialized, the first would wait out its minute alone). No wall-clock bound.
+        let together = ManagedAtomicCounter()
         try await withThrowingTaskGroup(of: Void.self) { group in
           for index in 0..<4 {
             group.addTask {
-              try await driver.withRefreshLock(for: "lp-session.\(index)") { try await Task.sleep(for: .milliseconds(300)) }
+              try await driver.withRefreshLock(for: "lp-session.\(index)") {
+                _ = together.enter()
+                let deadline = ContinuousClock.now + .seconds(60)
+                while together.maximum < 4 && ContinuousClock.now < deadline {
+                  try await Task.sleep(for: .milliseconds(10))
+                }
+              }
             }
           }
           try await group.waitForAll()
         }
-        #expect(ContinuousClock.now - started < .milliseconds(1_100))
+        #expect(together.maximum == 4)
       }
     }
   }
@@ -161,7 +168,7 @@ extension SessionDriverTests {
     let configuration = try TestDatabase.configuration(database: "linkparse_session_driver_test", maximumConnections: 3)
     try await TestDatabase.withClient(configuration) { client in
       let driver = PostgresSessionDriver(
-        client: client, secret: TestDatabase.secret, operationTimeout: .seconds(5), maximumRefreshLocks: 2)
+        client: client, secret: TestDatabase.secret, operationTimeout: .seconds(60), maximumRefreshLocks: 2)
       try await driver.migrate()
       try await driver.set(key: "shared", value: 1, expires: .seconds(60))
       let inside = ManagedAtomicCounter()
@@ -187,13 +194,18 @@ extension SessionDriverTests {
 final class ManagedAtomicCounter: @unchecked Sendable {
   private let lock = NSLock()
   private var current = 0
-  private(set) var maximum = 0
+  private var _maximum = 0
+  var maximum: Int {
+    lock.lock()
+    defer { lock.unlock() }
+    return _maximum
+  }
 
   func enter() -> Int {
     lock.lock()
     defer { lock.unlock() }
     current += 1
-    maximum = max(maximum, current)
+    _maximum = max(_maximum, current)
     return current
   }
 

@@ -89,7 +89,7 @@ import Testing
   /// attacker would too: the callback from another browser (no cookie, another login's) gets the uniform
   /// problem, the login's own browser then ends at /me with the verified subject, a replay is refused.
   func walkDemoLogin(_ environment: [String: String]) async throws {
-    let port = Int.random(in: 20_000..<40_000)
+    let port = freeLocalPorts(2)
     let providerPort = port + 1
     let base = "http://127.0.0.1:\(port)"
     let issuer = "http://127.0.0.1:\(providerPort)"
@@ -254,7 +254,7 @@ import Testing
     let path = try #require(url.range(of: "/", options: .backwards)).lowerBound
     let query = url.range(of: "?").map { String(url[$0.lowerBound...]) } ?? ""
     let databaseURL = url[..<path] + "/linkparse_sessions_test" + query
-    let port = Int.random(in: 20_000..<40_000)
+    let port = freeLocalPorts(3)
     let (a, b) = ("http://127.0.0.1:\(port)", "http://127.0.0.1:\(port + 1)")
     let publicBase = "https://app.example"
     let issuer = "http://127.0.0.1:\(port + 2)"

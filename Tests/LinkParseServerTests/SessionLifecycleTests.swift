@@ -43,7 +43,7 @@ extension ExampleServerTests {
     _ store: Store, refreshDelay: Double = 0, environment: [String: String] = [:], databasePort: Int? = nil,
     database: String = Self.database, _ body: (_ base: String, _ issuer: String) async throws -> Void
   ) async throws {
-    let port = Int.random(in: 20_000..<40_000)
+    let port = freeLocalPorts(2)
     let base = "http://127.0.0.1:\(port)"
     let issuer = "http://127.0.0.1:\(port + 1)"
     var env = ProcessInfo.processInfo.environment.merging(environment) { _, b in b }

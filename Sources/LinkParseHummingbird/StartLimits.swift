@@ -7,7 +7,10 @@ import LinkParseBytes
 
 /// How many logins one client may start: at most ``limit`` in any ``window`` (a sliding window, estimated from
 /// the current and the previous fixed window), for at most ``maxClients`` clients at a time. A start beyond the
-/// limit is answered `429 too-many-logins` with `Retry-After`, and inserts nothing. A client is its IP address
+/// limit is answered `429 too-many-logins` with `Retry-After`, and inserts nothing; `Retry-After` is the exact
+/// number of seconds after which the sliding estimate admits this client again (if it starts nothing
+/// meanwhile), not the end of the window. The counts are kept per process: behind a load balancer with `n`
+/// instances a client may start up to `n` × ``limit`` logins a window. A client is its IP address
 /// (IPv6: its /64 network, which one subscriber usually holds whole; an IPv4 client of a dual-stack listener,
 /// `::ffff:a.b.c.d`, its IPv4 address), read from a request context that
 /// conforms to `RemoteAddressRequestContext` (``LoginRequestContext`` does); behind a proxy, give
@@ -71,15 +74,34 @@ final class StartLimiter: Sendable {
         w.start = windowStart
       }
       let elapsed = now - windowStart
-      let wait = seconds - elapsed
       let mine = w.current[client]
-      if mine == nil && w.current.count >= limits.maxClients { return wait }
+      if mine == nil && w.current.count >= limits.maxClients { return seconds - elapsed }
       // The previous window's count, weighted by how much of it the sliding window still covers.
-      let carried = (w.previous[client] ?? 0) * Int(seconds - elapsed) / Int(seconds)
-      if (mine ?? 0) + carried >= limits.limit { return max(1, wait) }
+      let previous = w.previous[client] ?? 0
+      let carried = previous * Int(seconds - elapsed) / Int(seconds)
+      if (mine ?? 0) + carried >= limits.limit {
+        return max(1, wait(mine: Int64(mine ?? 0), previous: Int64(previous), elapsed: elapsed))
+      }
       w.current[client] = (mine ?? 0) + 1
       return nil
     }
+  }
+
+  /// The seconds until a refused client is admitted again, if it starts nothing meanwhile: the first second at
+  /// which the sliding estimate falls below the limit, `elapsed` seconds into a window in which the client has
+  /// started `mine` logins after `previous` in the window before. What `Retry-After` says is then true: a client
+  /// that waits exactly that long is admitted, a second less is not enough.
+  func wait(mine: Int64, previous: Int64, elapsed: Int64) -> Int64 {
+    // Clamped so that the products below cannot overflow (a limit or window that large never refuses anyway).
+    let (limit, s) = (min(Int64(limits.limit), 1 << 31), min(seconds, 1 << 31))
+    if mine < limit && previous > 0 {
+      // Later in this window, at t: ⌊previous·(s − t)/s⌋ < limit − mine ⇔ previous·(s − t) < (limit − mine)·s.
+      let remaining = ((limit - mine) * s + previous - 1) / previous - 1  // the largest s − t that admits
+      return max(1, s - remaining - elapsed)
+    }
+    // In the next window, at t' from its start, this window's `mine` carried: ⌊mine·(s − t')/s⌋ < limit.
+    let remaining = mine > 0 ? (limit * s + mine - 1) / mine - 1 : s
+    return (s - elapsed) + max(0, s - remaining)
   }
 
   /// How many clients the current and the previous window track together.

@@ -4,6 +4,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import LinkParseTestSupport
 import LinkParseAuthorization
 import LinkParseCore
 import Testing
@@ -130,5 +131,41 @@ import Glibc
       if String(decoding: received, as: UTF8.self).contains("}") { break }
     }
     return String(decoding: received, as: UTF8.self)
+  }
+}
+
+/// `Retry-After` is honest: a refused client that waits exactly the seconds it was told is admitted, and one
+/// that comes back a second sooner is refused again (random histories of one client against random limits and
+/// windows, replayed on fresh limiters so that the probes do not move the clock backwards).
+@Suite struct RetryAfterTests {
+  @Test func waitingTheToldSecondsIsEnoughAndNeeded() {
+    var rng = SplitMix64(state: 0x5EED_2026)
+    var checked = 0
+    for _ in 0..<400 {
+      let limits = StartLimits(
+        limit: Int.random(in: 1...8, using: &rng), window: .seconds(Int64.random(in: 1...90, using: &rng)))
+      var admitted: [Int64] = []
+      var now = Int64.random(in: 1_700_000_000...1_700_100_000, using: &rng)
+      let live = StartLimiter(limits)
+      for _ in 0..<60 {
+        now += Int64.random(in: 0...Int64(limits.window.components.seconds), using: &rng) / Int64.random(in: 1...4, using: &rng)
+        guard let wait = live.admit("c", now: now) else {
+          admitted.append(now)
+          continue
+        }
+        #expect(wait >= 1)
+        let replay = { (at: Int64) -> Int64? in
+          let limiter = StartLimiter(limits)
+          for time in admitted { #expect(limiter.admit("c", now: time) == nil) }
+          return limiter.admit("c", now: at)
+        }
+        #expect(replay(now + wait) == nil, "told \(wait) s with \(limits), admitted at \(admitted), now \(now)")
+        if wait > 1 {
+          #expect(replay(now + wait - 1) != nil, "told \(wait) s, yet admitted a second sooner")
+        }
+        checked += 1
+      }
+    }
+    #expect(checked > 1_000)
   }
 }

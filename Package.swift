@@ -39,6 +39,7 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+    .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -102,6 +103,7 @@ let package = Package(
       name: "LinkParseAuthorization",
       dependencies: [
         "LinkParseCore", "LinkParseBytes", "LinkParseProviders", .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "HeapModule", package: "swift-collections"),
       ],
       swiftSettings: librarySettings
     ),

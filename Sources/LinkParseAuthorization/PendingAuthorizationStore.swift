@@ -1,6 +1,7 @@
 // The in-process pending-authorization storage: the consume policy's queries over dictionaries under one lock.
 
 import Crypto
+import HeapModule
 public import LinkParseCore
 public import LinkParseProviders
 import LinkParseBytes
@@ -30,8 +31,9 @@ import LinkParseBytes
 /// Available on every OS version the package supports (the lock is a POSIX mutex of its own).
 ///
 /// Bounded: it holds at most `capacity` pending authorizations (100,000 by default; another is refused with
-/// ``PendingAuthorizationStoreFull``), and what has expired is dropped as new ones come in (from an expiry
-/// queue, amortized O(1) per insert; a whole pass only when the store is full), with no call from the app.
+/// ``PendingAuthorizationStoreFull``, known in O(1): nothing is scanned), and what has expired is dropped as new
+/// ones come in (from a min-heap of expiries, O(log n) per entry), with no call from the app; after a flood
+/// has expired, its memory is given back.
 public final class PendingAuthorizationStore: PendingAuthorizationStorage {
   private struct Entry {
     let authorization: PendingAuthorization
@@ -47,10 +49,18 @@ public final class PendingAuthorizationStore: PendingAuthorizationStorage {
     var statelessByProvider: [Provider: Int] = [:]
     /// Consumed entries, oldest first (to report replays, and to put a claimed one back).
     var consumed: [(id: UInt64, entry: Entry)] = []
-    /// Entries with an expiry, in insertion order (which, with one lifetime, is expiry order): the sweep
-    /// takes them from `expiriesHead` while they have expired. Entries already gone are skipped.
-    var expiries: [(expiresAt: Int64, id: UInt64)] = []
-    var expiriesHead = 0
+    /// Entries with an expiry, soonest first (a min-heap, whatever their lifetimes): the sweep pops them while
+    /// they have expired, so neither an insert nor a full store ever scans the entries. Entries already gone
+    /// (consumed) are skipped when their expiry comes.
+    var expiries = Heap<Expiry>()
+    /// The most entries held since the indexes were last rebuilt (to give their memory back after a flood).
+    var highWater = 0
+  }
+
+  private struct Expiry: Comparable {
+    var expiresAt: Int64
+    var id: UInt64
+    static func < (a: Expiry, b: Expiry) -> Bool { (a.expiresAt, a.id) < (b.expiresAt, b.id) }
   }
 
   private let contents = PThreadLocked(Contents())
@@ -109,7 +119,7 @@ public final class PendingAuthorizationStore: PendingAuthorizationStorage {
   /// ```
   @discardableResult
   public func removeExpired(now: Int64 = PendingAuthorization.currentUnixTime()) -> Int {
-    contents.withLock { Self.removeAllExpired(&$0, now: now) }
+    contents.withLock { Self.sweep(&$0, now: now) }
   }
 
   // MARK: - PendingAuthorizationStorage
@@ -143,17 +153,15 @@ public final class PendingAuthorizationStore: PendingAuthorizationStorage {
           Self.remember(id, old, &c, consumedLimit)
         }
       }
-      // What has expired goes first: from the front of the expiry queue (amortized O(1) per insert), and, when
-      // the store is full, by a whole pass (entries of longer lifetimes can wait behind a queue's front).
+      // What has expired goes first (O(log n) per expired entry, from the heap's top); a full store is then
+      // known in O(1): nothing is scanned under the lock, however many are pending.
       Self.sweep(&c, now: now)
-      if c.entries.count >= capacity {
-        Self.removeAllExpired(&c, now: now)
-        guard c.entries.count < capacity else { return .full }
-      }
+      if c.entries.count >= capacity { return .full }
       let id = c.nextID
       c.nextID &+= 1
       Self.insert(id, Entry(authorization: authorization, stateKey: stateKey, redirectKey: redirectKey), &c)
-      if let expiresAt = authorization.expiresAt { c.expiries.append((expiresAt, id)) }
+      if let expiresAt = authorization.expiresAt { c.expiries.insert(Expiry(expiresAt: expiresAt, id: id)) }
+      c.highWater = max(c.highWater, c.entries.count)
       return .added
     }
     switch outcome {
@@ -163,28 +171,34 @@ public final class PendingAuthorizationStore: PendingAuthorizationStorage {
     }
   }
 
-  /// Drops the expired entries at the front of the expiry queue.
-  private static func sweep(_ c: inout Contents, now: Int64) {
-    while c.expiriesHead < c.expiries.count, c.expiries[c.expiriesHead].expiresAt <= now {
-      let id = c.expiries[c.expiriesHead].id
-      c.expiriesHead += 1
-      // (The queue's expiry is the entry's own: ids are never reused.)
-      if c.entries[id] != nil { remove(id, &c) }
+  /// Drops every entry that has expired at `now` (from the expiry heap's top); returns how many. After a flood
+  /// has gone (a quarter of its high-water mark left), the indexes are rebuilt at their present size, so the
+  /// memory the flood took is given back (amortized against the flood's inserts).
+  @discardableResult
+  private static func sweep(_ c: inout Contents, now: Int64) -> Int {
+    var removed = 0
+    while let first = c.expiries.min, first.expiresAt <= now {
+      c.expiries.removeMin()
+      // (The heap's expiry is the entry's own: ids are never reused.)
+      if remove(first.id, &c) != nil { removed += 1 }
     }
-    if c.expiriesHead > 1024 && c.expiriesHead * 2 > c.expiries.count {
-      c.expiries.removeFirst(c.expiriesHead)
-      c.expiriesHead = 0
-    }
+    if c.highWater > 4096 && c.entries.count * 4 < c.highWater { compact(&c) }
+    return removed
   }
 
-  /// Drops every expired entry (a pass over all).
-  @discardableResult
-  private static func removeAllExpired(_ c: inout Contents, now: Int64) -> Int {
-    let expired = c.entries.filter { $0.value.authorization.expiresAt.map { now >= $0 } ?? false }.map(\.key)
-    for id in expired { remove(id, &c) }
-    c.expiries.removeAll { c.entries[$0.id] == nil }
-    c.expiriesHead = 0
-    return expired.count
+  /// Rebuilds the indexes at their present size (Swift's dictionaries keep their largest capacity).
+  private static func compact(_ c: inout Contents) {
+    var entries = [UInt64: Entry](minimumCapacity: c.entries.count)
+    for (id, entry) in c.entries { entries[id] = entry }
+    c.entries = entries
+    var byState = [[UInt8]: [UInt64]](minimumCapacity: c.byState.count)
+    for (key, ids) in c.byState { byState[key] = ids }
+    c.byState = byState
+    var byRedirect = [String: Set<UInt64>](minimumCapacity: c.byRedirect.count)
+    for (key, ids) in c.byRedirect { byRedirect[key] = Set(Array(ids)) }
+    c.byRedirect = byRedirect
+    c.expiries = Heap(Array(c.expiries.unordered).filter { c.entries[$0.id] != nil })
+    c.highWater = c.entries.count
   }
 
   /// Takes the pending entry with this state key, remembered as consumed.
@@ -210,6 +224,8 @@ public final class PendingAuthorizationStore: PendingAuthorizationStorage {
       guard let index = c.consumed.lastIndex(where: { $0.id == id }) else { return }
       let entry = c.consumed.remove(at: index).entry
       Self.insert(id, entry, &c)
+      // Its expiry may have been popped while it was claimed (a second copy in the heap is skipped).
+      if let expiresAt = entry.authorization.expiresAt { c.expiries.insert(Expiry(expiresAt: expiresAt, id: id)) }
     }
   }
 

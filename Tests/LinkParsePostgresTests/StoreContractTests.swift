@@ -138,12 +138,43 @@ func consumeCode(_ store: any PendingAuthorizationStoring, _ url: String, now: I
       try await add("cap4", expiresAt: 1_200, now: 1_003)  // a consumed one frees its place
       try await add("cap5", expiresAt: 1_200, now: 1_100)  // the expired go as it comes in
       #expect(try await store.count == 2, "\(name)")
+      // A long-lived login inserted first does not keep the shorter ones behind it from being swept.
+      try await add("cap6", expiresAt: 1_300, now: 1_150)
+      await #expect(throws: PendingAuthorizationStoreFull.self, "\(name)") { try await add("long", expiresAt: 9_000, now: 1_150) }
+      try await add("long", expiresAt: 9_000, now: 1_200)  // cap4 and cap5 expired
+      try await add("cap7", expiresAt: 1_400, now: 1_200)
+      await #expect(throws: PendingAuthorizationStoreFull.self, "\(name)") { try await add("cap8", expiresAt: 1_500, now: 1_250) }
+      try await add("cap8", expiresAt: 1_500, now: 1_300)  // cap6 expired, behind "long" in insertion order
+      #expect(try await store.count == 3, "\(name)")
     }
     try await check("memory", PendingAuthorizationStore(capacity: 3))
     guard TestDatabase.url != nil else { return }
     try await TestDatabase.withStore(database: "linkparse_store_contract", capacity: 3) { store, _ in
       try await check("postgres", store)
     }
+  }
+
+  /// A flood that expires leaves a store that works as new: every expired login goes with the next insert (from
+  /// the expiry heap, no pass over the store), the indexes rebuilt at their present size still find what is
+  /// pending, and the refused inserts of a full store leave it as it was.
+  @Test func aFloodThatExpiresLeavesAWorkingStore() async throws {
+    let store = PendingAuthorizationStore(capacity: 20_000)
+    let url = try ParsedURL("https://flood.example/cb")
+    func add(_ state: String, expiresAt: Int64, now: Int64) throws {
+      let pending = PendingAuthorization(provider: .oauth2, redirectURI: url, state: state, expiresAt: expiresAt)
+      try store.add(pending, stateKey: store.stateKey(Array(state.utf8)), redirectKey: PendingAuthorization.redirectKey(url), now: now)
+    }
+    try add("kept", expiresAt: 10_000, now: 1)
+    for i in 0..<19_999 { try add("f\(i)", expiresAt: 100 + Int64(i % 7), now: 1) }
+    for i in 0..<1_000 {
+      #expect(throws: PendingAuthorizationStoreFull.self) { try add("more\(i)", expiresAt: 200, now: 2) }
+    }
+    #expect(store.count == 20_000)
+    try add("after", expiresAt: 10_000, now: 107)
+    #expect(store.count == 2)
+    #expect(try await store.consume(ParsedURL("https://flood.example/cb?code=a&state=after"), parameters: nil, now: 108).callback.code == "a")
+    #expect(try await store.consume(ParsedURL("https://flood.example/cb?code=k&state=kept"), parameters: nil, now: 108).callback.code == "k")
+    #expect(store.count == 0)
   }
 
   /// A login bound to its browser binds only a callback that presents its cookie's hash: another browser's

@@ -104,8 +104,11 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
   /// ```
   public let consumedGracePeriod: Int64
 
-  /// The most pending (not consumed) rows: an insert beyond it throws ``PendingAuthorizationStoreFull``
-  /// (checked in the insert's statement, so concurrent inserts can pass it by as many as run at once).
+  /// The most pending (not consumed) rows: an insert beyond it throws ``PendingAuthorizationStoreFull``. The check
+  /// costs the same at any size: the insert takes its place from the one-row table `linkparse_pending_count` in
+  /// its own statement (that row's lock orders concurrent inserts of every instance, so the capacity is never
+  /// passed), and statement-level triggers keep the count when rows are consumed, put back, deleted or
+  /// truncated; ``migrate()`` counts afresh.
   ///
   /// ```swift
   /// store.capacity  // 100_000
@@ -194,6 +197,76 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
         CREATE INDEX IF NOT EXISTS linkparse_pending_authorizations_spent
           ON linkparse_pending_authorizations ((COALESCE(expires_at, consumed_at))) WHERE consumed_at IS NOT NULL
         """,
+        // How many rows are pending (counted afresh by each migrate), kept by the statements that change it: an insert takes a place in the
+        // same statement (`UPDATE … WHERE pending < capacity`, which locks the one row, so concurrent inserts
+        // of every instance queue there and none overshoots); consuming, putting back, deleting and TRUNCATE
+        // adjust it by statement-level triggers (one update per statement, however many rows it touches),
+        // created once (a CREATE TRIGGER locks the table: not on every start of every instance).
+        """
+        CREATE TABLE IF NOT EXISTS linkparse_pending_count (
+          id integer PRIMARY KEY CHECK (id = 1), pending bigint NOT NULL)
+        """,
+        """
+        INSERT INTO linkparse_pending_count (id, pending)
+        SELECT 1, count(*) FROM linkparse_pending_authorizations WHERE consumed_at IS NULL
+        ON CONFLICT (id) DO UPDATE SET pending = EXCLUDED.pending
+        """,
+        """
+        CREATE OR REPLACE FUNCTION linkparse_pending_count_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          UPDATE linkparse_pending_count SET pending = pending - (SELECT count(*) FROM gone WHERE consumed_at IS NULL)
+          WHERE id = 1 AND EXISTS (SELECT 1 FROM gone WHERE consumed_at IS NULL);
+          RETURN NULL;
+        END $$
+        """,
+        """
+        CREATE OR REPLACE FUNCTION linkparse_pending_count_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+        DECLARE delta bigint;
+        BEGIN
+          SELECT count(*) FILTER (WHERE o.consumed_at IS NOT NULL AND n.consumed_at IS NULL)
+               - count(*) FILTER (WHERE o.consumed_at IS NULL AND n.consumed_at IS NOT NULL)
+          INTO delta FROM before_rows o JOIN after_rows n USING (id);
+          IF delta <> 0 THEN
+            UPDATE linkparse_pending_count SET pending = pending + delta WHERE id = 1;
+          END IF;
+          RETURN NULL;
+        END $$
+        """,
+        """
+        CREATE OR REPLACE FUNCTION linkparse_pending_count_truncated() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          UPDATE linkparse_pending_count SET pending = 0 WHERE id = 1;
+          RETURN NULL;
+        END $$
+        """,
+        """
+        DO $$ BEGIN
+          IF NOT EXISTS (SELECT 1 FROM pg_trigger
+                         WHERE tgname = 'linkparse_pending_count_deleted' AND tgrelid = 'linkparse_pending_authorizations'::regclass) THEN
+            CREATE TRIGGER linkparse_pending_count_deleted AFTER DELETE ON linkparse_pending_authorizations
+            REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION linkparse_pending_count_deleted();
+          END IF;
+        END $$
+        """,
+        """
+        DO $$ BEGIN
+          IF NOT EXISTS (SELECT 1 FROM pg_trigger
+                         WHERE tgname = 'linkparse_pending_count_updated' AND tgrelid = 'linkparse_pending_authorizations'::regclass) THEN
+            CREATE TRIGGER linkparse_pending_count_updated AFTER UPDATE ON linkparse_pending_authorizations
+            REFERENCING OLD TABLE AS before_rows NEW TABLE AS after_rows
+            FOR EACH STATEMENT EXECUTE FUNCTION linkparse_pending_count_updated();
+          END IF;
+        END $$
+        """,
+        """
+        DO $$ BEGIN
+          IF NOT EXISTS (SELECT 1 FROM pg_trigger
+                         WHERE tgname = 'linkparse_pending_count_truncated' AND tgrelid = 'linkparse_pending_authorizations'::regclass) THEN
+            CREATE TRIGGER linkparse_pending_count_truncated AFTER TRUNCATE ON linkparse_pending_authorizations
+            FOR EACH STATEMENT EXECUTE FUNCTION linkparse_pending_count_truncated();
+          END IF;
+        END $$
+        """,
         """
         INSERT INTO linkparse_schema_version (component, version) VALUES ('pending_authorizations', \(version))
         ON CONFLICT (component) DO NOTHING
@@ -267,32 +340,41 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
 
   private enum InsertOutcome { case added, full, conflict }
 
-  /// Inserts the row only while fewer than ``capacity`` rows are pending (the count stops at `capacity`) and no
-  /// row has its state key (`ON CONFLICT … DO NOTHING` over the unique index: atomic between instances).
+  /// Inserts the row only while fewer than ``capacity`` rows are pending and no row has its state key: the place
+  /// is taken from `linkparse_pending_count` in the same statement (O(1), no count of the table; the counter's
+  /// row lock orders concurrent inserts of every instance, so the capacity is never exceeded), and given back
+  /// when the state key turns out taken (`ON CONFLICT … DO NOTHING` over the unique index).
   private func insertBelowCapacity(
     _ key: ByteBuffer?, _ redirectKey: String, _ provider: String, _ sealed: ByteBuffer, _ expiresAt: Int64?,
     _ now: Int64
   ) async throws -> InsertOutcome {
-    let capacity = self.capacity
+    let capacity = Int64(self.capacity)
     let query: PostgresQuery = """
-      WITH added AS (
+      WITH place AS (
+        UPDATE linkparse_pending_count SET pending = pending + 1 WHERE id = 1 AND pending < \(capacity)
+        RETURNING 1),
+      added AS (
         INSERT INTO linkparse_pending_authorizations
           (state_key, redirect_key, provider, sealed, expires_at, created_at)
         SELECT \(key), \(redirectKey), \(provider), \(sealed), \(expiresAt), \(now)
-        WHERE (SELECT count(*) FROM (
-          SELECT 1 FROM linkparse_pending_authorizations WHERE consumed_at IS NULL LIMIT \(capacity)) AS held)
-          < \(capacity)
+        WHERE EXISTS (SELECT 1 FROM place)
         ON CONFLICT (state_key) WHERE state_key IS NOT NULL DO NOTHING
         RETURNING 1)
-      SELECT (SELECT count(*) FROM added),
+      SELECT (SELECT count(*) FROM added), (SELECT count(*) FROM place),
         (SELECT count(*) FROM linkparse_pending_authorizations WHERE \(key)::bytea IS NOT NULL AND state_key = \(key))
       """
-    let (added, existing) = try await run { client, logger in
+    let (added, placed, existing) = try await run { client, logger in
       let rows = try await client.query(query, logger: logger)
-      for try await pair in rows.decode((Int64, Int64).self) { return pair }
-      return (Int64(0), Int64(0))
+      for try await row in rows.decode((Int64, Int64, Int64).self) { return row }
+      return (Int64(0), Int64(0), Int64(0))
     }
     if added == 1 { return .added }
+    if placed == 1 {
+      // A place taken for a row that was not inserted (its state key exists): given back.
+      try await run { client, logger in
+        try await client.query("UPDATE linkparse_pending_count SET pending = pending - 1 WHERE id = 1", logger: logger)
+      }
+    }
     return existing > 0 ? .conflict : .full
   }
 

@@ -3,6 +3,7 @@
 
 import Crypto
 import Foundation
+import LinkParseAuthorization
 import LinkParseCore
 import LinkParsePostgres
 import LinkParseProviders
@@ -116,6 +117,57 @@ struct PostgresPendingAuthorizationStoreTests {
       var versions: [Int32] = []
       for try await v in rows.decode(Int32.self) { versions.append(v) }
       #expect(versions == [1])
+    }
+  }
+
+  /// The capacity holds exactly under concurrent inserts (no overshoot: each takes its place from the counter
+  /// row in its own statement, no count of the table), and the counter follows every statement that changes
+  /// what is pending: consuming, putting back, deleting, TRUNCATE, a refused duplicate state.
+  @Test func capacityIsExactUnderConcurrentInsertsAndTheCounterFollows() async throws {
+    try await TestDatabase.withStore(database: "linkparse_store_capacity", capacity: 50) { store, client in
+      @Sendable func counter() async throws -> Int64 {
+        for try await n in try await client.query("SELECT pending FROM linkparse_pending_count").decode(Int64.self) {
+          return n
+        }
+        return -1
+      }
+      #expect(try await counter() == 0)
+      let url = try ParsedURL("https://cap.example/cb")
+      let added = try await withThrowingTaskGroup(of: Int.self) { group in
+        for worker in 0..<8 {
+          group.addTask {
+            var added = 0
+            for i in 0..<20 {
+              do {
+                try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: url, state: "w\(worker)-\(i)"))
+                added += 1
+              } catch is PendingAuthorizationStoreFull {}
+            }
+            return added
+          }
+        }
+        return try await group.reduce(0, +)
+      }
+      #expect(added == 50)
+      #expect(try await store.count == 50)
+      #expect(try await counter() == 50)
+      try await client.query("DELETE FROM linkparse_pending_authorizations WHERE id IN (SELECT id FROM linkparse_pending_authorizations LIMIT 5)")
+      #expect(try await counter() == 45)
+      // A state already pending is a conflict, and takes no place.
+      try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: url, state: "again"))
+      await #expect(throws: PendingAuthorizationConflict.self) {
+        try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: url, state: "again"))
+      }
+      #expect(try await counter() == 46)
+      _ = try await store.consume(ParsedURL("https://cap.example/cb?code=c&state=again"))
+      #expect(try await counter() == 45)
+      #expect(try await store.count == 45)
+      try await client.query("UPDATE linkparse_pending_authorizations SET consumed_at = NULL")
+      #expect(try await counter() == 46)
+      try await client.query("TRUNCATE linkparse_pending_authorizations")
+      #expect(try await counter() == 0)
+      try await store.migrate()
+      #expect(try await counter() == 0)
     }
   }
 

@@ -24,7 +24,8 @@
 // Environment: HOST (127.0.0.1), PORT (8080), PUBLIC_BASE_URL (http://HOST:PORT), DATABASE_URL,
 // LINKPARSE_STORE_SECRET (64 hex digits; every instance sharing a database needs the same one),
 // DEMO_PROVIDER (the demo provider's issuer), DEMO_CLIENT_SECRET (demo-secret), DEMO_JWKS_COOLDOWN (seconds
-// between JWKS refetches, 60), LOGIN_START_LIMIT (logins one client may start a minute, 30),
+// between JWKS refetches, 60), LOGIN_START_LIMIT (logins one client may start a minute, 30), TRUSTED_PROXIES
+// (reverse proxies of your own in front that append to X-Forwarded-For: the client is the address they forwarded),
 // SESSION_REFRESH_MARGIN (seconds before its expiry an access token is refreshed, 60), SESSION_LIFETIME (seconds a
 // session lives at the most, 43200), SESSION_IDLE_TIMEOUT (seconds it lives unused, 7200; 0: no limit), VK_CLIENT_ID,
 // SBER_CLIENT_ID, TID_CLIENT_ID, APPLE_CLIENT_ID (each one adds /login/<provider>).
@@ -146,7 +147,10 @@ struct ExampleServer {
     let endpoint = LinkParseCallbackEndpoint(
       store: store, publicBaseURL: base, logger: logger,
       loginCookies: LoginCookies(key: Array(cookieKey), secure: base.lowercased().hasPrefix("https:")),
-      startLimits: StartLimits(limit: Int(env["LOGIN_START_LIMIT"] ?? "") ?? 30))
+      startLimits: StartLimits(limit: Int(env["LOGIN_START_LIMIT"] ?? "") ?? 30),
+      // Behind TRUSTED_PROXIES reverse proxies of your own, the client is the address they forwarded.
+      clientKey: Int(env["TRUSTED_PROXIES"] ?? "").flatMap { $0 > 0 ? ForwardedClient(trustedProxies: $0) : nil }
+        .map { forwarded in { request, _ in forwarded.key(request) } })
     // LoginSessionContext knows the client's address (the per-client start limit, StartLimits, needs it) and
     // carries the session (hummingbird-auth's SessionMiddleware: a fresh random id per login, the cookie
     // __Host-lp-session over https, HttpOnly, SameSite=Lax; kept in PostgreSQL, sealed, with DATABASE_URL).

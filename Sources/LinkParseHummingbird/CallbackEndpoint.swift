@@ -183,18 +183,21 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     let address = (context as? any RemoteAddressRequestContext)?.remoteAddress
     let client = clientKey.map { $0(request, address) } ?? StartLimiter.clientKey(address)
     guard let client, let wait = limiter.admit(client, now: now()) else { return nil }
-    var response = refusedStart(.tooManyLogins)
+    var response = refusedStart(.tooManyLogins, client: client)
     response.headers[.retryAfter] = String(wait)
     return response
   }
 
   /// A refused start's problem answer, logged the first, second, fourth, eighth… time in each minute (with the
-  /// count so far): a flood of refused starts writes a few lines, not one per request.
-  func refusedStart(_ details: ProblemDetails) -> Response {
+  /// count so far and the client key of the refused one): a flood of refused starts writes a few lines, not
+  /// one per request.
+  func refusedStart(_ details: ProblemDetails, client: String? = nil) -> Response {
     if let count = refusalLog.count(now: now()) {
-      logger.info(
-        "login start refused",
-        metadata: ["code": "\(details.code)", "status": "\(details.status)", "refused_this_minute": "\(count)"])
+      var metadata: Logger.Metadata = [
+        "code": "\(details.code)", "status": "\(details.status)", "refused_this_minute": "\(count)",
+      ]
+      if let client { metadata["client"] = "\(client)" }
+      logger.info("login start refused", metadata: metadata)
     }
     return details.response()
   }
@@ -487,7 +490,7 @@ extension Response {
 }
 
 extension StringProtocol {
-  fileprivate func trimmingSpaces() -> String {
+  func trimmingSpaces() -> String {
     var s = Substring(self)
     while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
     while let l = s.last, l == " " || l == "\t" { s.removeLast() }

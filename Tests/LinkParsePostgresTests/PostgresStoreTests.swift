@@ -19,7 +19,7 @@ extension TestDatabase {
   /// Runs `body` with a running client and a store on it (migrated; the table emptied when `fresh`), on the test
   /// database or on `database` (created when missing).
   static func withStore<R: Sendable>(
-    fresh: Bool = true, timeout: Duration = .seconds(10), database: String? = nil, capacity: Int = 100_000,
+    fresh: Bool = true, timeout: Duration = .seconds(60), database: String? = nil, capacity: Int = 100_000,
     _ body: @Sendable (PostgresPendingAuthorizationStore, PostgresClient) async throws -> R
   ) async throws -> R {
     if let database { try await ensureDatabase(database) }
@@ -349,7 +349,7 @@ struct PostgresPendingAuthorizationStoreTests {
   @Test func stoppedClientIsStoreUnavailable() async throws {
     let client = PostgresClient(configuration: try TestDatabase.configuration())
     let store = PostgresPendingAuthorizationStore(
-      client: client, secret: TestDatabase.secret, operationTimeout: .milliseconds(500))
+      client: client, secret: TestDatabase.secret, operationTimeout: .seconds(30))  // a stopped client fails at once
     let running = Task { await client.run() }
     try await store.migrate()
     try await store.insert(PendingAuthorization(provider: .oauth2, redirectURI: ParsedURL("https://stopped.example/cb"), state: "stopped-\(UInt64.random(in: 0...UInt64.max))"))

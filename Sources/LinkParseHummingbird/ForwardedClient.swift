@@ -43,6 +43,11 @@ public struct ForwardedClient: Sendable, Hashable {
   /// ForwardedClient(trustedProxies: 1).address(["203.0.113.9, 198.51.100.7"])  // "198.51.100.7"
   /// ```
   public func address(_ headerValues: [String]) -> String? {
+    forwarded(headerValues)?.text
+  }
+
+  /// The forwarded client's address as written and as parsed (once, for both ``address(_:)`` and ``key(_:)``).
+  private func forwarded(_ headerValues: [String]) -> (text: String, address: SocketAddress)? {
     var entries: [String] = []
     for value in headerValues {
       for element in value.split(separator: ",", omittingEmptySubsequences: false) {
@@ -68,8 +73,8 @@ public struct ForwardedClient: Sendable, Hashable {
       }
       text = value
     }
-    guard (try? SocketAddress(ipAddress: String(text), port: 0)) != nil else { return nil }
-    return String(text)
+    guard let address = try? SocketAddress(ipAddress: String(text), port: 0) else { return nil }
+    return (String(text), address)
   }
 
   /// The start limit's key of a request (IPv4 address, IPv6 /64), from the forwarded address; `nil` (not
@@ -83,7 +88,6 @@ public struct ForwardedClient: Sendable, Hashable {
   /// ```
   public func key(_ request: Request) -> String? {
     let name: HTTPField.Name = header == .xForwardedFor ? HTTPField.Name("X-Forwarded-For")! : HTTPField.Name("Forwarded")!
-    guard let address = address(request.headers[values: name]) else { return nil }
-    return StartLimiter.clientKey(try? SocketAddress(ipAddress: address, port: 0))
+    return forwarded(request.headers[values: name]).flatMap { StartLimiter.clientKey($0.address) }
   }
 }

@@ -239,39 +239,38 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
           RETURN NULL;
         END $$
         """,
-        """
-        DO $$ BEGIN
-          IF NOT EXISTS (SELECT 1 FROM pg_trigger
-                         WHERE tgname = 'linkparse_pending_count_deleted' AND tgrelid = 'linkparse_pending_authorizations'::regclass) THEN
-            CREATE TRIGGER linkparse_pending_count_deleted AFTER DELETE ON linkparse_pending_authorizations
-            REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION linkparse_pending_count_deleted();
-          END IF;
-        END $$
-        """,
-        """
-        DO $$ BEGIN
-          IF NOT EXISTS (SELECT 1 FROM pg_trigger
-                         WHERE tgname = 'linkparse_pending_count_updated' AND tgrelid = 'linkparse_pending_authorizations'::regclass) THEN
-            CREATE TRIGGER linkparse_pending_count_updated AFTER UPDATE ON linkparse_pending_authorizations
-            REFERENCING OLD TABLE AS before_rows NEW TABLE AS after_rows
-            FOR EACH STATEMENT EXECUTE FUNCTION linkparse_pending_count_updated();
-          END IF;
-        END $$
-        """,
-        """
-        DO $$ BEGIN
-          IF NOT EXISTS (SELECT 1 FROM pg_trigger
-                         WHERE tgname = 'linkparse_pending_count_truncated' AND tgrelid = 'linkparse_pending_authorizations'::regclass) THEN
-            CREATE TRIGGER linkparse_pending_count_truncated AFTER TRUNCATE ON linkparse_pending_authorizations
-            FOR EACH STATEMENT EXECUTE FUNCTION linkparse_pending_count_truncated();
-          END IF;
-        END $$
-        """,
+        Self.triggerOnce(
+          "linkparse_pending_count_deleted",
+          "AFTER DELETE ON linkparse_pending_authorizations REFERENCING OLD TABLE AS gone"
+            + " FOR EACH STATEMENT EXECUTE FUNCTION linkparse_pending_count_deleted()"),
+        Self.triggerOnce(
+          "linkparse_pending_count_updated",
+          "AFTER UPDATE ON linkparse_pending_authorizations REFERENCING OLD TABLE AS before_rows NEW TABLE AS after_rows"
+            + " FOR EACH STATEMENT EXECUTE FUNCTION linkparse_pending_count_updated()"),
+        Self.triggerOnce(
+          "linkparse_pending_count_truncated",
+          "AFTER TRUNCATE ON linkparse_pending_authorizations"
+            + " FOR EACH STATEMENT EXECUTE FUNCTION linkparse_pending_count_truncated()"),
         """
         INSERT INTO linkparse_schema_version (component, version) VALUES ('pending_authorizations', \(version))
         ON CONFLICT (component) DO NOTHING
         """,
       ])
+  }
+
+  /// `CREATE TRIGGER name definition` on the pending table unless it has that trigger (a CREATE TRIGGER locks the
+  /// table, so it runs once, not on every start of every instance). `name` and `definition` are constants of
+  /// this file, never input.
+  private static func triggerOnce(_ name: String, _ definition: String) -> PostgresQuery {
+    PostgresQuery(
+      unsafeSQL: """
+        DO $$ BEGIN
+          IF NOT EXISTS (SELECT 1 FROM pg_trigger
+                         WHERE tgname = '\(name)' AND tgrelid = 'linkparse_pending_authorizations'::regclass) THEN
+            CREATE TRIGGER \(name) \(definition);
+          END IF;
+        END $$
+        """)
   }
 
   // MARK: - PendingAuthorizationStoring

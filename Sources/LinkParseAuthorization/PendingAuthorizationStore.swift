@@ -55,6 +55,17 @@ public final class PendingAuthorizationStore: PendingAuthorizationStorage {
     var expiries = Heap<Expiry>()
     /// The most entries held since the indexes were last rebuilt (to give their memory back after a flood).
     var highWater = 0
+    /// The state keys of carried authorizations that were spent, until they expire (their expiry: `spentOrder`).
+    var spent: [[UInt8]: Int64] = [:]
+    var spentOrder = Heap<SpentExpiry>()
+  }
+
+  private struct SpentExpiry: Comparable {
+    var expiresAt: Int64
+    var stateKey: [UInt8]
+    static func < (a: SpentExpiry, b: SpentExpiry) -> Bool {
+      a.expiresAt != b.expiresAt ? a.expiresAt < b.expiresAt : a.stateKey.lexicographicallyPrecedes(b.stateKey)
+    }
   }
 
   private struct Expiry: Comparable {
@@ -199,6 +210,38 @@ public final class PendingAuthorizationStore: PendingAuthorizationStorage {
     c.byRedirect = byRedirect
     c.expiries = Heap(Array(c.expiries.unordered).filter { c.entries[$0.id] != nil })
     c.highWater = c.entries.count
+  }
+
+  /// Records a carried authorization's state key as spent until the authorization expires (10 minutes when it
+  /// has no expiry); `false` when that state key is pending or already spent. At most ``capacity`` spent keys
+  /// are kept: beyond, the one that expires first goes (its login can then be replayed only at the provider,
+  /// whose code is single-use), so a flood of completed logins never refuses the next one.
+  ///
+  /// ```swift
+  /// store.addSpent(pending, stateKey: store.stateKey(Array("s".utf8)), redirectKey: "https://a/cb", now: now)  // true
+  /// ```
+  public func addSpent(_ authorization: PendingAuthorization, stateKey: [UInt8], redirectKey: String, now: Int64)
+    -> Bool
+  {
+    let (capacity, consumedLimit) = (self.capacity, self.consumedLimit)
+    return contents.withLock { c in
+      while let first = c.spentOrder.min, first.expiresAt <= now {
+        c.spentOrder.removeMin()
+        if c.spent[first.stateKey] == first.expiresAt { c.spent[first.stateKey] = nil }
+      }
+      if c.spent[stateKey] != nil || c.byState[stateKey]?.isEmpty == false { return false }
+      while c.spent.count >= capacity, let first = c.spentOrder.popMin() {
+        if c.spent[first.stateKey] == first.expiresAt { c.spent[first.stateKey] = nil }
+      }
+      let expiresAt = authorization.expiresAt ?? now + 600
+      c.spent[stateKey] = expiresAt
+      c.spentOrder.insert(SpentExpiry(expiresAt: expiresAt, stateKey: stateKey))
+      let id = c.nextID
+      c.nextID &+= 1
+      Self.remember(
+        id, Entry(authorization: authorization, stateKey: stateKey, redirectKey: redirectKey), &c, consumedLimit)
+      return true
+    }
   }
 
   /// Takes the pending entry with this state key, remembered as consumed.

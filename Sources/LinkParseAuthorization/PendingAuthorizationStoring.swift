@@ -47,6 +47,25 @@ public protocol PendingAuthorizationStoring: Sendable {
     _ url: ParsedURL, parameters: FormParameters?, browser: BrowserBinding?, now: Int64
   ) async throws -> ConsumedAuthorization
 
+  /// Binds `url` to a pending authorization that the browser carried back itself — sealed in its login cookie
+  /// (LinkParseHummingbird's `LoginCookies`), so the store never held it — validates it at `now` and spends it
+  /// once: the store remembers only that this state was used (until the authorization expires), so of any
+  /// number of callbacks carrying the same login, one succeeds and the others are `replayed`.
+  ///
+  /// The carrier has already proved the browser (only the browser that started the login holds the sealed
+  /// cookie); `pending.browserBinding` is what a later replay from another browser is compared with.
+  ///
+  /// ```swift
+  /// let consumed = try await store.consume(url, parameters: nil, carried: openedFromCookie, now: now)
+  /// ```
+  ///
+  /// - Throws: ``CallbackError``: `state-mismatch` (the callback's state is not the carried one's),
+  ///   `redirect-mismatch`, `replayed`, any error of ``PendingAuthorization/validate(_:parameters:now:)``; or
+  ///   the store's own error.
+  func consume(
+    _ url: ParsedURL, parameters: FormParameters?, carried pending: PendingAuthorization, now: Int64
+  ) async throws -> ConsumedAuthorization
+
   /// Drops what has expired at `now` (Unix seconds); returns how many entries went.
   ///
   /// ```swift
@@ -313,6 +332,18 @@ public protocol PendingAuthorizationStorage: PendingAuthorizationStoring {
   /// ```
   func add(_ authorization: PendingAuthorization, stateKey: [UInt8]?, redirectKey: String, now: Int64) async throws
 
+  /// Records, atomically, that the carried authorization with this state key was spent (a consumed record,
+  /// kept at least until the authorization expires, that no pending capacity counts); `false` when the state
+  /// key is already recorded, pending or spent (a replay).
+  ///
+  /// ```swift
+  /// guard try await storage.addSpent(pending, stateKey: key, redirectKey: "https://a/cb", now: now) else {
+  ///   throw CallbackError(.replayed)
+  /// }
+  /// ```
+  func addSpent(_ authorization: PendingAuthorization, stateKey: [UInt8], redirectKey: String, now: Int64) async throws
+    -> Bool
+
   /// Marks the pending record with this state key consumed and returns it, atomically; `nil` when none is
   /// pending.
   ///
@@ -423,6 +454,35 @@ extension PendingAuthorizationStorage {
       return try await consumeStated(url, parameters, now, binding, state, redirectKey, browser)
     }
     return try await consumeStateless(url, parameters, now, binding, redirectKey, browser)
+  }
+
+  /// The consume policy for an authorization the browser carried (see
+  /// ``PendingAuthorizationStoring/consume(_:parameters:carried:now:)``): the same binding and validation as a
+  /// stored one's, spent through ``addSpent(_:stateKey:redirectKey:now:)``.
+  ///
+  /// ```swift
+  /// let consumed = try await store.consume(url, parameters: nil, carried: pending, now: now)
+  /// ```
+  public func consume(
+    _ url: ParsedURL, parameters: FormParameters?, carried pending: PendingAuthorization, now: Int64
+  ) async throws -> ConsumedAuthorization {
+    let parameters = parameters ?? ProviderDetector.callbackParameters(of: url)
+    let binding = CallbackBinding(url, parameters: parameters)
+    if let duplicate = binding.duplicate { throw duplicate }
+    // The state itself is compared, in constant time, over the decoded bytes.
+    guard let state = binding.state, let expected = pending.state,
+      withUTF8Bytes(expected, { e in state.withUnsafeBufferPointer { constantTimeEquals(e, $0) } })
+    else { throw binding.stateMismatch }
+    guard pending.matchesRedirect(url) else { throw binding.redirectMismatch }
+    let result = Self.validate(pending, url, parameters, now)
+    let spent = PendingAuthorization.retires(result, callbackHasState: true, authorizationHasState: true)
+    if spent {
+      let redirectKey = PendingAuthorization.redirectKey(url)
+      guard try await addSpent(pending, stateKey: stateKey(state), redirectKey: redirectKey, now: now) else {
+        throw CallbackError(.replayed)
+      }
+    }
+    return ConsumedAuthorization(authorization: pending, callback: try result.get(), isSpent: spent)
   }
 
   /// A callback with a state: claimed by its state key.

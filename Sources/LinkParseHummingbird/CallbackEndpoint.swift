@@ -153,10 +153,26 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     }
   }
 
-  /// Binds `pending` to this browser (a new login cookie, whose hash it keeps), inserts it and answers 302 to
-  /// `authorizeURL` with the cookie; 503 when the store fails.
+  /// Starts a login: 302 to `authorizeURL` with the login's cookie. A login with a state is carried by the
+  /// browser: `pending` sealed in its cookie (``LoginCookies``), nothing stored, so a start costs the server
+  /// no memory and no row, and no flood of anonymous starts can fill anything. A login without a state (or one
+  /// too large for a cookie) is bound to this browser by a random cookie whose hash it keeps, and inserted
+  /// into ``store``: 503 when the store is full or fails.
   func start(authorizeURL: String, pending: PendingAuthorization) async -> Response {
     var pending = pending
+    let crossSitePost = Self.isFormPost(authorizeURL)
+    if pending.state != nil {
+      // A carried login always expires (the cookie's Max-Age binds only the browser).
+      let expiresAt = pending.expiresAt ?? now() + 600
+      pending.expiresAt = expiresAt
+      if let sealed = loginCookies.seal(pending) {
+        logger.info("login started", metadata: ["provider": "\(pending.provider.rawValue)", "status": "302"])
+        var response = Response.loginRedirect(.found, to: authorizeURL)
+        response.headers[.setCookie] = loginCookies.setCookie(
+          state: pending.state, value: sealed, maxAge: expiresAt - now(), crossSitePost: crossSitePost)
+        return response
+      }
+    }
     let cookie = loginCookies.make()
     pending.browserBinding = cookie.hash
     do {
@@ -172,7 +188,7 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     let lifetime = pending.expiresAt.map { $0 - now() } ?? 600
     var response = Response.loginRedirect(.found, to: authorizeURL)
     response.headers[.setCookie] = loginCookies.setCookie(
-      state: pending.state, value: cookie.value, maxAge: lifetime, crossSitePost: Self.isFormPost(authorizeURL))
+      state: pending.state, value: cookie.value, maxAge: lifetime, crossSitePost: crossSitePost)
     return response
   }
 
@@ -260,9 +276,14 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     let consumed: ConsumedAuthorization
     // The one login cookie named for the callback's state.
     let state = CallbackBinding(url, parameters: parameters ?? ProviderDetector.callbackParameters(of: url)).state
-    let (browser, hasCookie) = loginCookies.presented(cookieHeaders, state: state)
+    let (browser, hasCookie, carried) = loginCookies.presented(cookieHeaders, state: state)
     do {
-      consumed = try await store.consume(url, parameters: parameters, browser: browser, now: now())
+      if let carried {
+        // The login this browser carried in its sealed cookie: spent once in the store, which held nothing.
+        consumed = try await store.consume(url, parameters: parameters, carried: carried, now: now())
+      } else {
+        consumed = try await store.consume(url, parameters: parameters, browser: browser, now: now())
+      }
     } catch let error as CallbackError {
       // Whether a login is pending for this callback elsewhere, and whose, is not for the caller to learn.
       if ProblemDetails.unknownLoginCodes.contains(error.code) {

@@ -2,6 +2,7 @@
 // pending authorization keeps (RFC 6749 §10.12, RFC 9700 §2.1 and §4.7.1).
 
 import Crypto
+import Foundation
 import Hummingbird
 import LinkParseAuthorization
 import LinkParseBytes
@@ -52,7 +53,43 @@ public struct LoginCookies: Sendable {
   private init(key: SymmetricKey, secure: Bool) {
     self.key = key
     self.secure = secure
+    self.sealKey = HKDF<SHA256>.deriveKey(
+      inputKeyMaterial: key, info: Array("linkparse login cookie seal v1".utf8), outputByteCount: 32)
   }
+
+  /// The AES-GCM key that seals pending logins into their cookies (HKDF-SHA256 from ``key``: the hashes and
+  /// the seals never share a key).
+  let sealKey: SymmetricKey
+
+  /// The largest sealed login cookie value a start sets (3,800 characters: with its name and attributes, under
+  /// the 4,096 bytes every browser keeps). A pending authorization that seals larger is stored instead.
+  static let maximumSealedSize = 3_800
+
+  /// The cookie value carrying `pending` sealed (AES-GCM under ``sealKey``, the cookie's name and purpose as
+  /// associated data: a value moved to another login's cookie, or made for another purpose, does not open),
+  /// base64url; `nil` when it would exceed ``maximumSealedSize``.
+  func seal(_ pending: PendingAuthorization) -> String? {
+    guard let json = try? JSONEncoder().encode(pending),
+      let combined = try? AES.GCM.seal(json, using: sealKey, authenticating: aad(state: pending.state)).combined
+    else { return nil }
+    let value = Base64URL.encode(combined)
+    return value.utf8.count <= Self.maximumSealedSize ? value : nil
+  }
+
+  /// The pending authorization sealed in `value`, the cookie of the login with state `state` (decoded bytes);
+  /// `nil` when the value is not one this key sealed for that cookie.
+  func open(_ value: Substring, state: [UInt8]) -> PendingAuthorization? {
+    guard value.utf8.count <= Self.maximumSealedSize,
+      let bytes = try? Base64URL.decode(value.utf8, mode: .strict).get(),
+      let box = try? AES.GCM.SealedBox(combined: bytes),
+      let json = try? AES.GCM.open(box, using: sealKey, authenticating: aad(stateBytes: state))
+    else { return nil }
+    return try? JSONDecoder().decode(PendingAuthorization.self, from: json)
+  }
+
+  private func aad(state: String?) -> [UInt8] { aad(stateBytes: state.map { Array($0.utf8) }) }
+
+  private func aad(stateBytes: [UInt8]?) -> [UInt8] { Array("linkparse login v1\u{0}\(name(stateBytes: stateBytes))".utf8) }
 
   /// The prefix of every login cookie's name.
   var prefix: String { secure ? "__Host-lp-login-" : "lp-login-" }
@@ -115,13 +152,18 @@ public struct LoginCookies: Sendable {
   /// What a request's `Cookie` headers present for the login with state `state` (the callback's decoded
   /// state, `nil` for none): the hash of the one cookie named for it (Hummingbird's `Cookies`), however many
   /// other cookies — other logins', abandoned or running in other tabs — the browser sends, and in whatever
-  /// order.
-  func presented(_ cookieHeaders: [String], state: [UInt8]?) -> (binding: BrowserBinding, found: Bool) {
+  /// order; and the pending authorization it carries when it is a sealed login cookie that opens.
+  func presented(_ cookieHeaders: [String], state: [UInt8]?) -> (
+    binding: BrowserBinding, found: Bool, carried: PendingAuthorization?
+  ) {
     guard let cookie = Cookies(from: cookieHeaders)[name(stateBytes: state)] else {
-      return (BrowserBinding(hashes: []), false)
+      return (BrowserBinding(hashes: []), false, nil)
     }
-    let value = cookie.value
-    guard !value.isEmpty, value.utf8.count <= 64 else { return (BrowserBinding(hashes: []), true) }
-    return (BrowserBinding(hashes: [hash(value[...])]), true)
+    let value = cookie.value[...]
+    guard !value.isEmpty, value.utf8.count <= Self.maximumSealedSize else { return (BrowserBinding(hashes: []), true, nil) }
+    let binding = hash(value)
+    guard let state, var carried = open(value, state: state) else { return (BrowserBinding(hashes: [binding]), true, nil) }
+    carried.browserBinding = binding
+    return (BrowserBinding(hashes: [binding]), true, carried)
   }
 }

@@ -377,6 +377,33 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
     return existing > 0 ? .conflict : .full
   }
 
+  /// Records a carried authorization as spent: a row inserted already consumed (it takes no pending place and
+  /// is swept like any consumed row), in one statement; `false` when a row with its state key exists (pending,
+  /// or consumed and not yet swept: the unique index), so of two instances recording the same login one wins.
+  ///
+  /// ```swift
+  /// try await store.addSpent(pending, stateKey: key, redirectKey: "https://a/cb", now: now)  // true
+  /// ```
+  public func addSpent(_ authorization: PendingAuthorization, stateKey: [UInt8], redirectKey: String, now: Int64)
+    async throws -> Bool
+  {
+    let provider = authorization.provider.rawValue
+    let key = ByteBuffer(bytes: stateKey)
+    let sealed = try seal(authorization, redirectKey: redirectKey, provider: provider)
+    let expiresAt = authorization.expiresAt
+    if sweeps.claim(now: now, interval: sweepInterval) { _ = try await removeExpired(now: now) }
+    return try await count(
+      """
+      WITH added AS (
+        INSERT INTO linkparse_pending_authorizations
+          (state_key, redirect_key, provider, sealed, expires_at, created_at, consumed_at)
+        VALUES (\(key), \(redirectKey), \(provider), \(sealed), \(expiresAt), \(now), \(now))
+        ON CONFLICT (state_key) WHERE state_key IS NOT NULL DO NOTHING
+        RETURNING 1)
+      SELECT count(*) FROM added
+      """) == 1
+  }
+
   /// Marks the pending row with this state key consumed, in one statement, and returns it opened.
   ///
   /// ```swift

@@ -229,6 +229,8 @@ func cookies(from response: TestResponse) -> HTTPFields {
     #expect(json.hasPrefix(#"{"type":"https://linkparse.dev/problems/malformed-parameter","title":"Malformed parameter","status":400,"code":"malformed-parameter","detail":"#))
   }
 
+  /// A start seals its login into the cookie: nothing is inserted (the fixture's two logins stay the store's
+  /// only ones), and the cookie carries the login back.
   @Test func startInsertsAndRedirects() async throws {
     let f = try Fixture()
     let endpoint = LinkParseCallbackEndpoint(
@@ -243,7 +245,7 @@ func cookies(from response: TestResponse) -> HTTPFields {
       let start = try await client.execute(uri: "/auth/start", method: .get)
       #expect(start.status == .found)
       #expect(start.headers[.location] == "https://id.example/authorize?state=st-secret-2")
-      #expect(store.count == 3)
+      #expect(store.count == 2)
       let setCookie = try #require(start.headers[.setCookie])
       #expect(setCookie.hasPrefix("__Host-lp-login-") && setCookie.contains("; Path=/; Max-Age="))
       #expect(setCookie.contains("; HttpOnly; Secure; SameSite=Lax"))
@@ -268,6 +270,9 @@ func cookies(from response: TestResponse) -> HTTPFields {
     func consume(_ url: ParsedURL, parameters: FormParameters?, browser: BrowserBinding?, now: Int64) async throws -> ConsumedAuthorization {
       throw DatabaseDown()
     }
+    func consume(_ url: ParsedURL, parameters: FormParameters?, carried pending: PendingAuthorization, now: Int64) async throws -> ConsumedAuthorization {
+      throw DatabaseDown()
+    }
     func removeExpired(now: Int64) async throws -> Int { 0 }
     var count: Int { get async throws { 0 } }
   }
@@ -276,15 +281,24 @@ func cookies(from response: TestResponse) -> HTTPFields {
     let router = Router()
     let endpoint = LinkParseCallbackEndpoint(store: UnavailableStore(), publicBaseURL: "https://example.com")
     endpoint.register(on: router, path: "/cb") { _, _, _ in Response(status: .ok) }
-    endpoint.registerStart(on: router, path: "/start") { _, _ in
-      ("https://id.example/authorize", PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://example.com/cb"), state: "s"))
+    endpoint.registerStart(on: router, path: "/start") { request, _ in
+      // A login with a state is carried in its cookie (the store is not asked); one without is stored.
+      let state: String? = request.uri.query == "stateless" ? nil : "s"
+      return ("https://id.example/authorize", PendingAuthorization(provider: .oauth2, redirectURI: try ParsedURL("https://example.com/cb"), state: state))
     }
     try await Application(router: router).test(.router) { client in
       let response = try await client.execute(uri: "/cb?code=c&state=s", method: .get)
       expectProblem(response, status: .serviceUnavailable, code: "store-unavailable")
       #expect(!String(buffer: response.body).contains("db-host-secret"))
       let start = try await client.execute(uri: "/start", method: .get)
-      expectProblem(start, status: .serviceUnavailable, code: "store-unavailable")
+      #expect(start.status == .found)
+      let cookie = try #require(start.headers[.setCookie]?.split(separator: ";").first.map(String.init))
+      // Its callback needs the store once, to spend it: unavailable, so 503 too (and the cookie is kept).
+      let carried = try await client.execute(uri: "/cb?code=c&state=s", method: .get, headers: [.cookie: cookie])
+      expectProblem(carried, status: .serviceUnavailable, code: "store-unavailable")
+      #expect(carried.headers[.setCookie] == nil)
+      let stateless = try await client.execute(uri: "/start?stateless", method: .get)
+      expectProblem(stateless, status: .serviceUnavailable, code: "store-unavailable")
     }
   }
 

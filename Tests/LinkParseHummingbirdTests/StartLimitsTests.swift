@@ -3,10 +3,12 @@
 
 import Foundation
 import Hummingbird
+import HTTPTypes
 import HummingbirdTesting
 import LinkParseTestSupport
 import LinkParseAuthorization
 import LinkParseCore
+import LinkParseProviders
 import Testing
 
 @testable import LinkParseHummingbird
@@ -19,8 +21,8 @@ import Glibc
   static let vk = LoginStart.vkID(clientID: "7915193", redirectURI: "https://example.com/auth/vk/callback")
 
   /// 20,000 start-login requests from one client: the first ones (the limit, 30 a window) are answered 302
-  /// and each leaves one pending login; every other is 429 `too-many-logins` with `Retry-After` and leaves
-  /// nothing. The limiter tracks one client, the store holds the limit's worth: the cost does not grow.
+  /// (their logins carried in their cookies, nothing stored); every other is 429 `too-many-logins` with
+  /// `Retry-After`. The limiter tracks one client, the store holds nothing: the cost does not grow.
   @Test func oneClientsFloodIsCapped() async throws {
     let store = PendingAuthorizationStore()
     let logs = CapturedLogs()
@@ -54,7 +56,7 @@ import Glibc
     let started = statuses[302] ?? 0
     #expect(started >= 30 && started <= 60, "\(statuses)")
     #expect(statuses[429] == total - started, "\(statuses)")
-    #expect(store.count == started)
+    #expect(store.count == 0)
     #expect(endpoint.limiter.trackedClients <= 2)
     // The refusals are logged the 1st, 2nd, 4th… time in a minute: a few lines, not one per request.
     let refusedLines = logs.all.filter { $0.hasPrefix("login start refused") }
@@ -62,17 +64,81 @@ import Glibc
     #expect(refusedLines.allSatisfy { $0.contains("code=too-many-logins") && $0.contains("refused_this_minute=") })
   }
 
-  /// Without a per-client limit, the store's capacity holds: beyond it, 503 `store-full` with `Retry-After`,
-  /// and the logins already pending are kept.
+  /// Anonymous starts from many addresses (the flood that filled the store and switched every login off):
+  /// 20,000 starts from 5,000 client keys, each within the per-client limit, are all 302 and store nothing —
+  /// the store stays empty at any capacity, the limiter tracks one entry per client and no more — and a visitor
+  /// from a fresh address then starts and finishes a login.
+  @Test func aFloodFromManyAddressesStoresNothing() async throws {
+    let store = PendingAuthorizationStore(capacity: 100)
+    let endpoint = LinkParseCallbackEndpoint(
+      store: store, publicBaseURL: "https://example.com", startLimits: StartLimits(limit: 30, window: .seconds(60)),
+      clientKey: { request, _ in request.headers[HTTPField.Name("X-Test-Client")!] })
+    let router = Router(context: LoginRequestContext.self)
+    endpoint.registerStart(on: router, path: "/login/vk", login: Self.vk)
+    endpoint.register(on: router, path: "/auth/vk/callback") { _, _, _ in Response(status: .seeOther) }
+    try await Application(router: router).test(.router) { client in
+      let statuses = try await withThrowingTaskGroup(of: [Int: Int].self) { group in
+        for worker in 0..<8 {
+          group.addTask {
+            var counts: [Int: Int] = [:]
+            for i in stride(from: worker, to: 20_000, by: 8) {
+              let response = try await client.execute(
+                uri: "/login/vk", method: .get, headers: [HTTPField.Name("X-Test-Client")!: "198.51.\(i % 5_000)"])
+              counts[Int(response.status.code), default: 0] += 1
+            }
+            return counts
+          }
+        }
+        var all: [Int: Int] = [:]
+        for try await counts in group { all.merge(counts, uniquingKeysWith: +) }
+        return all
+      }
+      #expect(statuses == [302: 20_000])
+      #expect(store.count == 0)
+      // (The sliding window keeps this window's and the previous one's counts: at most two per client.)
+      #expect(endpoint.limiter.trackedClients <= 2 * 5_000)
+      let start = try await client.execute(
+        uri: "/login/vk", method: .get, headers: [HTTPField.Name("X-Test-Client")!: "203.0.113.9"])
+      let state = try #require(
+        URLComponents(string: start.headers[.location] ?? "")?.queryItems?.first { $0.name == "state" }?.value)
+      let cookie = try #require(start.headers[.setCookie]?.split(separator: ";").first.map(String.init))
+      let callback = try await client.execute(
+        uri: "/auth/vk/callback?code=c&state=\(state)&device_id=d&type=code_v2", method: .get, headers: [.cookie: cookie])
+      #expect(callback.status == .seeOther)
+    }
+  }
+
+  /// Without a per-client limit, web logins (carried in their cookies) never meet the store's capacity: 250
+  /// starts at a capacity of 100 are all 302 and store nothing, and the last one's login succeeds. Logins that
+  /// the store keeps (here without a state) meet it: beyond it, 503 `store-full` with `Retry-After`, and the
+  /// logins already pending are kept.
   @Test func storeCapacityHolds() async throws {
     let store = PendingAuthorizationStore(capacity: 100)
     let endpoint = LinkParseCallbackEndpoint(store: store, publicBaseURL: "https://example.com", startLimits: .unlimited)
     let router = Router(context: LoginRequestContext.self)
     endpoint.registerStart(on: router, path: "/login/vk", login: Self.vk)
-    try await Application(router: router).test(.live) { client in
+    endpoint.registerStart(on: router, path: "/login/stored") { _, _ in
+      ("https://id.example/authorize", PendingAuthorization(
+        provider: .oauth2, redirectURI: try ParsedURL("https://example.com/auth/stored"), state: nil))
+    }
+    endpoint.register(on: router, path: "/auth/vk/callback") { _, _, _ in Response(status: .seeOther) }
+    try await Application(router: router).test(.router) { client in
+      var last: TestResponse?
+      for _ in 0..<250 {
+        last = try await client.execute(uri: "/login/vk", method: .get)
+        #expect(last?.status == .found)
+      }
+      #expect(store.count == 0)
+      let start = try #require(last)
+      let state = try #require(
+        URLComponents(string: start.headers[.location] ?? "")?.queryItems?.first { $0.name == "state" }?.value)
+      let cookie = try #require(start.headers[.setCookie]?.split(separator: ";").first.map(String.init))
+      let callback = try await client.execute(
+        uri: "/auth/vk/callback?code=c&state=\(state)&device_id=d&type=code_v2", method: .get, headers: [.cookie: cookie])
+      #expect(callback.status == .seeOther)
       var statuses: [Int: Int] = [:]
       for _ in 0..<250 {
-        let response = try await client.execute(uri: "/login/vk", method: .get)
+        let response = try await client.execute(uri: "/login/stored", method: .get)
         statuses[Int(response.status.code), default: 0] += 1
         if response.status == .serviceUnavailable {
           #expect(response.headers[.retryAfter] == "60")

@@ -57,6 +57,14 @@ actor ActorStorage: PendingAuthorizationStorage {
 
   func release(_ id: Int) { records[id]?.consumed = false }
 
+  func addSpent(_ authorization: PendingAuthorization, stateKey: [UInt8], redirectKey: String, now: Int64) -> Bool {
+    // The contract: a state key already recorded, pending or spent, is refused.
+    if records.values.contains(where: { $0.stateKey == stateKey }) { return false }
+    records[nextID] = Record(authorization: authorization, stateKey: stateKey, redirectKey: redirectKey, consumed: true)
+    nextID += 1
+    return true
+  }
+
   func retire(_ id: Int, now: Int64) -> Bool {
     guard records[id]?.consumed == false else { return false }
     records[id]?.consumed = true
@@ -217,6 +225,49 @@ func consumeCode(_ store: any PendingAuthorizationStoring, _ url: String, now: I
       let any = try await store.consume(
         ParsedURL("https://a.example/cb?code=y&state=b2"), parameters: nil, browser: BrowserBinding(hashes: ["z"]), now: 1)
       #expect(any.callback.code == "y", "\(name)")
+    }
+  }
+
+  /// A login the browser carried (sealed in its cookie, never inserted): of 8 concurrent callbacks carrying it,
+  /// exactly one succeeds and the others are `replayed`; a replay without the carrier is `replayed` to its own
+  /// browser and `browser-mismatch` to any other; nothing counts as pending; a callback whose state or
+  /// redirect URI is not the carried one's binds nothing and spends nothing; an expired one is `expired`.
+  @Test func carriedLoginsAreSpentOnce() async throws {
+    try await withEveryStore { name, store in
+      var sealed = PendingAuthorization(
+        provider: .oauth2, redirectURI: try ParsedURL("https://a.example/cb"), state: "c1", expiresAt: 2_000)
+      sealed.browserBinding = "hash-of-sealed-cookie"
+      let carried = sealed
+      let url = try ParsedURL("https://a.example/cb?code=x&state=c1")
+      for (wrong, expected) in [
+        ("https://a.example/cb?code=x&state=c2", CallbackError.Code.stateMismatch),
+        ("https://b.example/cb?code=x&state=c1", .redirectMismatch),
+        ("https://a.example/cb?code=x&state=c1&state=c1", .duplicateParameter),
+      ] {
+        let got = await code { try await store.consume(try ParsedURL(wrong), parameters: nil, carried: carried, now: 1_000) }
+        #expect(got == expected, "\(name) \(wrong)")
+      }
+      let codes = await withTaskGroup(of: CallbackError.Code?.self) { group in
+        for _ in 0..<8 {
+          group.addTask { await code { try await store.consume(url, parameters: nil, carried: carried, now: 1_000) } }
+        }
+        var all: [CallbackError.Code?] = []
+        for await c in group { all.append(c) }
+        return all
+      }
+      #expect(codes.filter { $0 == nil }.count == 1 && codes.filter { $0 == .replayed }.count == 7, "\(name) \(codes)")
+      #expect(try await store.count == 0, "\(name)")
+      let ownReplay = await code {
+        try await store.consume(url, parameters: nil, browser: BrowserBinding(hashes: ["hash-of-sealed-cookie"]), now: 1_000)
+      }
+      #expect(ownReplay == .replayed, "\(name)")
+      #expect(await consumeCode(store, url.href) == .browserMismatch, "\(name)")
+      var late = carried
+      late.state = "c3"
+      let expired = await code {
+        try await store.consume(try ParsedURL("https://a.example/cb?code=x&state=c3"), parameters: nil, carried: late, now: 2_000)
+      }
+      #expect(expired == .expired, "\(name)")
     }
   }
 

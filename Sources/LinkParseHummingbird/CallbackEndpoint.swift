@@ -128,8 +128,9 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
   }
 
   /// Registers GET on `path` that starts a login: `makeAuthorization` builds the provider's authorization URL and
-  /// its pending authorization, which goes into ``store``; the answer is 302 to the URL (503 problem JSON when
-  /// the store fails).
+  /// its pending authorization; the answer is 302 to the URL. A pending authorization with a state is sealed
+  /// into the browser's login cookie (nothing stored); one without a state goes into ``store`` (503 problem JSON
+  /// when the store is full or fails).
   ///
   /// ```swift
   /// endpoint.registerStart(on: router, path: "/auth/start") { _, _ in

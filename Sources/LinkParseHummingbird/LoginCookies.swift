@@ -10,8 +10,15 @@ import LinkParseProviders
 
 /// The login (transaction) cookies of a ``LinkParseCallbackEndpoint``.
 ///
-/// Starting a login sets a cookie holding 32 random bytes; the pending authorization keeps only their
-/// HMAC-SHA256 under ``key`` (``PendingAuthorization/browserBinding``). Each login has its own cookie, named by
+/// Starting a login with a state sets a cookie that carries the whole pending authorization (state, PKCE
+/// verifier, nonce, provider, client, issuer, redirect URI, return path, expiry), sealed with AES-GCM under a
+/// key derived from ``key`` (HKDF-SHA256), the cookie's name and purpose authenticated with it: the server
+/// stores nothing at the start (the Auth.js model), so no flood of anonymous starts can fill anything. The
+/// callback opens the cookie named for its state; the store only records, until the login expires, that it was
+/// spent (one success however many callbacks carry it). A login without a state, or one that would seal larger
+/// than a browser keeps (3,800 characters), is stored instead, and its cookie holds 32 random bytes whose
+/// HMAC-SHA256 under ``key`` the stored authorization keeps (``PendingAuthorization/browserBinding``).
+/// Each login has its own cookie, named by
 /// a hash of its state (`__Host-lp-login-<22 characters>` over HTTPS, `lp-login-<…>` over plain HTTP, where
 /// browsers refuse the `__Host-` prefix), so two tabs can log in at once. Attributes: `HttpOnly`, `Path=/`,
 /// `Max-Age` the login's lifetime, `Secure` over HTTPS; `SameSite=Lax`, except for a login whose answer is a
@@ -26,8 +33,9 @@ import LinkParseProviders
 /// let cookies = LoginCookies(key: Array(secret32Bytes), secure: true)
 /// ```
 public struct LoginCookies: Sendable {
-  /// The HMAC key of the cookies' hashes (32 random bytes per process unless given: instances that share a
-  /// store must share it).
+  /// The HMAC key of the cookies' hashes, and the key the seal key is derived from (32 random bytes per process
+  /// unless given: instances behind one load balancer must share it, or a callback reaching another instance
+  /// than its start cannot open its cookie).
   let key: SymmetricKey
   /// Whether the public origin is HTTPS (`Secure`, `__Host-`).
   public let secure: Bool

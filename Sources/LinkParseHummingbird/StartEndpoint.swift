@@ -6,11 +6,10 @@ import LinkParseProviders
 
 extension LinkParseCallbackEndpoint {
   /// Registers GET on `path` that starts a `login`: a fresh state, nonce and PKCE verifier, the pending
-  /// authorization inserted into ``store``, and 302 to the provider's authorize URL (`Cache-Control: no-store`).
-  /// The login is bound to the browser by a login cookie (``LoginCookies``). A client over its
-  /// ``LinkParseCallbackEndpoint/startLimits`` gets 429 `too-many-logins` with `Retry-After`, a full store 503
-  /// `store-full`, a store that fails 503 `store-unavailable`; a redirect URI that is not a URL, 500
-  /// `invalid-configuration`.
+  /// authorization sealed into the browser's login cookie (``LoginCookies``: nothing is stored, so a start costs
+  /// the server no memory and no row), and 302 to the provider's authorize URL (`Cache-Control: no-store`). A
+  /// client over its ``LinkParseCallbackEndpoint/startLimits`` gets 429 `too-many-logins` with `Retry-After`; a
+  /// redirect URI that is not a URL, 500 `invalid-configuration`.
   ///
   /// **Where the browser goes after the login.** A `return_to` query parameter names a same-site path
   /// (`/login/vk?return_to=%2Faccount`): checked by ``ReturnPath`` (no other host, scheme, `\`, fragment or

@@ -17,8 +17,10 @@ import LinkParseBytes
 /// ``LinkParseCallbackEndpoint`` a `clientKey` that reads the proxy's header instead.
 ///
 /// Defaults: 30 logins a minute per client, 50,000 clients tracked. When that many clients have started logins
-/// in the current window, a new client is refused until the window ends (the table does not grow); the store's
-/// own capacity bounds the pending logins of all clients together.
+/// in the current window, a new client is admitted without being counted until the window ends: the table does
+/// not grow, and a flood from more addresses than that cannot refuse every other visitor (a web login's start
+/// costs the server nothing — it is carried in the browser's cookie —, so the limit protects the provider, not
+/// the server; the store's own capacity bounds the logins it keeps, those without a state).
 ///
 /// ```swift
 /// let limits = StartLimits(limit: 10, window: .seconds(60))
@@ -75,7 +77,9 @@ final class StartLimiter: Sendable {
       }
       let elapsed = now - windowStart
       let mine = w.current[client]
-      if mine == nil && w.current.count >= limits.maxClients { return seconds - elapsed }
+      // A full table admits a new client uncounted: refusing every client it has no room for would let a flood
+      // from enough addresses switch logins off for everyone else.
+      if mine == nil && w.current.count >= limits.maxClients { return nil }
       // The previous window's count, weighted by how much of it the sliding window still covers.
       let previous = w.previous[client] ?? 0
       let carried = previous * Int(seconds - elapsed) / Int(seconds)

@@ -200,6 +200,23 @@ import Glibc
   }
 }
 
+/// A limiter whose table is full (as many clients as it tracks have started logins this window) admits a new
+/// client uncounted instead of refusing it — a flood from enough addresses must not refuse everyone else —,
+/// keeps refusing the tracked clients over their limit, and does not grow.
+@Suite struct FullLimiterTests {
+  @Test func aFullTableAdmitsNewClientsAndDoesNotGrow() {
+    let limiter = StartLimiter(StartLimits(limit: 2, window: .seconds(60), maxClients: 3))
+    let now: Int64 = 1_700_000_010
+    for client in ["a", "b", "c"] {
+      #expect(limiter.admit(client, now: now) == nil && limiter.admit(client, now: now) == nil)
+    }
+    #expect(limiter.admit("a", now: now) != nil)
+    for i in 0..<1_000 { #expect(limiter.admit("new-\(i % 10)", now: now) == nil) }
+    #expect(limiter.trackedClients == 3)
+    #expect(limiter.admit("b", now: now + 1) != nil)
+  }
+}
+
 /// `Retry-After` is honest: a refused client that waits exactly the seconds it was told is admitted, and one
 /// that comes back a second sooner is refused again (random histories of one client against random limits and
 /// windows, replayed on fresh limiters so that the probes do not move the clock backwards).

@@ -155,7 +155,10 @@ struct ServerTests {
         let unexpected = answers.filter { $0.filter { $0 == success }.count != 1 || $0.filter { $0 == replayed }.count != 3 }
         #expect(unexpected.isEmpty, "\(unexpected.count) logins answered otherwise, e.g. \(unexpected.prefix(3))")
         #expect(try await store.count == 0)
-        print("ServerTests: \(logins) logins, \(logins * 5) requests over 2 instances in \(elapsed)")
+        // A sealed login cookie stays far below the 4,096 bytes a browser keeps.
+        let cookieSize = started.map(\.cookie.utf8.count).max() ?? 0
+        #expect(cookieSize < 2_048)
+        print("ServerTests: \(logins) logins, \(logins * 5) requests over 2 instances in \(elapsed); login cookie \(cookieSize) bytes")
       }
     }
   }

@@ -13,10 +13,10 @@ import Crypto
 import LinkParsePostgres
 import PostgresNIO
 
-/// Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, the block at line 36 and those continuing it.
+/// Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, the block at line 38 and those continuing it.
 @available(macOS 13, iOS 16, *)
 func snippet_ReceivingFormPostCallbacksOnAServer_1() async throws {
-  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 36:
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 38:
 
   func serve<Store: PendingAuthorizationStoring>(store: Store) async throws {
     let apple = LoginStart.apple(clientID: "com.example.web", redirectURI: "https://example.com/auth/apple/callback")
@@ -42,7 +42,7 @@ func snippet_ReceivingFormPostCallbacksOnAServer_1() async throws {
     let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 8080)))
     try await app.runService()
   }
-  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 120:
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 122:
 
   func serveWholeLogin<Store: PendingAuthorizationStoring>(store: Store, sessions: any PersistDriver) async throws {
     let http = OAuthHTTPClient()
@@ -94,11 +94,11 @@ func snippet_ReceivingFormPostCallbacksOnAServer_1() async throws {
     }
     try await Application(router: router).runService()
   }
-  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 234):
+  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 236):
   let privateKeyPEM = "-----BEGIN PRIVATE KEY-----…"
   func consumedLogin() -> ConsumedAuthorization { fatalError() }
   let session = LoginSession?.none!
-  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 234:
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 236:
   let http = OAuthHTTPClient()
   let vk = ProviderRelyingParty.vkID(VKIDClient(clientID: "7915193"), client: http)
   let apple = ProviderRelyingParty.apple(
@@ -116,10 +116,10 @@ func snippet_ReceivingFormPostCallbacksOnAServer_1() async throws {
   case .redirect(let url): print(url)          // send the browser there (OpenID Connect)
   case .unsupported(let reason): print(reason)  // Sber ID has no revocation
   }
-  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 323):
+  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 329):
   let databaseURL = "postgres://app@127.0.0.1/logins?sslmode=verify-full"
   let secret = SymmetricKey(size: .bits256)
-  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 323:
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 329:
 
   let client = PostgresClient(
     configuration: try PostgresPendingAuthorizationStore.clientConfiguration(databaseURL: databaseURL))

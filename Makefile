@@ -21,10 +21,13 @@ deps:
 build: deps
 	$(SWIFT) build -c release --product linkparse
 
-## Parse the bundled sample of provider callbacks and show the JSON lines.
-demo: build
+## Parse the bundled sample of provider callbacks and show the JSON lines. The debug build, which `make test`
+## builds anyway: a newcomer's `make demo` then `make test` compile the package once (`make build` is the
+## release build, for timing and Spark).
+demo: deps
+	$(SWIFT) build --product linkparse
 	@echo "== linkparse samples/callbacks.txt"
-	@.build/release/linkparse --stats samples/callbacks.txt; status=$$?; \
+	@.build/debug/linkparse --stats samples/callbacks.txt; status=$$?; \
 	echo "== exit status $$status (0: all parsed, 1: some records failed, as the sample intends)"; \
 	test $$status -le 1
 
@@ -74,11 +77,13 @@ check-fuzz-config:
 	@python3 -c "import yaml" 2>/dev/null || python3 -m pip install --quiet pyyaml
 	python3 Scripts/check-yaml.py
 
-## Build and run every test (after the fuzz smoke run). Conformance tests read $(CONFORMANCE_DIR); with CI
-## set they are required.
+## Build and run every test, in one debug build that also serves the demo and the Spark test (the fuzz targets'
+## regressions are replayed by FuzzRegressionTests; the libFuzzer smoke run and the malloc thresholds, which
+## need a sanitizer build and a release build of their own, run in CI: .ci/run). Conformance tests read
+## $(CONFORMANCE_DIR); with CI set they are required.
 ## Without the data (a clone without ../shared) the conformance tests are skipped explicitly
 ## (LINKPARSE_SKIP_CONFORMANCE=1, which the output names); with CI set they are required.
-test: deps demo-deps check-generated check-fuzz-config fuzz-smoke
+test: deps demo-deps check-generated check-fuzz-config
 	@if [ -d "$(CONFORMANCE_DIR)" ]; then \
 	  echo "make: conformance data: $(CONFORMANCE_DIR)"; \
 	else \
@@ -100,7 +105,6 @@ test: deps demo-deps check-generated check-fuzz-config fuzz-smoke
 	       grep -E '✘' .build/test-output.txt | tail -n 60; exit 1; }
 	@# The Spark job on a small log, with the debug binary just built (a release build would add minutes).
 	@$(MAKE) --no-print-directory spark-test SPARK_LINKPARSE=.build/debug/linkparse
-	@$(MAKE) --no-print-directory bench-check
 	@# The last line repeats the test runner's count (every step above stops make on a failure).
 	@echo "$$(grep -oE 'Test run with [0-9]+ tests' .build/test-output.txt | grep -oE '[0-9]+' | tail -1) passed, 0 failed"
 

@@ -124,8 +124,7 @@ struct ExampleServer {
       let party = try await discoverDemo(issuer: issuer, env: env, sharing: jwksSharing, logger: logger)
       demoParty = party
       logins.append(
-        ("demo", .oauth2(authorizeURL: party.metadata.authorizationEndpoint, clientID: party.clientID,
-          redirectURI: base + "/auth/demo/callback")))
+        ("demo", party.loginStart(redirectURI: base + "/auth/demo/callback")))
     }
     if let id = env["VK_CLIENT_ID"] {
       logins.append(("vk", .vkID(clientID: id, redirectURI: base + "/auth/vk/callback", scope: ["vkid.personal_info"])))

@@ -151,7 +151,9 @@ public struct LoginStart: Sendable {
   }
 
   /// Any OAuth 2.0 / OpenID Connect server: `response_type=code`, `state`, `nonce` (when `scope` has
-  /// `openid`), PKCE S256, and the RFC 9207 `iss` check when `issuer` is given.
+  /// `openid`), PKCE S256, and the RFC 9207 `iss` check when `issuer` is given. The server's issuer
+  /// identifier (`authorizationServer`, by default `issuer`) is recorded in the pending authorization
+  /// (``PendingAuthorization/authorizationServer``): a relying party of another server refuses to complete it.
   ///
   /// ```swift
   /// LoginStart.oauth2(
@@ -160,15 +162,17 @@ public struct LoginStart: Sendable {
   /// ```
   public static func oauth2(
     authorizeURL: String, clientID: String, redirectURI: String, scope: [String] = ["openid"],
-    issuer: String? = nil, prompt: [AuthorizationPrompt] = [], loginHint: String? = nil,
-    extraParameters: AuthorizationParameters = AuthorizationParameters()
+    issuer: String? = nil, authorizationServer: String? = nil, prompt: [AuthorizationPrompt] = [],
+    loginHint: String? = nil, extraParameters: AuthorizationParameters = AuthorizationParameters()
   ) -> LoginStart {
     LoginStart(provider: .oauth2, redirectURI: redirectURI) { (s, expiresAt) throws(URLParseError) in
       let request = OAuth2AuthorizationRequest(
         endpoint: authorizeURL, clientID: clientID, redirectURI: redirectURI, scope: scope, state: s.state,
         nonce: scope.contains("openid") ? s.nonce : nil, pkce: s.pkce, issuer: issuer, prompt: prompt,
         loginHint: loginHint, extraParameters: extraParameters)
-      return (request.url, try request.pendingAuthorization(expiresAt: expiresAt))
+      var pending = try request.pendingAuthorization(expiresAt: expiresAt)
+      pending.authorizationServer = authorizationServer ?? issuer
+      return (request.url, pending)
     }
   }
 }

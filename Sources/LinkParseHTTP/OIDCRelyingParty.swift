@@ -289,27 +289,45 @@ public struct OIDCRelyingParty: Sendable {
       tokenEndpoint: metadata.tokenEndpoint)
   }
 
-  /// Completes the login `consumed` carries: the token exchange, the id_token, the user info.
+  /// How a login at this provider starts (for LinkParseHummingbird's `registerStart(on:path:login:)`): its
+  /// authorization endpoint and client id, and its issuer recorded in the pending authorization
+  /// (``PendingAuthorization/authorizationServer``), which ``complete(_:now:)`` requires.
+  ///
+  /// ```swift
+  /// endpoint.registerStart(on: router, path: "/login/demo", login: party.loginStart(redirectURI: "https://example.com/auth/demo/callback"))
+  /// ```
+  public func loginStart(redirectURI: String, scope: [String] = ["openid"]) -> LoginStart {
+    .oauth2(
+      authorizeURL: metadata.authorizationEndpoint, clientID: clientID, redirectURI: redirectURI, scope: scope,
+      authorizationServer: metadata.issuer)
+  }
+
+  /// Completes the login `consumed` carries: the token exchange, the id_token, the user info. An authorization
+  /// made for another client, or recorded for another authorization server
+  /// (``PendingAuthorization/authorizationServer``), is refused before anything is sent: two parties on one
+  /// callback path never send one's code and verifier to the other's token endpoint (RFC 9700 §4.4).
   ///
   /// ```swift
   /// let identity = try await party.complete(consumed)
   /// identity.idToken?.claims.subject == identity.subject  // true
   /// ```
   ///
-  /// - Throws: ``IdentityError`` (`not-a-success`, `missing-id-token`, `subject-mismatch`),
+  /// - Throws: ``IdentityError`` (`not-a-success`, `authorization-mismatch`, `missing-id-token`, `subject-mismatch`),
   ///   ``TokenRequestError`` (the request cannot be built), ``OAuthResponseError`` (the token or user-info
   ///   answer: the provider's error, status, timeout, shape; or the JWKS could not be read), ``IDTokenError``
   ///   (the id_token is refused: signature, audience, nonce, hashes, times).
   public func complete(
     _ consumed: ConsumedAuthorization, now: Int64 = IDTokenVerifier.currentUnixTime
   ) async throws -> VerifiedIdentity {
+    try LoginCompletion.requireOwn(
+      consumed.authorization, provider: consumed.authorization.provider, clientID: clientID, issuer: metadata.issuer)
     let code = try LoginCompletion.requireSuccess(consumed)
     // The exchange of a generic OAuth 2.0 login (its verifier and redirect URI as sent), authenticated with
     // the client secret when there is one; any other provider's comes from its own client.
     let request: OAuthRequest
     if consumed.authorization.provider == .oauth2 {
       let authorization = consumed.authorization
-      request = tokenClient(clientID: authorization.clientID ?? clientID).tokenExchange(
+      request = tokenClient(clientID: clientID).tokenExchange(
         code: String(code), redirectURI: authorization.redirectURIAsSent ?? authorization.redirectURI.href,
         codeVerifier: authorization.codeVerifier)
     } else {

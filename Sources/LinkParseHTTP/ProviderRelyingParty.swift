@@ -237,12 +237,7 @@ public struct ProviderRelyingParty: Sendable {
   ) async throws -> VerifiedIdentity {
     try validate()
     let authorization = consumed.authorization
-    guard authorization.provider == provider, authorization.clientID == nil || authorization.clientID == clientID else {
-      throw IdentityError(
-        .authorizationMismatch,
-        message: "the authorization is for \(authorization.provider.rawValue) client \(authorization.clientID ?? "-"), "
-          + "this relying party is \(provider.rawValue) client \(clientID)")
-    }
+    try LoginCompletion.requireOwn(authorization, provider: provider, clientID: clientID, issuer: issuer)
     var expected = IDTokenVerifier.Expectations(
       issuer: issuer, audience: clientID, nonce: authorization.nonce, maxIssuedAtAge: maxIssuedAtAge)
     if case .apple(.idTokenGrant(let grant)) = consumed.callback {

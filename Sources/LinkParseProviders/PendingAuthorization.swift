@@ -137,6 +137,19 @@ public struct PendingAuthorization: Sendable {
     set { box = box.with { $0.browserBinding = newValue } }
   }
 
+  /// The issuer identifier of the authorization server the login was started at, recorded at the start, so that
+  /// completing it anywhere else is refused (RFC 9700 §4.4, mix-up): a relying party completes only an
+  /// authorization whose recorded server is its own. Unlike ``issuer`` (the RFC 9207 `iss` the callback must
+  /// carry), nothing is required of the callback.
+  ///
+  /// ```swift
+  /// pending.authorizationServer  // "https://id.example"
+  /// ```
+  public var authorizationServer: String? {
+    get { box.extras.authorizationServer }
+    set { box = box.with { $0.authorizationServer = newValue } }
+  }
+
   /// Where the browser goes once this web login has ended in a session: a same-site path (`/account?tab=1`),
   /// already validated where the login started (LinkParseHummingbird's start endpoint reads `return_to` and
   /// keeps only a path its `ReturnPath` accepts), or `nil` (the app's default page).
@@ -504,7 +517,7 @@ extension PendingAuthorization: Hashable {
 extension PendingAuthorization: Codable {
   private enum CodingKeys: String, CodingKey {
     case provider, redirectURI, state, issuer, expiresAt, clientID, codeVerifier, nonce, redirectURIAsSent
-    case browserBinding, returnPath
+    case browserBinding, returnPath, authorizationServer
   }
 
   public init(from decoder: any Decoder) throws {
@@ -521,6 +534,7 @@ extension PendingAuthorization: Codable {
       redirectURIAsSent: try c.decodeIfPresent(String.self, forKey: .redirectURIAsSent))
     if let binding = try c.decodeIfPresent(String.self, forKey: .browserBinding) { browserBinding = binding }
     if let path = try c.decodeIfPresent(String.self, forKey: .returnPath) { returnPath = path }
+    if let server = try c.decodeIfPresent(String.self, forKey: .authorizationServer) { authorizationServer = server }
   }
 
   public func encode(to encoder: any Encoder) throws {
@@ -536,6 +550,7 @@ extension PendingAuthorization: Codable {
     try c.encodeIfPresent(redirectURIAsSent, forKey: .redirectURIAsSent)
     try c.encodeIfPresent(browserBinding, forKey: .browserBinding)
     try c.encodeIfPresent(returnPath, forKey: .returnPath)
+    try c.encodeIfPresent(authorizationServer, forKey: .authorizationServer)
   }
 }
 
@@ -661,6 +676,7 @@ fileprivate struct PendingExtras: Sendable, Hashable {
   var redirectURIAsSent: String?
   var browserBinding: String?
   var returnPath: String?
+  var authorizationServer: String?
 
   /// The same, for a redirect URI set anew (its spelling as sent no longer applies).
   func sentAnew() -> PendingExtras {

@@ -33,9 +33,7 @@ import Testing
   /// A login started with `LoginStart`, approved by the provider, and its callback consumed from a store.
   static func consumedLogin(_ party: OIDCRelyingParty) async throws -> ConsumedAuthorization {
     let store = PendingAuthorizationStore()
-    let (url, pending) = try LoginStart.oauth2(
-      authorizeURL: party.metadata.authorizationEndpoint, clientID: party.clientID, redirectURI: redirect
-    ).makeAuthorization()
+    let (url, pending) = try party.loginStart(redirectURI: redirect).makeAuthorization()
     try await store.insert(pending)
     let response = try await party.client.httpClient.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
     _ = try await response.body.collect(upTo: 1 << 16)  // (a body left unread holds its connection)
@@ -85,12 +83,33 @@ import Testing
       } catch let error as OAuthResponseError {
         #expect(error.code == .providerError && error.providerError?.error == .invalidClient)
       }
-      // A client id that is not the id_token's audience: the token is refused.
-      let otherAudience = OIDCRelyingParty(
+      // A party of another client: the authorization is not its own, refused before anything is sent.
+      let otherClient = OIDCRelyingParty(
         metadata: party.metadata, clientID: "someone-else", clientSecret: "demo-secret", client: client, keys: party.keys)
-      var forDemo = try await Self.consumedLogin(party)
-      forDemo = ConsumedAuthorization(authorization: forDemo.authorization, callback: forDemo.callback)
-      await #expect(throws: IDTokenError.self) { try await otherAudience.complete(forDemo) }
+      let forDemo = try await Self.consumedLogin(party)
+      let error = await expectError(IdentityError.self) { _ = try await otherClient.complete(forDemo) }
+      #expect(error?.code == .authorizationMismatch)
+      // The login is still good at its own party (nothing was spent at the provider).
+      #expect(try await party.complete(forDemo).subject.hasPrefix("demo-user-"))
+    }
+  }
+
+  /// Two OpenID Connect parties with the same client id at two servers, on one callback path (RFC 9700 §4.4,
+  /// mix-up): a login started at one is refused by the other, before its code and verifier reach the other's
+  /// token endpoint, and still completes at its own; a login whose server was not recorded is not refused
+  /// by that rule (the id_token's issuer still is checked).
+  @Test func anotherServersLoginIsRefused() async throws {
+    try await Self.withDemoProvider { first in
+      try await Self.withDemoProvider { second in
+        let a = try await OIDCRelyingParty.discover(issuer: first, clientID: "demo", clientSecret: "demo-secret", client: Self.client)
+        let b = try await OIDCRelyingParty.discover(issuer: second, clientID: "demo", clientSecret: "demo-secret", client: Self.client)
+        let atA = try await Self.consumedLogin(a)
+        #expect(atA.authorization.authorizationServer == first)
+        let error = await expectError(IdentityError.self) { _ = try await b.complete(atA) }
+        #expect(error?.code == .authorizationMismatch)
+        #expect(error.map { "\($0)" }?.contains(first) == true)
+        #expect(try await a.complete(atA).issuer == first)
+      }
     }
   }
 

@@ -30,6 +30,25 @@ enum LoginCompletion {
     case tid(OAuthRequest)
   }
 
+  /// Refuses, with `authorization-mismatch`, an authorization made for another provider, another client, or
+  /// recorded for another authorization server (``PendingAuthorization/authorizationServer``): its code and
+  /// verifier must never reach this party's token endpoint (RFC 9700 §4.4). Every party's `complete` runs it
+  /// first.
+  static func requireOwn(
+    _ authorization: PendingAuthorization, provider: Provider, clientID: String, issuer: String
+  ) throws(IdentityError) {
+    let sameServer = authorization.authorizationServer.map { $0 == issuer } ?? true
+    guard authorization.provider == provider, authorization.clientID == nil || authorization.clientID == clientID,
+      sameServer
+    else {
+      throw IdentityError(
+        .authorizationMismatch,
+        message: "the authorization is for \(authorization.provider.rawValue) client \(authorization.clientID ?? "-")"
+          + " at \(authorization.authorizationServer ?? "an unrecorded server"); this relying party is"
+          + " \(provider.rawValue) client \(clientID) at \(issuer)")
+    }
+  }
+
   /// The code of a callback that must be a success: anything else is `not-a-success`.
   static func requireSuccess(_ consumed: ConsumedAuthorization) throws(IdentityError) -> Substring {
     guard consumed.callback.outcome == .success, let code = consumed.callback.code else {

@@ -4,7 +4,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libicu-dev libpcre2-dev pkg-config
 CONFORMANCE_DIR ?= $(abspath ../shared/conformance)
 
-.PHONY: docs-snippets deps build demo test fuzz-smoke fuzz fuzz-nightly check-fuzz-nightly check-fuzz-config clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example demo-deps bench-server bench-routes bench-ada check-generated idna-tables-deps idna-tables spark-demo spark-test build-static check-static test-portable
+.PHONY: docs-snippets deps build demo test fuzz-smoke fuzz fuzz-nightly check-fuzz-nightly check-fuzz-config clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example serve-example-https demo-deps bench-server bench-routes bench-ada check-generated idna-tables-deps idna-tables spark-demo spark-test build-static check-static test-portable
 
 ## Install the Debian packages the build needs, if any is missing (apt-get, as root or through sudo).
 deps:
@@ -41,6 +41,15 @@ serve-example: deps demo-deps
 	  --redirect-prefix "$${PUBLIC_BASE_URL:-http://$${HOST:-127.0.0.1}:$${PORT:-8080}}/" & provider=$$!; \
 	trap "kill $$provider" EXIT INT TERM; \
 	DEMO_PROVIDER=http://127.0.0.1:$(DEMO_PROVIDER_PORT) .build/debug/linkparse-example-server
+
+## The same over HTTPS on https://localhost:8443 (PORT), with a self-signed certificate for localhost made once
+## into .build/dev-tls/ (Scripts/dev-certificate.py): what `__Host-` cookies and a form_post login (Sign in with
+## Apple's `SameSite=None` cookie, which browsers keep only with `Secure`) need. Accept the certificate once in
+## the browser, or trust .build/dev-tls/cert.pem.
+serve-example-https: deps demo-deps
+	python3 Scripts/dev-certificate.py .build/dev-tls
+	$(MAKE) --no-print-directory serve-example PORT=$${PORT:-8443} TLS_CERTIFICATE=$(CURDIR)/.build/dev-tls/cert.pem \
+	  TLS_PRIVATE_KEY=$(CURDIR)/.build/dev-tls/key.pem PUBLIC_BASE_URL=$${PUBLIC_BASE_URL:-https://localhost:$${PORT:-8443}}
 
 ## The demo provider's one Python module (cryptography), from Debian's packages or PyPI when missing.
 demo-deps:

@@ -21,7 +21,9 @@
 // both POSTs refuse other sites' pages (403); a failing session store answers 503, never "signed out".
 // A login started as /login/demo?return_to=/somewhere ends there (a same-site path only).
 //
-// Environment: HOST (127.0.0.1), PORT (8080), PUBLIC_BASE_URL (http://HOST:PORT), DATABASE_URL,
+// Environment: HOST (127.0.0.1), PORT (8080), PUBLIC_BASE_URL (http://HOST:PORT, or https://localhost:PORT with
+// TLS), TLS_CERTIFICATE and TLS_PRIVATE_KEY (PEM files: serve HTTPS; `make serve-example-https` makes a
+// certificate for localhost with Scripts/dev-certificate.py), DATABASE_URL,
 // LINKPARSE_STORE_SECRET (64 hex digits; every instance sharing a database needs the same one),
 // DEMO_PROVIDER (the demo provider's issuer), DEMO_CLIENT_SECRET (demo-secret), DEMO_JWKS_COOLDOWN (seconds
 // between JWKS refetches, 60), LOGIN_START_LIMIT (logins one client may start a minute, 30), TRUSTED_PROXIES
@@ -42,6 +44,8 @@ import LinkParseOAuth
 import LinkParsePostgres
 import LinkParseProviders
 import HummingbirdAuth
+import HummingbirdTLS
+import NIOSSL
 import LinkParseRouter
 import LinkParseSessions
 import Logging
@@ -53,7 +57,8 @@ struct ExampleServer {
     let env = ProcessInfo.processInfo.environment
     let host = env["HOST"] ?? "127.0.0.1"
     let port = Int(env["PORT"] ?? "") ?? 8080
-    var base = env["PUBLIC_BASE_URL"] ?? "http://\(host):\(port)"
+    let https = try tlsConfiguration(env) != nil
+    var base = env["PUBLIC_BASE_URL"] ?? (https ? "https://localhost:\(port)" : "http://\(host):\(port)")
     while base.hasSuffix("/") { base.removeLast() }
     var logger = Logger(label: "linkparse.example")
     logger.logLevel = .info
@@ -273,15 +278,29 @@ struct ExampleServer {
 
     // A connection idle for 30 s is closed (a slow client holds nothing for long; the callback's body has its
     // own read timeout, LinkParseCallbackEndpoint.bodyReadTimeout).
+    let tls = try tlsConfiguration(env)
     var app = Application(
-      router: router, server: .http1(configuration: .init(idleTimeout: .seconds(30))),
+      router: router,
+      server: try tls.map { try .tls(.http1(configuration: .init(idleTimeout: .seconds(30))), tlsConfiguration: $0) }
+        ?? .http1(configuration: .init(idleTimeout: .seconds(30))),
       configuration: .init(address: .hostname(host, port: port), serverName: "linkparse-example"),
       logger: logger)
     app.addServices(sessions)  // (a PersistDriver is a service; MemorySessionDriver sweeps as it writes)
-    logger.info("listening on http://\(host):\(port), public base \(base); logins: \(logins.map(\.name))")
+    logger.info(
+      "listening on \(tls == nil ? "http" : "https")://\(host):\(port), public base \(base); logins: \(logins.map(\.name))")
     try await app.runService()
     try await demo?.client.shutdown()  // (an HTTP client must be shut down before it goes)
     try await providerHTTP.shutdown()
+  }
+
+  /// HTTPS when `TLS_CERTIFICATE` and `TLS_PRIVATE_KEY` name PEM files: the login cookies are then `__Host-`
+  /// and `Secure`, and Sign in with Apple's form_post cookie (`SameSite=None`, which browsers keep only with
+  /// `Secure`) works; `nil` for plain HTTP.
+  static func tlsConfiguration(_ env: [String: String]) throws -> TLSConfiguration? {
+    guard let certificate = env["TLS_CERTIFICATE"], let key = env["TLS_PRIVATE_KEY"] else { return nil }
+    return TLSConfiguration.makeServerConfiguration(
+      certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
+      privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
   }
 
   /// What /me shows of a session: who, and how fresh its tokens are (never the tokens).

@@ -23,7 +23,9 @@ import LinkParseProviders
 /// browsers refuse the `__Host-` prefix), so two tabs can log in at once. Attributes: `HttpOnly`, `Path=/`,
 /// `Max-Age` the login's lifetime, `Secure` over HTTPS; `SameSite=Lax`, except for a login whose answer is a
 /// `form_post` (Sign in with Apple): that callback is a cross-site POST, on which browsers send only
-/// `SameSite=None` cookies, so its cookie is `SameSite=None; Secure` (HTTPS only, as Apple requires). The
+/// `SameSite=None` cookies, so its cookie is `SameSite=None; Secure`, over plain http too (browsers keep a
+/// `SameSite=None` cookie only with `Secure`, and a `Secure` one over http only from `localhost`): a form_post
+/// login needs https, as Apple requires anyway (the example server's `make serve-example-https`). The
 /// callback looks up the one cookie named for its state (so any number of abandoned logins' cookies, which
 /// browsers send oldest first, cannot hide it), compares it in constant time, and clears it on every answer
 /// that uses the login up (success, provider error, `replayed`, `expired`).
@@ -141,7 +143,9 @@ public struct LoginCookies: Sendable {
 
   private func cookie(name: String, value: String, maxAge: Int64, crossSitePost: Bool) -> String {
     var cookie = "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly"
-    if secure { cookie += "; Secure" }
+    // `SameSite=None` is kept by browsers only with `Secure` (over plain http they drop it either way, except
+    // on http://localhost, where they keep `Secure` cookies): a form_post login needs https.
+    if secure || crossSitePost { cookie += "; Secure" }
     cookie += crossSitePost ? "; SameSite=None" : "; SameSite=Lax"
     return cookie
   }

@@ -200,6 +200,19 @@ import Glibc
   }
 }
 
+/// A form_post login's cookie (`SameSite=None`) is `Secure` even for an http origin: without it browsers drop
+/// the cookie, and the login could never finish; the other logins' cookies over http are not `Secure`.
+@Suite struct FormPostCookieTests {
+  @Test func aCrossSitePostCookieIsAlwaysSecure() {
+    let http = LoginCookies(secure: false)
+    let formPost = http.setCookie(state: "s", value: "v", maxAge: 600, crossSitePost: true)
+    #expect(formPost.hasPrefix("lp-login-") && formPost.hasSuffix("; HttpOnly; Secure; SameSite=None"))
+    let lax = http.setCookie(state: "s", value: "v", maxAge: 600, crossSitePost: false)
+    #expect(!lax.contains("Secure") && lax.hasSuffix("; SameSite=Lax"))
+    #expect(http.clearCookie(state: "s", crossSitePost: true).hasSuffix("; Secure; SameSite=None"))
+  }
+}
+
 /// A limiter whose table is full (as many clients as it tracks have started logins this window) admits a new
 /// client uncounted instead of refusing it — a flood from enough addresses must not refuse everyone else —,
 /// keeps refusing the tracked clients over their limit, and does not grow.

@@ -3,6 +3,7 @@
 // DATABASE_URL.
 
 import AsyncHTTPClient
+import NIOSSL
 import NIOCore
 import NIOHTTP1
 import Foundation
@@ -46,13 +47,14 @@ import Testing
   }()
 
   static func fetch(
-    _ url: String, method: HTTPMethod = .GET, cookie: String? = nil, headers: [(String, String)] = []
+    _ url: String, method: HTTPMethod = .GET, cookie: String? = nil, headers: [(String, String)] = [],
+    client: HTTPClient = http
   ) async throws -> Answer {
     var request = HTTPClientRequest(url: url)
     request.method = method
     if let cookie { request.headers.add(name: "Cookie", value: cookie) }
     for (name, value) in headers { request.headers.add(name: name, value: value) }
-    let response = try await http.execute(request, timeout: .seconds(120))
+    let response = try await client.execute(request, timeout: .seconds(120))
     let body = String(buffer: try await response.body.collect(upTo: 1 << 20))
     return Answer(
       status: Int(response.status.code), location: response.headers.first(name: "location"),
@@ -83,6 +85,68 @@ import Testing
     let me = try await fetch(base + "/me", cookie: session)
     #expect(me.status == 200)
     return (callback, loginCookie, me.body, session)
+  }
+
+  /// The development setup for HTTPS (`make serve-example-https`): a certificate for localhost from
+  /// Scripts/dev-certificate.py, the example serving TLS with it (TLS_CERTIFICATE, TLS_PRIVATE_KEY) at
+  /// https://localhost, and the whole demo login over it, as a browser that trusts the certificate: the login
+  /// cookie is `__Host-` and `Secure` (what a form_post login's `SameSite=None` cookie needs), so is the session
+  /// cookie, /me shows the subject.
+  @Test func theDemoLoginOverHTTPS() async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("linkparse-tls-\(UUID())").path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let script = URL(fileURLWithPath: demoProviderScript).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Scripts/dev-certificate.py").path
+    let generate = Process()
+    generate.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    generate.arguments = ["python3", script, directory]
+    try generate.run()
+    while generate.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+    #expect(generate.terminationStatus == 0)
+    var tls = TLSConfiguration.makeClientConfiguration()
+    tls.trustRoots = .file(directory + "/cert.pem")
+    let browser = HTTPClient(
+      eventLoopGroupProvider: .singleton, configuration: .init(tlsConfiguration: tls, redirectConfiguration: .disallow))
+    let port = freeLocalPorts(2)
+    let base = "https://localhost:\(port)"
+    let issuer = "http://127.0.0.1:\(port + 1)"
+    let outcome: Result<Void, any Error>
+    do {
+      try await withChildProcess(
+        "/usr/bin/env", ["python3", demoProviderScript, "--port", "\(port + 1)", "--redirect-prefix", base + "/"]
+      ) {
+        try await Self.waitFor(issuer + "/stats")
+        var env = ProcessInfo.processInfo.environment
+        env.merge(["HOST": "127.0.0.1", "PORT": "\(port)", "DEMO_PROVIDER": issuer, "LOGIN_START_LIMIT": "100000",
+          "TLS_CERTIFICATE": directory + "/cert.pem", "TLS_PRIVATE_KEY": directory + "/key.pem"]) { _, b in b }
+        env["DATABASE_URL"] = nil
+        env["PUBLIC_BASE_URL"] = nil
+        try await withChildProcess(Self.binary, [], environment: env) {
+          for _ in 0..<150 where (try? await Self.fetch(base + "/", client: browser)) == nil {
+            try await Task.sleep(for: .milliseconds(100))
+          }
+          let start = try await Self.fetch(base + "/login/demo", client: browser)
+          #expect(start.status == 302)
+          let setCookie = try #require(start.setCookies.first { $0.hasPrefix("__Host-lp-login-") })
+          #expect(setCookie.contains("; Secure") && setCookie.contains("; HttpOnly"))
+          let loginCookie = try #require(start.cookie("__Host-lp-login-"))
+          let authorize = try #require(start.location)
+          let callback = try #require(try await Self.fetch(authorize).location)
+          #expect(callback.hasPrefix(base + "/auth/demo/callback?"))
+          let done = try await Self.fetch(callback, cookie: loginCookie, client: browser)
+          #expect(done.status == 303 && done.location == "/me", "\(done.body)")
+          #expect(done.setCookies.contains { $0.hasPrefix("__Host-lp-session=") && $0.contains("; Secure") })
+          let session = try #require(done.cookie("__Host-lp-session="))
+          let me = try await Self.fetch(base + "/me", cookie: session, client: browser)
+          #expect(me.status == 200 && me.body.contains("\"subject\":\"demo-user-"), "\(me.body)")
+        }
+      }
+      outcome = .success(())
+    } catch {
+      outcome = .failure(error)
+    }
+    try await browser.shutdown()
+    try outcome.get()
   }
 
   /// Runs the demo provider and the example (with `environment`) on free ports, and walks the demo login as an

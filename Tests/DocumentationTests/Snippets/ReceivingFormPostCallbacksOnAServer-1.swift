@@ -42,7 +42,7 @@ func snippet_ReceivingFormPostCallbacksOnAServer_1() async throws {
     let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 8080)))
     try await app.runService()
   }
-  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 122:
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 129:
 
   func serveWholeLogin<Store: PendingAuthorizationStoring>(store: Store, sessions: any PersistDriver) async throws {
     let http = OAuthHTTPClient()
@@ -94,11 +94,11 @@ func snippet_ReceivingFormPostCallbacksOnAServer_1() async throws {
     }
     try await Application(router: router).runService()
   }
-  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 236):
+  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 243):
   let privateKeyPEM = "-----BEGIN PRIVATE KEY-----…"
   func consumedLogin() -> ConsumedAuthorization { fatalError() }
   let session = LoginSession?.none!
-  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 236:
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 243:
   let http = OAuthHTTPClient()
   let vk = ProviderRelyingParty.vkID(VKIDClient(clientID: "7915193"), client: http)
   let apple = ProviderRelyingParty.apple(
@@ -116,10 +116,10 @@ func snippet_ReceivingFormPostCallbacksOnAServer_1() async throws {
   case .redirect(let url): print(url)          // send the browser there (OpenID Connect)
   case .unsupported(let reason): print(reason)  // Sber ID has no revocation
   }
-  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 329):
+  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 336):
   let databaseURL = "postgres://app@127.0.0.1/logins?sslmode=verify-full"
   let secret = SymmetricKey(size: .bits256)
-  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 329:
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 336:
 
   let client = PostgresClient(
     configuration: try PostgresPendingAuthorizationStore.clientConfiguration(databaseURL: databaseURL))

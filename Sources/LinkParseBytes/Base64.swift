@@ -23,9 +23,4 @@ package enum Base64 {
     }
     return String(decoding: out, as: UTF8.self)
   }
-
-  /// `Basic base64(id:secret)`.
-  package static func basicCredentials(_ id: String, _ secret: String) -> String {
-    "Basic " + encode(Array((id + ":" + secret).utf8))
-  }
 }

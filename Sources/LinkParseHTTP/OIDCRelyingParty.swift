@@ -344,7 +344,7 @@ public struct OIDCRelyingParty: Sendable {
         endpoint.map {
           .oidc(
             OAuthRequest(
-              kind: .userInfo, method: .get, url: $0, headers: [.init("Authorization", "Bearer " + tokens.accessToken)]))
+              kind: .userInfo, method: .get, url: $0, headers: [.bearer(tokens.accessToken)]))
         }
       }, now: now)
   }

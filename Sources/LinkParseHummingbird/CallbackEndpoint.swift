@@ -167,11 +167,10 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
       let expiresAt = pending.expiresAt ?? now() + 600
       pending.expiresAt = expiresAt
       if let sealed = loginCookies.seal(pending) {
-        logger.info("login started", metadata: ["provider": "\(pending.provider.rawValue)", "status": "302"])
-        var response = Response.loginRedirect(.found, to: authorizeURL)
-        response.headers[.setCookie] = loginCookies.setCookie(
-          state: pending.state, value: sealed, maxAge: expiresAt - now(), crossSitePost: crossSitePost)
-        return response
+        return started(
+          pending, authorizeURL,
+          loginCookies.setCookie(
+            state: pending.state, value: sealed, maxAge: expiresAt - now(), crossSitePost: crossSitePost))
       }
     }
     let cookie = loginCookies.make()
@@ -185,11 +184,17 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     } catch {
       return problem(.storeUnavailable, event: "login start failed")
     }
-    logger.info("login started", metadata: ["provider": "\(pending.provider.rawValue)", "status": "302"])
     let lifetime = pending.expiresAt.map { $0 - now() } ?? 600
+    return started(
+      pending, authorizeURL,
+      loginCookies.setCookie(state: pending.state, value: cookie.value, maxAge: lifetime, crossSitePost: crossSitePost))
+  }
+
+  /// A started login's answer: 302 to `authorizeURL` with its login cookie; logged.
+  private func started(_ pending: PendingAuthorization, _ authorizeURL: String, _ cookie: Cookie) -> Response {
+    logger.info("login started", metadata: ["provider": "\(pending.provider.rawValue)", "status": "302"])
     var response = Response.loginRedirect(.found, to: authorizeURL)
-    response.headers[.setCookie] = loginCookies.setCookie(
-      state: pending.state, value: cookie.value, maxAge: lifetime, crossSitePost: crossSitePost)
+    response.setCookie(cookie)
     return response
   }
 
@@ -257,11 +262,11 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     }
     var parameters: FormParameters? = nil
     if request.method == .post {
-      let contentType = request.headers[.contentType] ?? ""
-      let mediaType = contentType.split(separator: ";", maxSplits: 1).first.map {
-        $0.trimmingSpaces().lowercased()
-      }
-      guard mediaType == "application/x-www-form-urlencoded" else {
+      // Hummingbird's MediaType reads the type (its names are case-insensitive, RFC 9110 §8.3.1: lowercased
+      // first); any parameter (`charset=utf-8`) is allowed.
+      guard let mediaType = MediaType(from: (request.headers[.contentType] ?? "").lowercased()),
+        mediaType.isType(.applicationUrlEncoded)
+      else {
         return problem(.unsupportedMediaType)
       }
       let body: ByteBuffer
@@ -294,10 +299,7 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
       var response = problem(ProblemDetails(error))
       // This browser's login, used up (answered before, or too late): its cookie goes.
       if hasCookie && (error.code == .replayed || error.code == .expired) {
-        response.headers.append(
-          HTTPField(
-            name: .setCookie,
-            value: loginCookies.clearCookie(stateBytes: state, crossSitePost: request.method == .post)))
+        response.setCookie(loginCookies.clearCookie(stateBytes: state, crossSitePost: request.method == .post))
       }
       return response
     } catch {
@@ -308,10 +310,7 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     let callback = consumed.callback
     var response = try await onCallback(consumed, request, context)
     if consumed.isSpent && consumed.authorization.browserBinding != nil {
-      response.headers.append(
-        HTTPField(
-          name: .setCookie,
-          value: loginCookies.clearCookie(state: consumed.authorization.state, crossSitePost: request.method == .post)))
+      response.setCookie(loginCookies.clearCookie(state: consumed.authorization.state, crossSitePost: request.method == .post))
     }
     logger.info(
       "callback",

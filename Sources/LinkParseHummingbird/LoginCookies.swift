@@ -121,33 +121,29 @@ public struct LoginCookies: Sendable {
     return (value, hash(value[...]))
   }
 
-  /// The `Set-Cookie` value that sets a login's cookie (for at least a second).
-  func setCookie(state: String?, value: String, maxAge: Int64, crossSitePost: Bool) -> String {
-    cookie(state: state, value: value, maxAge: max(maxAge, 1), crossSitePost: crossSitePost)
+  /// The cookie that sets a login's cookie (for at least a second).
+  func setCookie(state: String?, value: String, maxAge: Int64, crossSitePost: Bool) -> Cookie {
+    cookie(name: name(state: state), value: value, maxAge: max(maxAge, 1), crossSitePost: crossSitePost)
   }
 
-  /// The `Set-Cookie` value that clears a login's cookie.
-  func clearCookie(state: String?, crossSitePost: Bool) -> String {
+  /// The cookie that clears a login's cookie.
+  func clearCookie(state: String?, crossSitePost: Bool) -> Cookie {
     clearCookie(stateBytes: state.map { Array($0.utf8) }, crossSitePost: crossSitePost)
   }
 
-  /// The `Set-Cookie` value that clears the cookie of the login whose state is the bytes `state`.
-  func clearCookie(stateBytes state: [UInt8]?, crossSitePost: Bool) -> String {
+  /// The cookie that clears the cookie of the login whose state is the bytes `state`.
+  func clearCookie(stateBytes state: [UInt8]?, crossSitePost: Bool) -> Cookie {
     cookie(name: name(stateBytes: state), value: "", maxAge: 0, crossSitePost: crossSitePost)
   }
 
-  /// A login cookie's `Set-Cookie` value with its attributes.
-  private func cookie(state: String?, value: String, maxAge: Int64, crossSitePost: Bool) -> String {
-    cookie(name: name(state: state), value: value, maxAge: maxAge, crossSitePost: crossSitePost)
-  }
-
-  private func cookie(name: String, value: String, maxAge: Int64, crossSitePost: Bool) -> String {
-    var cookie = "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly"
+  /// A login cookie with its attributes (Hummingbird's `Cookie`, which writes the `Set-Cookie` value):
+  /// `Path=/`, `Max-Age`, `HttpOnly`, `Secure` over HTTPS, `SameSite`.
+  private func cookie(name: String, value: String, maxAge: Int64, crossSitePost: Bool) -> Cookie {
     // `SameSite=None` is kept by browsers only with `Secure` (over plain http they drop it either way, except
     // on http://localhost, where they keep `Secure` cookies): a form_post login needs https.
-    if secure || crossSitePost { cookie += "; Secure" }
-    cookie += crossSitePost ? "; SameSite=None" : "; SameSite=Lax"
-    return cookie
+    Cookie(
+      name: name, value: value, maxAge: Int(clamping: maxAge), path: "/", secure: secure || crossSitePost,
+      httpOnly: true, sameSite: crossSitePost ? .none : .lax)
   }
 
   /// The largest `Cookie` header (all of a request's `Cookie` fields together, in bytes) a callback is read

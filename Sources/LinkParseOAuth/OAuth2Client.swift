@@ -63,8 +63,7 @@ public struct OAuth2Client: Sendable, Hashable, Codable {
   private func authenticated(_ form: [OAuthRequest.Field]) -> (headers: [OAuthRequest.Header], form: [OAuthRequest.Field]) {
     switch authentication {
     case .clientSecretBasic(let secret):
-      let credentials = FormParameters.formEncode(clientID) + ":" + FormParameters.formEncode(secret)
-      return ([.init("Authorization", "Basic " + Base64.encode(Array(credentials.utf8)))], form)
+      return ([.basic(clientID, secret, formEncoded: true)], form)
     case .clientSecretPost(let secret):
       return ([], form + [.init("client_id", clientID), .init("client_secret", secret)])
     case .none:
@@ -147,6 +146,6 @@ public struct OAuth2Client: Sendable, Hashable, Codable {
     }
     return OAuthRequest(
       kind: .userInfo, provider: .oauth2, method: .get, url: userInfoEndpoint,
-      headers: [.init("Authorization", "Bearer " + accessToken)])
+      headers: [.bearer(accessToken)])
   }
 }

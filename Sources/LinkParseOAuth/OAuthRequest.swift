@@ -75,6 +75,26 @@ public struct OAuthRequest: Sendable, Hashable, Codable {
       self.name = name
       self.value = value
     }
+
+    /// `Authorization: Bearer <token>` (RFC 6750 §2.1): the one spelling every request of the package uses.
+    ///
+    /// ```swift
+    /// OAuthRequest.Header.bearer("vk2.a.token").value  // "Bearer vk2.a.token"
+    /// ```
+    public static func bearer(_ token: String) -> Header {
+      Header("Authorization", "Bearer " + token)
+    }
+
+    /// `Authorization: Basic base64(id:secret)` (RFC 7617). With `formEncoded` (OAuth 2.0's
+    /// `client_secret_basic`, RFC 6749 §2.3.1) the id and the secret are form-encoded first.
+    ///
+    /// ```swift
+    /// OAuthRequest.Header.basic("app", "s3cret", formEncoded: true).value  // "Basic YXBwOnMzY3JldA=="
+    /// ```
+    public static func basic(_ id: String, _ secret: String, formEncoded: Bool) -> Header {
+      let pair = formEncoded ? FormParameters.formEncode(id) + ":" + FormParameters.formEncode(secret) : id + ":" + secret
+      return Header("Authorization", "Basic " + Base64.encode(Array(pair.utf8)))
+    }
   }
 
   /// One form field of the body (or of the query of a `GET`).

@@ -110,7 +110,7 @@ public struct SberIDClient: Sendable, Hashable, Codable {
     OAuthRequest(
       kind: .userInfo, provider: .sber, method: .get, url: userInfoEndpoint,
       headers: [
-        .init("Authorization", "Bearer " + accessToken), .init("x-introspect-rquid", rquid),
+        .bearer(accessToken), .init("x-introspect-rquid", rquid),
         .init("x-ibm-client-id", clientID),
       ])
   }

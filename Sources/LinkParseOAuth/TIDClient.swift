@@ -59,7 +59,7 @@ public struct TIDClient: Sendable, Hashable, Codable {
   /// `Authorization: Basic …` with a secret; nothing without.
   private var authHeaders: [OAuthRequest.Header] {
     guard let clientSecret else { return [] }
-    return [OAuthRequest.Header("Authorization", Base64.basicCredentials(clientID, clientSecret))]
+    return [.basic(clientID, clientSecret, formEncoded: false)]
   }
 
   /// `client_id` in the form without a secret (mobile); nothing with one (web: HTTP Basic).
@@ -127,6 +127,6 @@ public struct TIDClient: Sendable, Hashable, Codable {
     if let clientSecret { form.append(.init("client_secret", clientSecret)) }
     return OAuthRequest(
       kind: .userInfo, provider: .tid, url: userInfoEndpoint,
-      headers: [.init("Authorization", "Bearer " + accessToken)], form: form)
+      headers: [.bearer(accessToken)], form: form)
   }
 }

@@ -104,7 +104,7 @@ public struct VKIDClient: Sendable, Hashable, Codable {
     switch shape {
     case .guide:
       return OAuthRequest(
-        kind: kind, provider: .vk, url: url, headers: bearer.map { [.init("Authorization", "Bearer \($0)")] } ?? [],
+        kind: kind, provider: .vk, url: url, headers: bearer.map { [.bearer($0)] } ?? [],
         query: parameters, form: secret, bodyFormat: .json)
     case .formBody:
       let token = bearer.map { [OAuthRequest.Field("access_token", $0)] } ?? []
@@ -186,7 +186,7 @@ public struct VKIDClient: Sendable, Hashable, Codable {
     case .guide:
       return OAuthRequest(
         kind: .logout, provider: .vk, method: .get, url: logoutEndpoint,
-        headers: [.init("Authorization", "Bearer \(accessToken)")], query: [.init("client_id", clientID)])
+        headers: [.bearer(accessToken)], query: [.init("client_id", clientID)])
     case .formBody:
       return request(.logout, logoutEndpoint, [.init("client_id", clientID)], bearer: accessToken)
     }

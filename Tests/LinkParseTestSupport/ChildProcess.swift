@@ -71,3 +71,19 @@ private func canBind(_ port: Int, v6: Bool) -> Bool {
 /// The demo OpenID Connect provider's script (Examples/DemoProvider/demo_provider.py).
 public let demoProviderScript = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
   .deletingLastPathComponent().appendingPathComponent("Examples/DemoProvider/demo_provider.py").path
+
+/// A `Set-Cookie` value's attributes, names lowercased (`["path": "/", "max-age": "600", "secure": "", …]`):
+/// for checks that do not depend on the order in which a server writes them.
+///
+/// ```swift
+/// setCookieAttributes("a=b; Path=/; Secure")["secure"]  // ""
+/// ```
+public func setCookieAttributes(_ setCookie: String) -> [String: String] {
+  var attributes: [String: String] = [:]
+  for part in setCookie.split(separator: ";").dropFirst() {
+    let pair = part.split(separator: "=", maxSplits: 1)
+    let name = pair[0].trimmingCharacters(in: .whitespaces).lowercased()
+    attributes[name] = pair.count > 1 ? String(pair[1]) : ""
+  }
+  return attributes
+}

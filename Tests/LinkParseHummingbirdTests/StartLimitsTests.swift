@@ -99,13 +99,18 @@ import Glibc
       #expect(endpoint.limiter.trackedClients <= 2 * 5_000)
       let start = try await client.execute(
         uri: "/login/vk", method: .get, headers: [HTTPField.Name("X-Test-Client")!: "203.0.113.9"])
-      let state = try #require(
-        URLComponents(string: start.headers[.location] ?? "")?.queryItems?.first { $0.name == "state" }?.value)
-      let cookie = try #require(start.headers[.setCookie]?.split(separator: ";").first.map(String.init))
-      let callback = try await client.execute(
-        uri: "/auth/vk/callback?code=c&state=\(state)&device_id=d&type=code_v2", method: .get, headers: [.cookie: cookie])
-      #expect(callback.status == .seeOther)
+      #expect(try await Self.finishVKLogin(start, client) == .seeOther)
     }
+  }
+
+  /// The VK ID callback of the login `start` began, from the browser that holds its cookie: its status.
+  static func finishVKLogin(_ start: TestResponse, _ client: some TestClientProtocol) async throws -> HTTPResponse.Status {
+    let state = try #require(
+      URLComponents(string: start.headers[.location] ?? "")?.queryItems?.first { $0.name == "state" }?.value)
+    let cookie = try #require(start.headers[.setCookie]?.split(separator: ";").first.map(String.init))
+    return try await client.execute(
+      uri: "/auth/vk/callback?code=c&state=\(state)&device_id=d&type=code_v2", method: .get, headers: [.cookie: cookie]
+    ).status
   }
 
   /// Without a per-client limit, web logins (carried in their cookies) never meet the store's capacity: 250
@@ -129,13 +134,7 @@ import Glibc
         #expect(last?.status == .found)
       }
       #expect(store.count == 0)
-      let start = try #require(last)
-      let state = try #require(
-        URLComponents(string: start.headers[.location] ?? "")?.queryItems?.first { $0.name == "state" }?.value)
-      let cookie = try #require(start.headers[.setCookie]?.split(separator: ";").first.map(String.init))
-      let callback = try await client.execute(
-        uri: "/auth/vk/callback?code=c&state=\(state)&device_id=d&type=code_v2", method: .get, headers: [.cookie: cookie])
-      #expect(callback.status == .seeOther)
+      #expect(try await Self.finishVKLogin(try #require(last), client) == .seeOther)
       var statuses: [Int: Int] = [:]
       for _ in 0..<250 {
         let response = try await client.execute(uri: "/login/stored", method: .get)

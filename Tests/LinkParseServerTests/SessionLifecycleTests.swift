@@ -86,6 +86,76 @@ extension ExampleServerTests {
     answer.setCookies.contains { $0.hasPrefix("lp-session=") && $0.contains("Max-Age=0") }
   }
 
+  /// The load test of the session lifecycle: two example instances on one PostgreSQL database, 60 whole logins
+  /// spread over both, then for every session at once three refreshes (on either instance) racing a logout on
+  /// the other instance. Afterwards no session is alive on either instance, and no session row is left without
+  /// an expiry.
+  @Test(.enabled(if: TestDatabase.url != nil, "LINKPARSE_TEST_DATABASE_URL is not set (make test sets it)"))
+  func loginsRefreshesAndLogoutsOnTwoInstances() async throws {
+    try await TestDatabase.ensureDatabase(Self.database)
+    let port = freeLocalPorts(3)
+    let (a, b, issuer) = ("http://127.0.0.1:\(port)", "http://127.0.0.1:\(port + 1)", "http://127.0.0.1:\(port + 2)")
+    var env = ProcessInfo.processInfo.environment
+    env.merge([
+      "HOST": "127.0.0.1", "DEMO_PROVIDER": issuer, "LOGIN_START_LIMIT": "100000",
+      "DATABASE_URL": try Self.databaseURL(Self.database), "LINKPARSE_STORE_SECRET": String(repeating: "ef", count: 32),
+    ]) { _, b in b }
+    env["PORT"] = "\(port)"
+    let envA = env
+    env["PORT"] = "\(port + 1)"
+    let envB = env
+    try await withChildProcess(
+      "/usr/bin/env",
+      ["python3", demoProviderScript, "--port", "\(port + 2)", "--redirect-prefix", "http://127.0.0.1:", "--refresh-delay",
+        "0.05"]
+    ) {
+      try await Server.waitFor(issuer + "/stats")
+      try await withChildProcess(Server.binary, [], environment: envA) {
+        try await withChildProcess(Server.binary, [], environment: envB) {
+          try await Server.waitFor(a + "/")
+          try await Server.waitFor(b + "/")
+          let sessions = try await withThrowingTaskGroup(of: String.self) { group in
+            for i in 0..<60 { group.addTask { try await Server.login(i % 2 == 0 ? a : b).session } }
+            var all: [String] = []
+            for try await session in group { all.append(session) }
+            return all
+          }
+          #expect(Set(sessions).count == 60)
+          let logouts = try await withThrowingTaskGroup(of: Int?.self) { group in
+            for (i, session) in sessions.enumerated() {
+              let (mine, other) = i % 2 == 0 ? (a, b) : (b, a)
+              for k in 0..<3 {
+                group.addTask {
+                  _ = try await Server.fetch((k == 1 ? other : mine) + "/refresh", method: .POST, cookie: session)
+                  return nil
+                }
+              }
+              group.addTask {
+                try await Task.sleep(for: .milliseconds(i % 7 * 15))
+                return try await Server.fetch(other + "/logout", method: .POST, cookie: session).status
+              }
+            }
+            var statuses: [Int] = []
+            for try await status in group { if let status { statuses.append(status) } }
+            return statuses
+          }
+          #expect(logouts.count == 60 && logouts.allSatisfy { $0 == 303 }, "\(logouts)")
+          // Refreshes did reach the provider (they raced the logouts; they did not all lose).
+          let stats = try await Server.fetch(issuer + "/stats").body
+          #expect(!stats.contains("\"refreshes\": 0,") && !stats.contains("\"refreshes\":0,"), "\(stats)")
+          print("SessionLifecycleTests: 60 logins on 2 instances, 180 refreshes and 60 logouts at once; provider \(stats)")
+          try await Task.sleep(for: .milliseconds(300))
+          var alive = 0
+          for session in sessions {
+            for base in [a, b] where try await Server.fetch(base + "/me", cookie: session).status != 401 { alive += 1 }
+          }
+          #expect(alive == 0)
+          #expect(try await Self.rowsWithoutExpiry(.postgres) == 0)
+        }
+      }
+    }
+  }
+
   @Test(arguments: stores)
   func aRefreshRacingALogoutLeavesNoSession(_ store: Store) async throws {
     try await Self.withExample(store, refreshDelay: 1) { base, _ in

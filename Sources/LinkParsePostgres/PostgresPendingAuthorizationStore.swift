@@ -55,6 +55,9 @@ import Foundation
 /// it consumed and throw `replayed`. A callback that turns out not to be bound to it is put back
 /// (`consumed_at = NULL`). A state-less callback that spends an authorization does so with
 /// `UPDATE … WHERE id = $1 AND consumed_at IS NULL`: of two concurrent ones, the second is `replayed`.
+/// A web login carried in its browser's sealed cookie (LinkParseHummingbird) has no row until its callback
+/// spends it: ``addSpent(_:stateKey:redirectKey:now:)`` inserts the row already consumed, under the state key's
+/// unique index, so of its callbacks on any instance exactly one inserts it and the others are `replayed`.
 ///
 /// Consumed rows are kept ``consumedGracePeriod`` seconds past their expiry (or their consumption, when
 /// they never expire), to report `replayed`; ``removeExpired(now:)`` deletes them and expired pending rows.

@@ -25,7 +25,9 @@ if ldd_out=$(ldd "$static" 2>&1); then
 fi
 echo "check-static: ldd: $ldd_out"
 size=$(stat -c %s "$static")
-echo "check-static: size $size bytes ($(( size / 1024 / 1024 )) MB; the aim is at most $(( limit / 1024 / 1024 )) MB)"
+# In MiB with one decimal (not floored to a whole MiB, which hid 0.9 MiB).
+mib() { awk -v n="$1" 'BEGIN { printf "%.1f", n / 1048576 }'; }
+echo "check-static: size $size bytes ($(mib "$size") MiB; the aim is at most $(mib "$limit") MiB)"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -330,8 +330,10 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
   private func prepareWrite<Object: Encodable>(
     key: String, value: Object, expires: Duration?
   ) async throws -> (now: Int64, hash: ByteBuffer, sealed: ByteBuffer, expiresAt: Int64?) {
+    try await sweepIfDue(Self.nowMilliseconds())
+    // The clock read after the sweep (which may wait for the database), so that a value is not written older
+    // than it is.
     let now = Self.nowMilliseconds()
-    try await sweepIfDue(now)
     let hash = keyHash(key)
     return (now, hash, try seal(value, hash: hash), expires.map { now + Self.milliseconds($0) })
   }

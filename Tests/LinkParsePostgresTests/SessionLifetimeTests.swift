@@ -84,31 +84,36 @@ import Testing
   func anUnusedValueEndsAfterItsIdleLifetime(_ backend: Backend) async throws {
     let idle = Duration.seconds(3)
     try await Self.withDriver(backend, idleLifetime: idle) { driver, _ in
-      try await driver.set(key: "lp-session.used", value: 1, expires: .seconds(60))
-      try await driver.set(key: "lp-session.unused", value: 1, expires: .seconds(60))
       // Read every 250 ms for 4 s (longer than the idle lifetime): kept alive; the other, unused, ends. A read
       // the machine delayed past the idle lifetime (a loaded CI runner stalls a test for seconds) rightly finds
       // the value gone, so only reads that came in time are checked; the unused value's end is checked always
-      // (a delay only makes it older).
-      var previous = ContinuousClock.now
+      // (a delay only makes it older). In time: a read that ended within 3/4 of the idle lifetime (less a
+      // margin) of the start of the call before it — the write, or the read before. The driver takes its clock
+      // when a call starts, and after any call the value has at least 3/4 of the idle lifetime left from then
+      // (a read moves the idle expiry on once a quarter of it has passed); a CI run found a write that the
+      // loaded database held for seconds, so its value was born idle, which the end of the write, the old
+      // reference point, did not see.
+      let inTime = idle * 3 / 4 - .milliseconds(250)
+      var previousStart = ContinuousClock.now
+      try await driver.set(key: "lp-session.used", value: 1, expires: .seconds(60))
+      try await driver.set(key: "lp-session.unused", value: 1, expires: .seconds(60))
       var readInTime = 0
       for _ in 0..<16 {
         try await Task.sleep(for: .milliseconds(250))
+        let start = ContinuousClock.now
         let value = try await driver.get(key: "lp-session.used", as: Int.self)
-        let now = ContinuousClock.now
-        if now - previous < idle - .milliseconds(500) {
+        if ContinuousClock.now - previousStart < inTime {
           #expect(value == 1)
           readInTime += 1
         } else if value == nil {
           break  // idled out during a stall: nothing more to see about it
         }
-        previous = now
+        previousStart = start
       }
-      // Its remaining lifetime, read at once after the reads and under the same in-time rule (a CI run found it
-      // gone when this came after the statements below and the runner stalled between).
+      // Its remaining lifetime, read at once after the reads and under the same in-time rule.
       if readInTime == 16 {
         let read = try await driver.getWithTTL(key: "lp-session.used", as: Int.self)
-        if ContinuousClock.now - previous < idle - .milliseconds(500) {
+        if ContinuousClock.now - previousStart < inTime {
           let ttl = try #require(read?.ttl)
           #expect(ttl <= idle)
         }

@@ -57,8 +57,8 @@ struct ExampleServer {
     let env = ProcessInfo.processInfo.environment
     let host = env["HOST"] ?? "127.0.0.1"
     let port = Int(env["PORT"] ?? "") ?? 8080
-    let https = try tlsConfiguration(env) != nil
-    var base = env["PUBLIC_BASE_URL"] ?? (https ? "https://localhost:\(port)" : "http://\(host):\(port)")
+    let tls = try tlsConfiguration(env)
+    var base = env["PUBLIC_BASE_URL"] ?? (tls == nil ? "http://\(host):\(port)" : "https://localhost:\(port)")
     while base.hasSuffix("/") { base.removeLast() }
     var logger = Logger(label: "linkparse.example")
     logger.logLevel = .info
@@ -79,7 +79,7 @@ struct ExampleServer {
           "store and sessions: PostgreSQL (tables \(PostgresPendingAuthorizationStore.tableName), \(PostgresSessionDriver.tableName))")
         try await serve(
           store: store, sessions: sessions, jwksSharing: jwksSharing, secret: secret, base: base, host: host,
-          port: port, env: env, logger: logger)
+          port: port, tls: tls, env: env, logger: logger)
         group.cancelAll()
       }
     } else {
@@ -88,7 +88,7 @@ struct ExampleServer {
         store: PendingAuthorizationStore(), sessions: MemorySessionDriver(idleLifetime: idleLifetime(env)),
         jwksSharing: nil,
         secret: SymmetricKey(size: .bits256),
-        base: base, host: host, port: port, env: env, logger: logger)
+        base: base, host: host, port: port, tls: tls, env: env, logger: logger)
     }
   }
 
@@ -119,7 +119,7 @@ struct ExampleServer {
 
   static func serve<Store: PendingAuthorizationStoring>(
     store: Store, sessions: any PersistDriver, jwksSharing: (any JWKSSharing)?, secret: SymmetricKey, base: String,
-    host: String, port: Int, env: [String: String], logger: Logger
+    host: String, port: Int, tls: TLSConfiguration?, env: [String: String], logger: Logger
   ) async throws {
     // Every login this server can start, with the callback route its redirect URI names.
     var logins: [(name: String, login: LoginStart)] = []
@@ -278,7 +278,6 @@ struct ExampleServer {
 
     // A connection idle for 30 s is closed (a slow client holds nothing for long; the callback's body has its
     // own read timeout, LinkParseCallbackEndpoint.bodyReadTimeout).
-    let tls = try tlsConfiguration(env)
     var app = Application(
       router: router,
       server: try tls.map { try .tls(.http1(configuration: .init(idleTimeout: .seconds(30))), tlsConfiguration: $0) }

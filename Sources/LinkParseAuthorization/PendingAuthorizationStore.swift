@@ -225,15 +225,16 @@ public final class PendingAuthorizationStore: PendingAuthorizationStorage {
   {
     let (capacity, consumedLimit) = (self.capacity, self.consumedLimit)
     return contents.withLock { c in
-      while let first = c.spentOrder.min, first.expiresAt <= now {
-        c.spentOrder.removeMin()
+      /// Drops the spent key that expires first (its heap entry is stale when the key was recorded anew).
+      func dropFirstSpent() {
+        guard let first = c.spentOrder.popMin() else { return }
         if c.spent[first.stateKey] == first.expiresAt { c.spent[first.stateKey] = nil }
       }
+      while let first = c.spentOrder.min, first.expiresAt <= now { dropFirstSpent() }
+      // A replay is known before anything live is dropped for room.
       if c.spent[stateKey] != nil || c.byState[stateKey]?.isEmpty == false { return false }
-      while c.spent.count >= capacity, let first = c.spentOrder.popMin() {
-        if c.spent[first.stateKey] == first.expiresAt { c.spent[first.stateKey] = nil }
-      }
-      let expiresAt = authorization.expiresAt ?? now + 600
+      while c.spent.count >= capacity, !c.spentOrder.isEmpty { dropFirstSpent() }
+      let expiresAt = authorization.expiresAt ?? now + PendingAuthorization.defaultLifetime
       c.spent[stateKey] = expiresAt
       c.spentOrder.insert(SpentExpiry(expiresAt: expiresAt, stateKey: stateKey))
       let id = c.nextID

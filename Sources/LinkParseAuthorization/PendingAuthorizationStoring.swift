@@ -469,10 +469,7 @@ extension PendingAuthorizationStorage {
     let parameters = parameters ?? ProviderDetector.callbackParameters(of: url)
     let binding = CallbackBinding(url, parameters: parameters)
     if let duplicate = binding.duplicate { throw duplicate }
-    // The state itself is compared, in constant time, over the decoded bytes.
-    guard let state = binding.state, let expected = pending.state,
-      withUTF8Bytes(expected, { e in state.withUnsafeBufferPointer { constantTimeEquals(e, $0) } })
-    else { throw binding.stateMismatch }
+    guard let state = binding.state, Self.hasState(pending, state) else { throw binding.stateMismatch }
     guard pending.matchesRedirect(url) else { throw binding.redirectMismatch }
     let result = Self.validate(pending, url, parameters, now)
     let spent = PendingAuthorization.retires(result, callbackHasState: true, authorizationHasState: true)
@@ -498,12 +495,8 @@ extension PendingAuthorizationStorage {
     }
     if let record = try await claim(stateKey: key, now: now) {
       let pending = record.authorization
-      // The keyed hash found it; the state itself is compared too, in constant time, over the decoded bytes (a
-      // `%FF` state matches no state).
-      let sameState = pending.state.map { expected in
-        withUTF8Bytes(expected) { e in state.withUnsafeBufferPointer { constantTimeEquals(e, $0) } }
-      } ?? false
-      if sameState && pending.matchesRedirect(url) {
+      // The keyed hash found it; the state itself is compared too.
+      if Self.hasState(pending, state) && pending.matchesRedirect(url) {
         // Another browser's callback (login CSRF): refused, and the login stays pending for its own browser.
         guard BrowserBinding.admits(browser, pending) else {
           try await release(record.id)
@@ -558,6 +551,14 @@ extension PendingAuthorizationStorage {
     let spent = PendingAuthorization.retires(result, callbackHasState: false, authorizationHasState: pending.state != nil)
     if spent, try await !retire(chosen.id, now: now) { throw CallbackError(.replayed) }
     return ConsumedAuthorization(authorization: pending, callback: try result.get(), isSpent: spent)
+  }
+
+  /// Whether `pending`'s state is the callback's decoded `state`, compared in constant time over the bytes (a
+  /// `%FF` state matches no state; a pending authorization without a state matches none).
+  private static func hasState(_ pending: PendingAuthorization, _ state: [UInt8]) -> Bool {
+    pending.state.map { expected in
+      withUTF8Bytes(expected) { e in state.withUnsafeBufferPointer { constantTimeEquals(e, $0) } }
+    } ?? false
   }
 
   private static func validate(

@@ -162,15 +162,16 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
   func start(authorizeURL: String, pending: PendingAuthorization) async -> Response {
     var pending = pending
     let crossSitePost = Self.isFormPost(authorizeURL)
+    let now = self.now()
     if pending.state != nil {
       // A carried login always expires (the cookie's Max-Age binds only the browser).
-      let expiresAt = pending.expiresAt ?? now() + 600
+      let expiresAt = pending.expiresAt ?? now + PendingAuthorization.defaultLifetime
       pending.expiresAt = expiresAt
       if let sealed = loginCookies.seal(pending) {
         return started(
           pending, authorizeURL,
           loginCookies.setCookie(
-            state: pending.state, value: sealed, maxAge: expiresAt - now(), crossSitePost: crossSitePost))
+            state: pending.state, value: sealed, maxAge: expiresAt - now, crossSitePost: crossSitePost))
       }
     }
     let cookie = loginCookies.make()
@@ -184,7 +185,7 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     } catch {
       return problem(.storeUnavailable, event: "login start failed")
     }
-    let lifetime = pending.expiresAt.map { $0 - now() } ?? 600
+    let lifetime = pending.expiresAt.map { $0 - self.now() } ?? PendingAuthorization.defaultLifetime
     return started(
       pending, authorizeURL,
       loginCookies.setCookie(state: pending.state, value: cookie.value, maxAge: lifetime, crossSitePost: crossSitePost))

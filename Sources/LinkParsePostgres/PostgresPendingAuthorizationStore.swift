@@ -323,11 +323,9 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
   /// - Throws: ``PendingAuthorizationConflict`` for a state already in the table (pending, or consumed and not
   ///   yet swept: the unique index on `state_key`), ``PendingAuthorizationStoreFull``, ``PostgresStoreError``.
   public func add(_ authorization: PendingAuthorization, stateKey: [UInt8]?, redirectKey: String, now: Int64) async throws {
-    let provider = authorization.provider.rawValue
+    let (provider, sealed) = try await prepareRow(authorization, redirectKey: redirectKey, now: now)
     let key = stateKey.map { ByteBuffer(bytes: $0) }
-    let sealed = try seal(authorization, redirectKey: redirectKey, provider: provider)
     let expiresAt = authorization.expiresAt
-    if sweeps.claim(now: now, interval: sweepInterval) { _ = try await removeExpired(now: now) }
     for attempt in 0..<2 {
       switch try await insertBelowCapacity(key, redirectKey, provider, sealed, expiresAt, now) {
       case .added: return
@@ -338,6 +336,18 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
       }
     }
     throw PendingAuthorizationStoreFull(capacity: capacity)
+  }
+
+  /// What a new row of `authorization` stores (its provider and the sealed authorization), after the sweep when
+  /// one is due: the part ``add(_:stateKey:redirectKey:now:)`` and ``addSpent(_:stateKey:redirectKey:now:)``
+  /// share.
+  private func prepareRow(
+    _ authorization: PendingAuthorization, redirectKey: String, now: Int64
+  ) async throws -> (provider: String, sealed: ByteBuffer) {
+    let provider = authorization.provider.rawValue
+    let sealed = try seal(authorization, redirectKey: redirectKey, provider: provider)
+    if sweeps.claim(now: now, interval: sweepInterval) { _ = try await removeExpired(now: now) }
+    return (provider, sealed)
   }
 
   private enum InsertOutcome { case added, full, conflict }
@@ -390,11 +400,9 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
   public func addSpent(_ authorization: PendingAuthorization, stateKey: [UInt8], redirectKey: String, now: Int64)
     async throws -> Bool
   {
-    let provider = authorization.provider.rawValue
+    let (provider, sealed) = try await prepareRow(authorization, redirectKey: redirectKey, now: now)
     let key = ByteBuffer(bytes: stateKey)
-    let sealed = try seal(authorization, redirectKey: redirectKey, provider: provider)
     let expiresAt = authorization.expiresAt
-    if sweeps.claim(now: now, interval: sweepInterval) { _ = try await removeExpired(now: now) }
     return try await count(
       """
       WITH added AS (

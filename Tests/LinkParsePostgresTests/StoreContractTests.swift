@@ -271,6 +271,25 @@ func consumeCode(_ store: any PendingAuthorizationStoring, _ url: String, now: I
     }
   }
 
+  /// The in-memory store keeps at most its capacity of spent keys: a replay of a live one is refused even when
+  /// the set is full (nothing is dropped for room before the replay is known); a new one drops the key that
+  /// expires first; an expired one goes by itself.
+  @Test func spentKeysAreBoundedWithoutForgettingAReplay() throws {
+    let store = PendingAuthorizationStore(capacity: 2)
+    func spend(_ state: String, expiresAt: Int64, now: Int64) throws -> Bool {
+      let pending = PendingAuthorization(
+        provider: .oauth2, redirectURI: try ParsedURL("https://a.example/cb"), state: state, expiresAt: expiresAt)
+      return store.addSpent(pending, stateKey: store.stateKey(Array(state.utf8)), redirectKey: "https://a.example/cb", now: now)
+    }
+    #expect(try spend("a", expiresAt: 100, now: 1) && spend("b", expiresAt: 200, now: 1))
+    #expect(try !spend("a", expiresAt: 100, now: 2))  // full, and `a` expires first: still a replay
+    #expect(try spend("c", expiresAt: 300, now: 3))   // room made by dropping `a`
+    #expect(try !spend("b", expiresAt: 200, now: 4) && !spend("c", expiresAt: 300, now: 4))
+    #expect(try spend("a", expiresAt: 100, now: 5))   // dropped for room: known again
+    #expect(try spend("d", expiresAt: 400, now: 250))  // `a` and `b` expired by themselves
+    #expect(try !spend("c", expiresAt: 300, now: 250))
+  }
+
   /// Bound by its state, a callback spends the login whatever it says: an error, or a decoder's rejection.
   @Test func boundCallbacksSpendTheLogin() async throws {
     try await withEveryStore { name, store in

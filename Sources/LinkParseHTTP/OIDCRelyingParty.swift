@@ -296,7 +296,7 @@ public struct OIDCRelyingParty: Sendable {
   /// ```swift
   /// endpoint.registerStart(on: router, path: "/login/demo", login: party.loginStart(redirectURI: "https://example.com/auth/demo/callback"))
   /// ```
-  public func loginStart(redirectURI: String, scope: [String] = ["openid"]) -> LoginStart {
+  public func loginStart(redirectURI: String, scope: [String]) -> LoginStart {
     .oauth2(
       authorizeURL: metadata.authorizationEndpoint, clientID: clientID, redirectURI: redirectURI, scope: scope,
       authorizationServer: metadata.issuer)

@@ -99,6 +99,14 @@ public struct ProviderRelyingParty: Sendable {
   /// party.fetchesUserInfo = false
   /// ```
   public var fetchesUserInfo = true
+  /// The scope ``loginStart(redirectURI:)`` asks for; `nil`: `LoginStart`'s default for the provider (VK ID:
+  /// none, Sber ID: `openid`, T-ID: none, Apple: `name email`).
+  ///
+  /// ```swift
+  /// var vk = ProviderRelyingParty.vkID(VKIDClient(clientID: "7915193"), client: client)
+  /// vk.scope = ["vkid.personal_info"]
+  /// ```
+  public var scope: [String]?
 
   private init(_ endpoints: Endpoints, issuer: String, keys: JWKSCache?, client: OAuthHTTPClient) {
     self.endpoints = endpoints
@@ -308,6 +316,53 @@ public struct ProviderRelyingParty: Sendable {
     return LoginCompletion.identity(
       provider: provider, issuer: issuer, subject: subject, idToken: verified, tokens: nil, userInfo: nil,
       appleUser: grant.user)
+  }
+
+  /// How a login at this provider starts: `LoginStart`'s `vkID`, `sberID`, `tid` or `apple` with the client id,
+  /// `redirectURI` and ``scope``, at the provider's usual authorization address.
+  ///
+  /// ```swift
+  /// let start = vk.loginStart(redirectURI: "https://example.com/auth/vk/callback")
+  /// start.provider  // .vk
+  /// ```
+  public func loginStart(redirectURI: String) -> LoginStart {
+    switch endpoints {
+    case .vk: return .vkID(clientID: clientID, redirectURI: redirectURI, scope: scope ?? [])
+    case .sber: return .sberID(clientID: clientID, redirectURI: redirectURI, scope: scope ?? ["openid"])
+    case .tid: return .tid(clientID: clientID, redirectURI: redirectURI, scope: scope ?? [])
+    case .apple: return .apple(clientID: clientID, redirectURI: redirectURI, scope: scope ?? ["name", "email"])
+    }
+  }
+
+  /// New tokens for a refresh token (`grant_type=refresh_token`, each provider's request shape and client
+  /// authentication, as the exchange): VK ID with the login's `deviceID` (required: VK binds its tokens to the
+  /// device) and its refresh tokens rotate (keep the new one); Sber ID with an `rquid` and the client secret;
+  /// T-ID with HTTP Basic (web) or `client_id` (mobile); Apple with a fresh `client_secret` JWT.
+  ///
+  /// ```swift
+  /// let tokens = try await vk.refresh(refreshToken: session.refreshToken!, deviceID: session.deviceID)
+  /// ```
+  ///
+  /// - Throws: ``ConfigurationError``, ``TokenRequestError`` (`missing-device-id` for VK ID),
+  ///   ``OAuthResponseError`` (the provider's `invalid_grant` for a used or revoked refresh token, a status, a
+  ///   timeout, the answer's shape), ``IDTokenError`` (Apple's client secret could not be made).
+  public func refresh(
+    refreshToken: String, deviceID: String? = nil, now: Int64 = IDTokenVerifier.currentUnixTime
+  ) async throws -> TokenResponse {
+    try validate()
+    let request: OAuthRequest
+    switch endpoints {
+    case .vk(let vk):
+      guard let deviceID, !deviceID.isEmpty else {
+        throw TokenRequestError(.missingDeviceID, message: "VK ID refreshes a token only with the login's device_id")
+      }
+      request = vk.refresh(refreshToken: refreshToken, deviceID: deviceID)
+    case .sber(let sber): request = sber.refresh(refreshToken: refreshToken)
+    case .tid(let tid): request = tid.refresh(refreshToken: refreshToken)
+    case .apple(let apple, let secret):
+      request = apple.refresh(refreshToken: refreshToken, clientSecret: try secret.make(now: now))
+    }
+    return try await client.perform(request, as: TokenResponse.self)
   }
 
   /// Ends the user's session at the provider, where it has a way to:

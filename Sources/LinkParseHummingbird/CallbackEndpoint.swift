@@ -403,7 +403,7 @@ public struct ProblemDetails: Sendable, Hashable {
     self.init(code: error.code.rawValue, status: status, detail: detail)
   }
 
-  init(code: String, status: Int, detail: String) {
+  package init(code: String, status: Int, detail: String) {
     self.code = code
     self.status = status
     self.detail = detail
@@ -417,7 +417,7 @@ public struct ProblemDetails: Sendable, Hashable {
   static let unsupportedMediaType = ProblemDetails(
     code: "unsupported-media-type", status: 415,
     detail: "A POST callback must be application/x-www-form-urlencoded.")
-  static let unknownRoute = ProblemDetails(
+  package static let unknownRoute = ProblemDetails(
     code: "unknown-route", status: 404, detail: "No callback route matches this request.")
   static let methodNotAllowed = ProblemDetails(
     code: "method-not-allowed", status: 405, detail: "A callback route answers GET and POST only.")

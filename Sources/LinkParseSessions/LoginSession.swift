@@ -3,6 +3,7 @@
 
 public import Hummingbird
 import LinkParseHummingbird
+import LinkParseBytes
 public import HummingbirdAuth
 public import LinkParseAuthorization
 public import LinkParseCore
@@ -108,6 +109,34 @@ public struct LoginSession: Codable, Sendable, Hashable {
   /// ```
   public var tokens: TokenResponse {
     TokenResponse(accessToken: accessToken, refreshToken: refreshToken, idToken: idToken)
+  }
+
+  /// Who the session is and how fresh its tokens are, as JSON — never a token: `provider`, `issuer`, `subject`,
+  /// `email` (when known), `refresh_count`, `access_token_expires_at` (when known).
+  ///
+  /// ```swift
+  /// session.summaryJSON  // {"provider":"vk","issuer":"https://id.vk.ru","subject":"1","refresh_count":0}
+  /// ```
+  public var summaryJSON: String {
+    var json = "{\"provider\":\(JSONText.quoted(provider.rawValue)),\"issuer\":\(JSONText.quoted(issuer)),"
+    json += "\"subject\":\(JSONText.quoted(subject))"
+    if let email { json += ",\"email\":\(JSONText.quoted(email))" }
+    json += ",\"refresh_count\":\(refreshCount)"
+    if let accessTokenExpiresAt { json += ",\"access_token_expires_at\":\(accessTokenExpiresAt)" }
+    return json + "}\n"
+  }
+
+  /// ``summaryJSON`` as a `200 OK` that is never cached (what a `/me` page can answer).
+  ///
+  /// ```swift
+  /// router.get("/me") { request, context in
+  ///   try await login.withSession(request, context) { session in session.summaryResponse() }
+  /// }
+  /// ```
+  public func summaryResponse() -> Response {
+    Response(
+      status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+      body: ResponseBody(byteBuffer: ByteBuffer(string: summaryJSON)))
   }
 
   /// The session cookie's name: `__Host-lp-session` over https (the browser then insists on `Secure`,

@@ -244,6 +244,9 @@ let package = Package(
       name: "LinkParseHTTPTests",
       dependencies: [
         "LinkParseHTTP", "LinkParseOAuth", "LinkParseIDToken", "LinkParseProviders", "LinkParseAuthorization", "LinkParseTestSupport",
+        "LinkParseSessions", "LinkParseCore",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         // P-256 keys and ES256 signatures for the JWKS cache's test tokens.
         .product(name: "Crypto", package: "swift-crypto"),

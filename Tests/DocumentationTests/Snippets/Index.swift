@@ -3,12 +3,13 @@
 /// Every extracted block: (function, document, line), in document order.
 let documentationSnippets: [(name: String, document: String, line: Int)] = [
   ("snippet_README_1", "README.md", 62),
-  ("snippet_README_2", "README.md", 100),
+  ("snippet_README_2", "README.md", 101),
   ("snippet_docsLibrary_1", "docs/library.md", 41),
   ("snippet_docsServer_1", "docs/server.md", 65),
   ("snippet_docsServer_2", "docs/server.md", 137),
   ("snippet_docsTokens_1", "docs/tokens.md", 18),
   ("snippet_HandlingACallbackInAnApp_1", "Sources/LinkParse/LinkParse.docc/HandlingACallbackInAnApp.md", 32),
   ("snippet_LinkParse_1", "Sources/LinkParse/LinkParse.docc/LinkParse.md", 46),
-  ("snippet_ReceivingFormPostCallbacksOnAServer_1", "Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md", 38),
+  ("snippet_ReceivingFormPostCallbacksOnAServer_1", "Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md", 49),
+  ("snippet_ReceivingFormPostCallbacksOnAServer_2", "Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md", 89),
 ]

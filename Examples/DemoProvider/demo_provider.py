@@ -26,6 +26,8 @@ Usage: demo_provider.py [--host 127.0.0.1] [--port 8081] [--client-id demo] [--c
 Needs Python 3 with `cryptography` (Debian: python3-cryptography).
 """
 import argparse
+import urllib.error
+import urllib.request
 import base64
 import hashlib
 import json
@@ -48,9 +50,9 @@ def int_b64url(n: int) -> str:
     return b64url(n.to_bytes((n.bit_length() + 7) // 8, "big"))
 
 
-def encode_jwt(claims, key, alg, kid):
+def encode_jwt(claims, key, alg, kid, typ="JWT"):
     """A compact JWS: RS256 (RSASSA-PKCS1-v1_5, SHA-256) or ES256 (ECDSA P-256, SHA-256, r || s)."""
-    header = {"alg": alg, "typ": "JWT", "kid": kid}
+    header = {"alg": alg, "typ": typ, "kid": kid}
     signing_input = (b64url(json.dumps(header, separators=(",", ":")).encode()) + "."
                      + b64url(json.dumps(claims, separators=(",", ":")).encode())).encode()
     if alg == "RS256":
@@ -93,6 +95,7 @@ class Provider:
         self.codes = {}
         self.tokens = {}
         self.refresh_tokens = {}
+        self.sids = {}  # the last login's sid of each subject
         self.stats = {"jwks_fetches": 0, "tokens": 0, "rotations": 0, "logouts": 0, "refreshes": 0,
                       "refresh_reuse": 0}
         self.turn = 0
@@ -106,16 +109,17 @@ class Provider:
             "id_token_signing_alg_values_supported": ["RS256", "ES256"],
             "code_challenge_methods_supported": ["S256"],
             "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
+            "backchannel_logout_supported": True, "backchannel_logout_session_supported": True,
         }
 
-    def sign(self, claims):
+    def sign(self, claims, typ="JWT"):
         with self.lock:
             self.turn += 1
             keys = self.keys
             use_rsa = self.turn % 2 == 1
         if use_rsa:
-            return encode_jwt(claims, keys.rsa, "RS256", keys.rsa_kid)
-        return encode_jwt(claims, keys.ec, "ES256", keys.ec_kid)
+            return encode_jwt(claims, keys.rsa, "RS256", keys.rsa_kid, typ)
+        return encode_jwt(claims, keys.ec, "ES256", keys.ec_kid, typ)
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -201,6 +205,8 @@ class Handler(BaseHTTPRequestHandler):
                 p.keys = Keys()
                 p.stats["rotations"] += 1
                 return self.answer(200, {"kids": [p.keys.rsa_kid, p.keys.ec_kid]})
+        if url.path == "/backchannel":
+            return self.backchannel(p, form)
         if url.path != "/token":
             return self.answer(404, {"error": "not_found"})
         client_id, secret = form.get("client_id"), form.get("client_secret")
@@ -226,10 +232,14 @@ class Handler(BaseHTTPRequestHandler):
             return self.error(400, "invalid_grant", "code_verifier does not match the code_challenge")
         access = secrets.token_urlsafe(32)
         now = int(time.time())
+        # Each login is a session at the provider, named by its sid (what a back-channel logout token names).
         claims = {"iss": p.issuer, "sub": grant["sub"], "aud": p.client_id, "iat": now, "exp": now + 300,
-                  "auth_time": now, "at_hash": b64url(hashlib.sha256(access.encode()).digest()[:16])}
+                  "auth_time": now, "at_hash": b64url(hashlib.sha256(access.encode()).digest()[:16]),
+                  "sid": "sid-" + secrets.token_hex(8)}
         if grant["nonce"]:
             claims["nonce"] = grant["nonce"]
+        with p.lock:
+            p.sids[grant["sub"]] = claims["sid"]
         id_token = p.sign(claims)
         refresh = secrets.token_urlsafe(32)
         with p.lock:
@@ -238,6 +248,32 @@ class Handler(BaseHTTPRequestHandler):
             p.stats["tokens"] += 1
         self.answer(200, {"access_token": access, "token_type": "Bearer", "expires_in": p.token_lifetime,
                           "refresh_token": refresh, "id_token": id_token}, {"Cache-Control": "no-store"})
+
+    def backchannel(self, p, form):
+        # OpenID Connect Back-Channel Logout 1.0: a signed logout token (typ logout+jwt) naming form's `sub` and/or
+        # `sid`, posted to form's `target` (the client's backchannel_logout_uri) as `logout_token`. Answers what the
+        # client answered, and the token (a test replays it). `sid_of=<sub>` names that subject's last login's sid.
+        # `aud`, `nonce`, `iat` in the form override the claims (to make tokens a client must refuse).
+        now = int(time.time())
+        claims = {"iss": p.issuer, "aud": form.get("aud", p.client_id), "iat": int(form.get("iat", now)),
+                  "exp": int(form.get("iat", now)) + 120, "jti": secrets.token_urlsafe(16),
+                  "events": {"http://schemas.openid.net/event/backchannel-logout": {}}}
+        for name in ("sub", "sid", "nonce"):
+            if form.get(name):
+                claims[name] = form[name]
+        if form.get("sid_of"):  # the sid of that subject's last login
+            with p.lock:
+                claims["sid"] = p.sids.get(form["sid_of"], "unknown")
+        token = p.sign(claims, typ="logout+jwt")
+        request = urllib.request.Request(
+            form["target"], data=urllib.parse.urlencode({"logout_token": token}).encode(), method="POST",
+            headers={"Content-Type": "application/x-www-form-urlencoded"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                status = answer.status
+        except urllib.error.HTTPError as refused:
+            status = refused.code
+        self.answer(200, {"status": status, "logout_token": token})
 
     def refresh(self, p, form):
         # Refresh tokens rotate (RFC 9700 §4.14.2): each is good once; a second use is refused and counted, which

@@ -43,6 +43,11 @@ public struct IdentityError: Error, Sendable, Hashable, CustomStringConvertible 
     /// An id_token-only login (Sign in with Apple's `response_type=id_token`) for an authorization that sent no
     /// `nonce`: nothing would bind the token to this login.
     public static let nonceRequired = Code(rawValue: "nonce-required")
+    /// A back-channel logout token that is not one: no `events` member for back-channel logout, neither `sub`
+    /// nor `sid`, or no `jti` (OpenID Connect Back-Channel Logout 1.0 §2.6).
+    public static let invalidLogoutToken = Code(rawValue: "invalid-logout-token")
+    /// The party takes no back-channel logout tokens (its provider sends none).
+    public static let logoutTokensUnsupported = Code(rawValue: "logout-tokens-unsupported")
   }
 
   /// What went wrong.

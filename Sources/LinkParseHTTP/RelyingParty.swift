@@ -47,6 +47,10 @@ public protocol RelyingParty: Sendable {
   /// Ends the user's session at the provider: sent from here (``SessionEnd/ended``), a page the browser must
   /// visit (``SessionEnd/redirect(_:)``, which ends at `postLogoutRedirectURI`), or nothing to do.
   func endSession(tokens: TokenResponse, postLogoutRedirectURI: String?, now: Int64) async throws -> SessionEnd
+
+  /// Verifies a back-channel logout token its provider posted (``OIDCRelyingParty``'s); the default throws
+  /// ``IdentityError`` `logout-tokens-unsupported`.
+  func verifyLogoutToken(_ token: String, now: Int64) async throws -> LogoutToken
 }
 
 extension RelyingParty {
@@ -56,6 +60,15 @@ extension RelyingParty {
   /// try party.validate()
   /// ```
   public func validate() throws(ConfigurationError) {}
+
+  /// Refuses every logout token: `logout-tokens-unsupported` (VK ID, Sber ID, T-ID and Apple send none).
+  ///
+  /// ```swift
+  /// try await vk.verifyLogoutToken(token, now: 0)  // throws IdentityError logout-tokens-unsupported
+  /// ```
+  public func verifyLogoutToken(_ token: String, now: Int64) async throws -> LogoutToken {
+    throw IdentityError(.logoutTokensUnsupported, message: "\(issuer) sends no back-channel logout tokens to this party")
+  }
 }
 
 extension OIDCRelyingParty: RelyingParty {

@@ -3,7 +3,7 @@
 public import Hummingbird
 import HTTPTypes
 public import NIOCore
-import LinkParseCore
+package import LinkParseCore
 @_spi(PendingAuthorizationStores) public import LinkParseProviders
 public import LinkParseAuthorization
 import LinkParseBytes
@@ -263,22 +263,10 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     }
     var parameters: FormParameters? = nil
     if request.method == .post {
-      // Hummingbird's MediaType reads the type (its names are case-insensitive, RFC 9110 §8.3.1: lowercased
-      // first); any parameter (`charset=utf-8`) is allowed.
-      guard let mediaType = MediaType(from: (request.headers[.contentType] ?? "").lowercased()),
-        mediaType.isType(.applicationUrlEncoded)
-      else {
-        return problem(.unsupportedMediaType)
+      switch try await formBody(request) {
+      case .form(let form): parameters = form
+      case .refused(let refusal): return problem(refusal)
       }
-      let body: ByteBuffer
-      do {
-        guard let collected = try await collectBody(request) else { return problem(.requestTimeout) }
-        body = collected
-      } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-        // NIOTooManyBytesError: more than maxBodySize bytes.
-        return problem(.contentTooLarge)
-      }
-      parameters = FormParameters(utf8: body.readableBytesView)
     }
     let consumed: ConsumedAuthorization
     // The one login cookie named for the callback's state.
@@ -497,6 +485,34 @@ public struct ProblemDetails: Sendable, Hashable {
       status: HTTPResponse.Status(code: status),
       headers: [.contentType: "application/problem+json", .cacheControl: "no-store"],
       body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+  }
+}
+
+/// A POST's form body, or why it was refused.
+package enum FormBody {
+  case form(FormParameters)
+  case refused(ProblemDetails)
+}
+
+extension LinkParseCallbackEndpoint {
+  /// The request's `application/x-www-form-urlencoded` body (any parameter, `charset=utf-8`, allowed), read
+  /// within ``bodyReadTimeout`` and ``maxBodySize``; else `unsupported-media-type`, `request-timeout` or
+  /// `content-too-large`.
+  package func formBody(_ request: Request) async throws -> FormBody {
+    // Hummingbird's MediaType reads the type (its names are case-insensitive, RFC 9110 §8.3.1: lowercased
+    // first).
+    guard let mediaType = MediaType(from: (request.headers[.contentType] ?? "").lowercased()),
+      mediaType.isType(.applicationUrlEncoded)
+    else {
+      return .refused(.unsupportedMediaType)
+    }
+    do {
+      guard let collected = try await collectBody(request) else { return .refused(.requestTimeout) }
+      return .form(FormParameters(utf8: collected.readableBytesView))
+    } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+      // NIOTooManyBytesError: more than maxBodySize bytes.
+      return .refused(.contentTooLarge)
+    }
   }
 }
 

@@ -52,6 +52,9 @@ public struct LoginSession: Codable, Sendable, Hashable {
   public var authenticatedAt: Int64
   /// How many times the tokens have been refreshed.
   public var refreshCount: Int
+  /// The provider's session id, the verified id_token's `sid` (OpenID Connect): what a back-channel logout
+  /// token names to end this session; `nil` when the provider gave none.
+  public var sid: String?
 
   /// The session of a verified identity.
   ///
@@ -72,6 +75,7 @@ public struct LoginSession: Codable, Sendable, Hashable {
     deviceID = identity.deviceID
     authenticatedAt = now
     refreshCount = 0
+    sid = identity.idToken?.claims.all["sid"]?.string
   }
 
   /// Whether the access token expires within `margin` seconds of `now` (a token with no known expiry never

@@ -2,7 +2,9 @@
 // instance (or a test) keeps its sessions in.
 
 public import Hummingbird
+public import LinkParseHTTP
 import LinkParseBytes
+import Foundation
 
 /// Hummingbird's `PersistDriver` in memory, for sessions (hummingbird-auth's `SessionMiddleware`) on one
 /// instance, with the lifetime rules of ``PostgresSessionDriver``:
@@ -22,7 +24,7 @@ import LinkParseBytes
 /// let sessions = MemorySessionDriver(idleLifetime: .seconds(1800))
 /// router.add(middleware: SessionMiddleware(storage: sessions, configuration: LoginSession.middlewareConfiguration(secure: true)))
 /// ```
-public final class MemorySessionDriver: PersistDriver, SessionRefreshLocking {
+public final class MemorySessionDriver: PersistDriver, SessionRefreshLocking, SessionEnding {
   private struct Entry {
     var value: any Codable & Sendable
     /// The absolute expiry (`nil`: only from `create(key:value:expires: nil)`).
@@ -38,7 +40,12 @@ public final class MemorySessionDriver: PersistDriver, SessionRefreshLocking {
   private struct State {
     var entries: [String: Entry] = [:]
     var nextSweep: ContinuousClock.Instant
+    /// The logout tokens seen (issuer and jti), with their expiry (Unix seconds).
+    var logoutTokens: [String: Int64] = [:]
   }
+
+  /// How many logout token ids are remembered at the most (beyond, the one expiring first goes).
+  public static let maximumLogoutTokens = 100_000
 
   private let state: PThreadLocked<State>
   private let locks = KeyedLock()
@@ -171,6 +178,42 @@ public final class MemorySessionDriver: PersistDriver, SessionRefreshLocking {
   /// ```swift
   /// try await sessions.withRefreshLock(for: "lp-session.abc") { try await refresh() }
   /// ```
+  /// Deletes the live ``LoginSession``s `logout` names (a scan: one process's sessions).
+  ///
+  /// ```swift
+  /// try await sessions.endSessions(matching: logout)  // 1
+  /// ```
+  public func endSessions(matching logout: LogoutToken) async throws -> Int {
+    state.withLock { state in
+      let named = state.entries.filter { ($0.value.value as? LoginSession)?.isNamed(by: logout) == true }.keys
+      for key in named { state.entries.removeValue(forKey: key) }
+      return named.count
+    }
+  }
+
+  /// Records `logout`'s `jti` until its expiry; `false` for one already recorded.
+  ///
+  /// ```swift
+  /// try await sessions.recordLogoutToken(logout)  // true, then false
+  /// ```
+  public func recordLogoutToken(_ logout: LogoutToken) async throws -> Bool {
+    let key = logout.issuer + "\u{0}" + logout.tokenID
+    let now = Int64(Date().timeIntervalSince1970)
+    return state.withLock { state in
+      if let expiry = state.logoutTokens[key], expiry >= now { return false }
+      if state.logoutTokens.count >= Self.maximumLogoutTokens {
+        state.logoutTokens = state.logoutTokens.filter { $0.value >= now }
+        if state.logoutTokens.count >= Self.maximumLogoutTokens,
+          let first = state.logoutTokens.min(by: { $0.value < $1.value })
+        {
+          state.logoutTokens.removeValue(forKey: first.key)
+        }
+      }
+      state.logoutTokens[key] = logout.expiresAt
+      return true
+    }
+  }
+
   public func withRefreshLock<T: Sendable>(
     for key: String, _ body: @escaping @Sendable () async throws -> T
   ) async throws -> T {

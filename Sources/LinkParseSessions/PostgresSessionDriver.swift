@@ -5,6 +5,7 @@ public import Crypto
 public import Hummingbird
 import Foundation
 public import LinkParsePostgres
+public import LinkParseHTTP
 public import Logging
 import NIOCore
 public import PostgresNIO
@@ -48,7 +49,7 @@ public import PostgresNIO
 /// try await sessions.migrate()
 /// router.add(middleware: SessionMiddleware(storage: sessions, configuration: LoginSession.middlewareConfiguration(secure: true)))
 /// ```
-public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
+public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking, SessionEnding {
   /// The table's name.
   public static let tableName = "linkparse_persist"
 
@@ -137,6 +138,20 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
         CREATE INDEX IF NOT EXISTS linkparse_persist_idle_expiry ON linkparse_persist (idle_expires_at)
           WHERE idle_expires_at IS NOT NULL
         """,
+        // Who a LoginSession belongs to, as keyed hashes (a back-channel logout ends sessions by them).
+        "ALTER TABLE linkparse_persist ADD COLUMN IF NOT EXISTS owner_hash bytea",
+        "ALTER TABLE linkparse_persist ADD COLUMN IF NOT EXISTS sid_hash bytea",
+        """
+        CREATE INDEX IF NOT EXISTS linkparse_persist_owner ON linkparse_persist (owner_hash)
+          WHERE owner_hash IS NOT NULL
+        """,
+        """
+        CREATE INDEX IF NOT EXISTS linkparse_persist_sid ON linkparse_persist (sid_hash)
+          WHERE sid_hash IS NOT NULL
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS linkparse_logout_tokens (token_hash bytea PRIMARY KEY, expires_at bigint NOT NULL)
+        """,
       ])
   }
 
@@ -150,13 +165,14 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
   public func create<Object: Codable & Sendable>(key: String, value: Object, expires: Duration?) async throws {
     let (now, hash, sealed, expiresAt) = try await prepareWrite(key: key, value: value, expires: expires)
     let idleExpiresAt = idleExpiry(now)
+    let (owner, sid) = ownerHashes(value)
     let inserted = try await run { client, logger in
       let rows = try await client.query(
         """
-        INSERT INTO linkparse_persist AS t (key_hash, sealed, expires_at, idle_expires_at)
-          VALUES (\(hash), \(sealed), \(expiresAt)::bigint, \(idleExpiresAt)::bigint)
+        INSERT INTO linkparse_persist AS t (key_hash, sealed, expires_at, idle_expires_at, owner_hash, sid_hash)
+          VALUES (\(hash), \(sealed), \(expiresAt)::bigint, \(idleExpiresAt)::bigint, \(owner)::bytea, \(sid)::bytea)
         ON CONFLICT (key_hash) DO UPDATE SET sealed = EXCLUDED.sealed, expires_at = EXCLUDED.expires_at,
-          idle_expires_at = EXCLUDED.idle_expires_at
+          idle_expires_at = EXCLUDED.idle_expires_at, owner_hash = EXCLUDED.owner_hash, sid_hash = EXCLUDED.sid_hash
           WHERE (t.expires_at IS NOT NULL AND t.expires_at <= \(now))
             OR (t.idle_expires_at IS NOT NULL AND t.idle_expires_at <= \(now))
         RETURNING 1
@@ -177,19 +193,20 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
   public func set<Object: Codable & Sendable>(key: String, value: Object, expires: Duration?) async throws {
     let (now, hash, sealed, expiresAt) = try await prepareWrite(key: key, value: value, expires: expires)
     let idleExpiresAt = idleExpiry(now)
+    let (owner, sid) = ownerHashes(value)
     try await run { client, logger in
       if let expiresAt {
         try await client.query(
           """
-          INSERT INTO linkparse_persist AS t (key_hash, sealed, expires_at, idle_expires_at)
-            VALUES (\(hash), \(sealed), \(expiresAt)::bigint, \(idleExpiresAt)::bigint)
+          INSERT INTO linkparse_persist AS t (key_hash, sealed, expires_at, idle_expires_at, owner_hash, sid_hash)
+            VALUES (\(hash), \(sealed), \(expiresAt)::bigint, \(idleExpiresAt)::bigint, \(owner)::bytea, \(sid)::bytea)
           ON CONFLICT (key_hash) DO UPDATE SET sealed = EXCLUDED.sealed, expires_at = EXCLUDED.expires_at,
-            idle_expires_at = EXCLUDED.idle_expires_at
+            idle_expires_at = EXCLUDED.idle_expires_at, owner_hash = EXCLUDED.owner_hash, sid_hash = EXCLUDED.sid_hash
           """, logger: logger)
       } else {
         try await client.query(
           """
-          UPDATE linkparse_persist SET sealed = \(sealed),
+          UPDATE linkparse_persist SET sealed = \(sealed), owner_hash = \(owner)::bytea, sid_hash = \(sid)::bytea,
             idle_expires_at = CASE WHEN idle_expires_at IS NULL THEN NULL ELSE \(idleExpiresAt)::bigint END
           WHERE key_hash = \(hash) AND (expires_at IS NULL OR expires_at > \(now))
             AND (idle_expires_at IS NULL OR idle_expires_at > \(now))
@@ -289,6 +306,82 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking {
       for try await count in rows.decode(Int64.self) { return Int(count) }
       return 0
     }
+  }
+
+  // MARK: - SessionEnding
+
+  /// Deletes the sessions `logout` names, on every instance at once (they share the rows): by the keyed hashes
+  /// of the session's issuer and subject, and of its issuer and `sid`, kept beside each ``LoginSession``.
+  ///
+  /// ```swift
+  /// try await sessions.endSessions(matching: logout)  // 1
+  /// ```
+  public func endSessions(matching logout: LogoutToken) async throws -> Int {
+    let owner = logout.subject.map { ownerHash(issuer: logout.issuer, subject: $0) }
+    let sid = logout.sessionID.map { sidHash(issuer: logout.issuer, sid: $0) }
+    return try await run { client, logger in
+      let rows: PostgresRowSequence
+      if let sid {
+        rows = try await client.query(
+          """
+          WITH gone AS (
+            DELETE FROM linkparse_persist
+            WHERE sid_hash = \(sid) AND (\(owner)::bytea IS NULL OR owner_hash = \(owner)::bytea) RETURNING 1)
+          SELECT count(*) FROM gone
+          """, logger: logger)
+      } else {
+        rows = try await client.query(
+          """
+          WITH gone AS (DELETE FROM linkparse_persist WHERE owner_hash = \(owner)::bytea RETURNING 1)
+          SELECT count(*) FROM gone
+          """, logger: logger)
+      }
+      for try await count in rows.decode(Int64.self) { return Int(count) }
+      return 0
+    }
+  }
+
+  /// Records `logout`'s `jti` (a keyed hash of the issuer and the jti) until its expiry, in
+  /// `linkparse_logout_tokens`; `false` when it is there already: a replay, on any instance.
+  ///
+  /// ```swift
+  /// try await sessions.recordLogoutToken(logout)  // true, then false
+  /// ```
+  public func recordLogoutToken(_ logout: LogoutToken) async throws -> Bool {
+    let hash = ByteBuffer(
+      bytes: HMAC<SHA256>.authenticationCode(
+        for: Array(("logout token\u{0}" + logout.issuer + "\u{0}" + logout.tokenID).utf8), using: keyHashKey))
+    let now = Self.nowMilliseconds() / 1000
+    let expiresAt = logout.expiresAt
+    return try await run { client, logger in
+      try await client.query("DELETE FROM linkparse_logout_tokens WHERE expires_at < \(now)", logger: logger)
+      let rows = try await client.query(
+        """
+        INSERT INTO linkparse_logout_tokens AS t (token_hash, expires_at) VALUES (\(hash), \(expiresAt))
+        ON CONFLICT (token_hash) DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE t.expires_at < \(now)
+        RETURNING 1
+        """, logger: logger)
+      for try await _ in rows.decode(Int.self) { return true }
+      return false
+    }
+  }
+
+  /// The keyed hashes of the session's owner and `sid` stored beside a ``LoginSession`` (`nil` for any other
+  /// value, and for a session without `sid`).
+  private func ownerHashes<Object>(_ value: Object) -> (owner: ByteBuffer?, sid: ByteBuffer?) {
+    guard let session = value as? LoginSession else { return (nil, nil) }
+    return (
+      ownerHash(issuer: session.issuer, subject: session.subject),
+      session.sid.map { sidHash(issuer: session.issuer, sid: $0) }
+    )
+  }
+
+  private func ownerHash(issuer: String, subject: String) -> ByteBuffer {
+    ByteBuffer(bytes: HMAC<SHA256>.authenticationCode(for: Array(("owner\u{0}" + issuer + "\u{0}" + subject).utf8), using: keyHashKey))
+  }
+
+  private func sidHash(issuer: String, sid: String) -> ByteBuffer {
+    ByteBuffer(bytes: HMAC<SHA256>.authenticationCode(for: Array(("sid\u{0}" + issuer + "\u{0}" + sid).utf8), using: keyHashKey))
   }
 
   // MARK: - SessionRefreshLocking

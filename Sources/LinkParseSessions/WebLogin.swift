@@ -13,6 +13,7 @@ public import LinkParseOAuth
 public import LinkParseCore
 public import Logging
 import LinkParseRouter
+import LinkParseIDToken
 import NIOCore
 
 /// A whole web login on a Hummingbird router: `GET /login/<name>` starts a login at that provider (sealed in
@@ -77,6 +78,9 @@ public struct WebLogin<Store: PendingAuthorizationStoring>: Sendable {
     public var logoutPath = "/logout"
     /// `POST` refreshes the session's tokens now: `/refresh`.
     public var refreshPath = "/refresh"
+    /// `POST` takes OpenID Connect back-channel logout tokens (register it with the provider as the client's
+    /// `backchannel_logout_uri`, prefixed with the public base URL): `/backchannel-logout`; `nil`: not served.
+    public var backChannelLogoutPath: String? = "/backchannel-logout"
     /// Where a login without a `return_to` ends: `/`.
     public var defaultReturnPath = "/"
     /// Where a logout ends (also the `post_logout_redirect_uri` a provider's end-session page returns to,
@@ -222,6 +226,55 @@ public struct WebLogin<Store: PendingAuthorizationStoring>: Sendable {
       if let refusal = login.crossSite.refusal(request) { return refusal }
       return await login.logout(request)
     }
+    if let path = configuration.backChannelLogoutPath {
+      // From the provider's server, not a browser: no cross-site check; the signed token is the authentication.
+      router.post(RouterPath(path)) { request, _ -> Response in try await login.backChannelLogout(request) }
+    }
+  }
+
+  /// OpenID Connect Back-Channel Logout 1.0 (§2.5–§2.8): the form's one `logout_token`, verified by the party
+  /// of its issuer (``RelyingParty/verifyLogoutToken(_:now:)``: signature, `iss`, `aud`, `iat`, `exp`, the
+  /// `events` claim, no `nonce`), its `jti` accepted once, then every session it names ends — on every instance,
+  /// for sessions in PostgreSQL. `200` with `Cache-Control: no-store`; `400 invalid-logout-token` or
+  /// `logout-token-replayed`; `501` when the session storage cannot end sessions by owner; `503` when it fails.
+  private func backChannelLogout(_ request: Request) async throws -> Response {
+    guard let ending = sessions as? any SessionEnding else { return ProblemDetails.backChannelLogoutUnsupported.response() }
+    let form: FormParameters
+    switch try await endpoint.formBody(request) {
+    case .form(let body): form = body
+    case .refused(let refusal): return refusal.response()
+    }
+    let tokens = form.values(for: "logout_token")
+    guard tokens.count == 1, let token = tokens.first else {
+      logger.warning("back-channel logout refused", metadata: ["reason": "\(tokens.count) logout_token parameters"])
+      return ProblemDetails.invalidLogoutToken.response()
+    }
+    // The party of the token's issuer (unverified here: only to pick the keys that verify it).
+    let issuer = (try? IDTokenVerifier.decodeUnverified(token))?.claims.issuer
+    let candidates = parties.values.filter { $0.issuer == issuer }
+    var logout: LogoutToken?
+    var failure: (any Error)?
+    for party in candidates where logout == nil {
+      do { logout = try await party.verifyLogoutToken(token, now: endpoint.now()) } catch { failure = error }
+    }
+    guard let logout else {
+      logger.warning(
+        "back-channel logout refused",
+        metadata: ["issuer": "\(issuer.map { String($0.prefix(100)) } ?? "none")", "error": "\(failure.map { "\($0)" } ?? "no party of this issuer")"])
+      return ProblemDetails.invalidLogoutToken.response()
+    }
+    do {
+      guard try await ending.recordLogoutToken(logout) else {
+        logger.warning("back-channel logout refused", metadata: ["reason": "jti replayed", "issuer": "\(logout.issuer)"])
+        return ProblemDetails.logoutTokenReplayed.response()
+      }
+      let ended = try await ending.endSessions(matching: logout)
+      logger.info("back-channel logout", metadata: ["issuer": "\(logout.issuer)", "sessions": "\(ended)"])
+    } catch {
+      logger.warning("back-channel logout failed", metadata: ["error": "\(error)"])
+      return ProblemDetails.sessionStoreUnavailable.response()
+    }
+    return Response(status: .ok, headers: [.cacheControl: "no-store"])
   }
 
   /// Answers with `body` for the request's session, its access token refreshed first (at the provider that
@@ -329,6 +382,17 @@ extension ProblemDetails {
   /// `login-not-approved` (403): the provider sent the user back without approving (denied, cancelled).
   public static let loginNotApproved = ProblemDetails(
     code: "login-not-approved", status: 403, detail: "The login was not approved at the provider; start it again.")
+  /// `invalid-logout-token` (400): the back-channel logout request has no single valid logout token.
+  public static let invalidLogoutToken = ProblemDetails(
+    code: "invalid-logout-token", status: 400,
+    detail: "The request has no single logout_token that verifies for a provider of this site.")
+  /// `logout-token-replayed` (400): this logout token was used before.
+  public static let logoutTokenReplayed = ProblemDetails(
+    code: "logout-token-replayed", status: 400, detail: "This logout token has been used already.")
+  /// `back-channel-logout-unsupported` (501): the session storage cannot end sessions by their owner.
+  public static let backChannelLogoutUnsupported = ProblemDetails(
+    code: "back-channel-logout-unsupported", status: 501,
+    detail: "This site's session storage cannot end sessions by their owner.")
   /// `provider-unavailable` (503): the provider could not be reached or did not answer in time.
   public static let providerUnavailable = ProblemDetails(
     code: "provider-unavailable", status: 503, detail: "The provider could not be reached; try again in a moment.")

@@ -7,6 +7,7 @@
 import Foundation
 import LinkParseHTTP
 import LinkParseOAuth
+import LinkParseIDToken
 import Testing
 
 @Suite("RelyingParty: refresh", .timeLimit(.minutes(1)))
@@ -117,6 +118,60 @@ struct RefreshTests {
       }
       let (vkURL, _) = try vk.loginStart(redirectURI: "https://example.com/auth/vk/callback").makeAuthorization()
       #expect(vkURL.contains("scope=vkid.personal_info"))
+    }
+  }
+}
+
+/// `OIDCRelyingParty.verifyLogoutToken` (OpenID Connect Back-Channel Logout 1.0 §2.6) on tokens signed by the
+/// provider's key: what makes a logout token, and what an id_token or a token of another client lacks.
+@Suite("OIDCRelyingParty: logout tokens", .timeLimit(.minutes(1)))
+struct LogoutTokenTests {
+  nonisolated(unsafe) static let event = ["http://schemas.openid.net/event/backchannel-logout": [String: Any]()]
+
+  static func party(_ f: RelyingPartyFixture) -> OIDCRelyingParty {
+    OIDCRelyingParty(
+      metadata: OIDCProviderMetadata(
+        issuer: f.base, authorizationEndpoint: f.base + "/authorize", tokenEndpoint: f.base + "/token",
+        jwksURI: f.base + "/jwks"),
+      clientID: "app", clientSecret: nil, client: f.client, keys: f.keys())
+  }
+
+  @Test func aLogoutTokenNamesItsSessions() async throws {
+    try await withRelyingPartyFixture { f in
+      let token = try f.idToken(
+        issuer: f.base, audience: "app", subject: "u-1", nonce: nil, extra: ["events": Self.event, "jti": "j-1", "sid": "s-1"])
+      let logout = try await Self.party(f).verifyLogoutToken(token, now: f.now)
+      #expect(logout.issuer == f.base && logout.subject == "u-1" && logout.sessionID == "s-1" && logout.tokenID == "j-1")
+      #expect(logout.expiresAt == f.now + 600)
+    }
+  }
+
+  @Test func whatIsNotALogoutTokenIsRefused() async throws {
+    try await withRelyingPartyFixture { f in
+      let party = Self.party(f)
+      // An id_token (no events), no jti, neither sub nor sid, events of another kind.
+      let refusals: [[String: Any]] = [
+        ["jti": "j"], ["events": Self.event], ["events": ["http://schemas.openid.net/event/other": [String: Any]()], "jti": "j"],
+      ]
+      for extra in refusals {
+        let token = try f.idToken(issuer: f.base, audience: "app", subject: "u-1", nonce: nil, extra: extra)
+        let error = await expectError(IdentityError.self) { _ = try await party.verifyLogoutToken(token, now: f.now) }
+        #expect(error?.code == .invalidLogoutToken, "\(extra.keys)")
+      }
+      var claims: [String: Any] = ["events": Self.event, "jti": "j", "sub": ""]
+      let noOne = try f.idToken(issuer: f.base, audience: "app", subject: "", nonce: nil, extra: claims)
+      let error = await expectError(IdentityError.self) { _ = try await party.verifyLogoutToken(noOne, now: f.now) }
+      #expect(error?.code == .invalidLogoutToken)
+      // A nonce (an id_token's mark), another audience: the verifier refuses them.
+      claims["sub"] = "u-1"
+      for (audience, nonce) in [("app", "n"), ("another", nil)] as [(String, String?)] {
+        let token = try f.idToken(issuer: f.base, audience: audience, subject: "u-1", nonce: nonce, extra: claims)
+        _ = await expectError(IDTokenError.self) { _ = try await party.verifyLogoutToken(token, now: f.now) }
+      }
+      // A party of another provider takes no logout tokens.
+      let vk: any RelyingParty = VKRelyingPartyTests.party(f)
+      let refused = await expectError(IdentityError.self) { _ = try await vk.verifyLogoutToken("a.b.c", now: f.now) }
+      #expect(refused?.code == .logoutTokensUnsupported)
     }
   }
 }

@@ -48,10 +48,17 @@ import Testing
 
   static func fetch(
     _ url: String, method: HTTPMethod = .GET, cookie: String? = nil, headers: [(String, String)] = [],
-    client: HTTPClient = http
+    form: [(String, String)]? = nil, client: HTTPClient = http
   ) async throws -> Answer {
     var request = HTTPClientRequest(url: url)
     request.method = method
+    if let form {
+      var components = URLComponents()
+      components.queryItems = form.map { URLQueryItem(name: $0.0, value: $0.1) }
+      let body = (components.percentEncodedQuery ?? "").replacingOccurrences(of: "+", with: "%2B")
+      request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+      request.body = .bytes(ByteBuffer(string: body))
+    }
     if let cookie { request.headers.add(name: "Cookie", value: cookie) }
     for (name, value) in headers { request.headers.add(name: name, value: value) }
     let response = try await client.execute(request, timeout: .seconds(120))

@@ -150,7 +150,8 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     router.get(path) { request, context -> Response in
       if let refused = endpoint.limitStart(request, context) { return refused }
       let (authorizeURL, pending) = try await makeAuthorization(request, context)
-      return await endpoint.start(authorizeURL: authorizeURL, pending: pending)
+      return await endpoint.start(
+        authorizeURL: authorizeURL, pending: pending, cookieHeaders: request.headers[values: .cookie])
     }
   }
 
@@ -159,7 +160,7 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
   /// no memory and no row, and no flood of anonymous starts can fill anything. A login without a state (or one
   /// too large for a cookie) is bound to this browser by a random cookie whose hash it keeps, and inserted
   /// into ``store``: 503 when the store is full or fails.
-  func start(authorizeURL: String, pending: PendingAuthorization) async -> Response {
+  func start(authorizeURL: String, pending: PendingAuthorization, cookieHeaders: [String] = []) async -> Response {
     var pending = pending
     let crossSitePost = Self.isFormPost(authorizeURL)
     let now = self.now()
@@ -168,10 +169,15 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
       let expiresAt = pending.expiresAt ?? now + PendingAuthorization.defaultLifetime
       pending.expiresAt = expiresAt
       if let sealed = loginCookies.seal(pending) {
-        return started(
+        var response = started(
           pending, authorizeURL,
           loginCookies.setCookie(
             state: pending.state, value: sealed, maxAge: expiresAt - now, crossSitePost: crossSitePost))
+        // The browser's oldest login cookies beyond a few go: abandoned logins never fill its Cookie header.
+        for name in loginCookies.stale(cookieHeaders, adding: sealed.utf8.count + 40) {
+          response.setCookie(loginCookies.expire(name: name))
+        }
+        return response
       }
     }
     let cookie = loginCookies.make()

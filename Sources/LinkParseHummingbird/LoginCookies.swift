@@ -151,6 +151,44 @@ public struct LoginCookies: Sendable {
   /// the site than it should, and only clearing them helps.
   public static let maximumCookieHeaderSize = 32 * 1024
 
+  /// How many login cookies a browser keeps at once: a start expires the oldest beyond these (abandoned logins
+  /// would otherwise pile up until the Cookie header is too large for any request of the site).
+  public static let maximumLoginCookies = 12
+
+  /// How many bytes of login cookies a browser keeps at once (a quarter of ``maximumCookieHeaderSize``).
+  public static let maximumLoginCookieBytes = 8 * 1024
+
+  /// The login cookies a start that adds one of `adding` bytes expires: of those the request presents (oldest
+  /// first, as browsers send cookies of one path), every one beyond the newest that fit in
+  /// ``maximumLoginCookies`` − 1 and ``maximumLoginCookieBytes`` − `adding`.
+  func stale(_ cookieHeaders: [String], adding: Int) -> [String] {
+    var logins: [(name: Substring, size: Int)] = []
+    for header in cookieHeaders {
+      for pair in header.split(separator: ";") {
+        let pair = pair.drop { $0 == " " || $0 == "\t" }
+        let name = pair.prefix { $0 != "=" }
+        if name.hasPrefix(prefix) { logins.append((name, pair.utf8.count)) }
+      }
+    }
+    var kept = 0
+    var bytes = adding
+    var stale: [String] = []
+    for login in logins.reversed() {
+      if kept < Self.maximumLoginCookies - 1, bytes + login.size <= Self.maximumLoginCookieBytes {
+        kept += 1
+        bytes += login.size
+      } else {
+        stale.append(String(login.name))
+      }
+    }
+    return stale
+  }
+
+  /// The `Set-Cookie` that expires the login cookie `name`.
+  func expire(name: String) -> Cookie {
+    cookie(name: name, value: "", maxAge: 0, crossSitePost: false)
+  }
+
   /// The cookie name of the login whose state is the bytes `state` (`nil`: a login without state).
   func name(stateBytes state: [UInt8]?) -> String {
     guard let state else { return prefix + "none" }

@@ -40,7 +40,8 @@ extension LinkParseCallbackEndpoint {
         return endpoint.problem(.invalidConfiguration, event: "login start failed")
       }
       pending.returnPath = returnPath?.value
-      return await endpoint.start(authorizeURL: authorizeURL, pending: pending)
+      return await endpoint.start(
+        authorizeURL: authorizeURL, pending: pending, cookieHeaders: request.headers[values: .cookie])
     }
   }
 }

@@ -43,6 +43,35 @@ extension ExampleServerTests {
     }
   }
 
+  /// Seventy abandoned starts in one browser that keeps what the site sets (a cookie is replaced by name, and
+  /// goes at `Max-Age=0`): each start expires the oldest login cookies beyond a few, so the browser's Cookie
+  /// header stays small (on the old main it grew to 37 KB and every request of the site got 431), and the last
+  /// login completes.
+  @Test(arguments: ExampleServerTests.SessionLifecycleTests.stores)
+  func seventyAbandonedStartsInOneBrowserThenALoginSucceeds(_ store: Store) async throws {
+    try await ExampleServerTests.SessionLifecycleTests.withExample(store, database: Self.database) { base, _ in
+      var jar: [(name: String, value: String)] = []
+      var callback = ""
+      for _ in 0..<71 {
+        let start = try await Server.fetch(
+          base + "/login/demo", cookie: jar.isEmpty ? nil : jar.map { $0.name + "=" + $0.value }.joined(separator: "; "))
+        #expect(start.status == 302, "\(start.status) \(start.body)")
+        for header in start.setCookies {
+          let pair = header.split(separator: ";")[0]
+          let (name, value) = (String(pair.prefix { $0 != "=" }), String(pair.drop { $0 != "=" }.dropFirst()))
+          jar.removeAll { $0.name == name }
+          if !header.contains("Max-Age=0") { jar.append((name, value)) }
+        }
+        let authorize = try #require(start.location)
+        callback = try #require(try await Server.fetch(authorize).location)
+      }
+      let header = jar.map { $0.name + "=" + $0.value }.joined(separator: "; ")
+      #expect(jar.count <= 12 && header.utf8.count <= 8 * 1024, "\(jar.count) cookies, \(header.utf8.count) bytes")
+      let done = try await Server.fetch(callback, cookie: header)
+      #expect(done.status == 303 && done.location == "/me", "\(done.status) \(done.body)")
+    }
+  }
+
   @Test(arguments: ExampleServerTests.SessionLifecycleTests.stores)
   func anAnswerThatUsesTheLoginUpClearsItsCookie(_ store: Store) async throws {
     try await ExampleServerTests.SessionLifecycleTests.withExample(store, database: Self.database) { base, _ in

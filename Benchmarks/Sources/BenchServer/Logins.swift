@@ -2,6 +2,7 @@
 // identity, session) → 303. See main.swift's header for the line this prints.
 
 import AsyncHTTPClient
+import Crypto
 import Foundation
 import Hummingbird
 import HummingbirdAuth
@@ -48,8 +49,11 @@ func cookie(_ headers: HTTPHeaders, _ prefix: String) -> String? {
   headers["set-cookie"].first { $0.hasPrefix(prefix) }?.split(separator: ";").first.map(String.init)
 }
 
+/// Whole logins against the demo provider, served by the parts wired by hand (`webLogin: false`, the way the
+/// example did it before WebLogin) or by a `WebLogin` (its routes, its session sign-in that ends a replaced
+/// session): `bench=login-<name>` and `bench=login-weblogin-<name>`, to compare in one run.
 func runLoginBench<Store: PendingAuthorizationStoring>(
-  _ name: String, store: Store, sessions: any PersistDriver
+  _ name: String, store: Store, sessions: any PersistDriver, webLogin: Bool = false
 ) async throws {
   let providerPort = Int.random(in: 30_000..<40_000)
   let issuer = "http://127.0.0.1:\(providerPort)"
@@ -71,20 +75,28 @@ func runLoginBench<Store: PendingAuthorizationStoring>(
     // port chosen here is simpler.
     let port = Int.random(in: 40_000..<50_000)
     let base = "http://127.0.0.1:\(port)"
-    let endpoint = LinkParseCallbackEndpoint(
-      store: store, publicBaseURL: base, logger: quiet, loginCookies: LoginCookies(secure: false),
-      startLimits: StartLimits(limit: Int.max / 2))
-    let login = LoginStart.oauth2(
-      authorizeURL: party.metadata.authorizationEndpoint, clientID: "demo", redirectURI: base + "/auth/demo/callback")
-    let table = try LinkParseRouter.Router([Route("demo", login.redirectURI, provider: .oauth2)])
     let router = Router(context: LoginSessionContext.self)
-    router.add(
-      middleware: SessionMiddleware(storage: sessions, configuration: LoginSession.middlewareConfiguration(secure: false)))
-    router.add(
-      middleware: endpoint.callbackRoutes(table, context: LoginSessionContext.self) { consumed, _, _, context in
-        LoginSession.signIn(try await party.complete(consumed), consumed: consumed, context: context)
-      })
-    endpoint.registerStart(on: router, path: "/login/demo", login: login)
+    if webLogin {
+      var settings = WebLogin<Store>.Configuration()
+      settings.startLimits = StartLimits(limit: Int.max / 2)
+      try WebLogin(
+        publicBaseURL: base, logins: [.init("demo", party: party)], store: store, sessions: sessions,
+        secret: SymmetricKey(size: .bits256), configuration: settings, logger: quiet
+      ).addRoutes(to: router)
+    } else {
+      let endpoint = LinkParseCallbackEndpoint(
+        store: store, publicBaseURL: base, logger: quiet, loginCookies: LoginCookies(secure: false),
+        startLimits: StartLimits(limit: Int.max / 2))
+      let login = party.loginStart(redirectURI: base + "/auth/demo/callback")
+      let table = try LinkParseRouter.Router([Route("demo", login.redirectURI, provider: .oauth2)])
+      router.add(
+        middleware: SessionMiddleware(storage: sessions, configuration: LoginSession.middlewareConfiguration(secure: false)))
+      router.add(
+        middleware: endpoint.callbackRoutes(table, context: LoginSessionContext.self) { consumed, _, _, context in
+          LoginSession.signIn(try await party.complete(consumed), consumed: consumed, context: context)
+        })
+      endpoint.registerStart(on: router, path: "/login/demo", login: login)
+    }
     let app = Application(
       router: router, configuration: .init(address: .hostname("127.0.0.1", port: port)),
       onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) }, logger: quiet)
@@ -153,7 +165,7 @@ func runLoginBench<Store: PendingAuthorizationStoring>(
         String(
           format:
             "bench=login-%@ logins=%d seconds=%.2f logins_per_s=%.0f p50_ms=%.2f p99_ms=%.2f callback_p50_ms=%.2f callback_p99_ms=%.2f errors=%d concurrency=%d",
-          name, whole.count, wall, Double(whole.count) / wall, percentile(whole, 0.5), percentile(whole, 0.99),
+          (webLogin ? "weblogin-" : "") + name, whole.count, wall, Double(whole.count) / wall, percentile(whole, 0.5), percentile(whole, 0.99),
           percentile(callbacks, 0.5), percentile(callbacks, 0.99), results.2, workers))
       group.cancelAll()
     }

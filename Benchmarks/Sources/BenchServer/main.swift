@@ -14,6 +14,8 @@
 //
 //   bench=login-memory logins=… seconds=… logins_per_s=… p50_ms=… p99_ms=… callback_p50_ms=… callback_p99_ms=… errors=…
 //
+// and the same through a WebLogin, bench=login-weblogin-memory (its routes own the login: compare the two).
+//
 // (p50/p99: the whole login; callback_*: its callback request alone, the exchange and verification included.)
 // The demo provider is single-process Python: at these rates it, not the server, is most of the time.
 //
@@ -190,7 +192,10 @@ let runLogins = settings.mode == "logins" || settings.mode == "both"
 
 if settings.store == "memory" || settings.store == "both" {
   if runCallbacks { try await run("memory", store: PendingAuthorizationStore()) }
-  if runLogins { try await runLoginBench("memory", store: PendingAuthorizationStore(), sessions: MemoryPersistDriver()) }
+  if runLogins {
+    try await runLoginBench("memory", store: PendingAuthorizationStore(), sessions: MemorySessionDriver())
+    try await runLoginBench("memory", store: PendingAuthorizationStore(), sessions: MemorySessionDriver(), webLogin: true)
+  }
 }
 if settings.store == "postgres" || settings.store == "both" {
   guard let databaseURL = settings.databaseURL, !databaseURL.isEmpty else {
@@ -210,7 +215,10 @@ if settings.store == "postgres" || settings.store == "both" {
     try await client.query("TRUNCATE linkparse_pending_authorizations")
     try await client.query("TRUNCATE linkparse_persist")
     if runCallbacks { try await run("postgres", store: store) }
-    if runLogins { try await runLoginBench("postgres", store: store, sessions: sessions) }
+    if runLogins {
+      try await runLoginBench("postgres", store: store, sessions: sessions)
+      try await runLoginBench("postgres", store: store, sessions: sessions, webLogin: true)
+    }
     group.cancelAll()
   }
 }

@@ -153,7 +153,7 @@ struct ExampleServer {
     configuration.defaultReturnPath = "/me"
     configuration.startLimits = StartLimits(limit: Int(env["LOGIN_START_LIMIT"] ?? "") ?? 30)
     configuration.trustedProxies = Int(env["TRUSTED_PROXIES"] ?? "") ?? 0
-    configuration.refreshMargin = .seconds(Int64(env["SESSION_REFRESH_MARGIN"] ?? "") ?? 60)
+    configuration.refreshMargin = .seconds(Double(env["SESSION_REFRESH_MARGIN"] ?? "") ?? 60)
     configuration.sessionLifetime = .seconds(Double(env["SESSION_LIFETIME"] ?? "") ?? 12 * 3600)
     // A setting that cannot work stops the server here, named, instead of failing the first login.
     let login = try WebLogin(

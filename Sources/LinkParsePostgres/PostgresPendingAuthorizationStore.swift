@@ -122,9 +122,11 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
   /// run itself (60 by default; 0 sweeps before every insert).
   ///
   /// ```swift
-  /// store.sweepInterval  // 60
+  /// store.sweepInterval  // .seconds(60)
   /// ```
-  public let sweepInterval: Int64
+  public let sweepInterval: Duration
+  /// ``sweepInterval`` in whole seconds.
+  private let sweepSeconds: Int64
   /// When the next sweep is due (Unix seconds), for this instance.
   private let sweeps = SweepSchedule()
 
@@ -137,11 +139,12 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
   /// ```
   public init(
     client: PostgresClient, secret: SymmetricKey, consumedGracePeriod: Int64 = 3600,
-    operationTimeout: Duration = .seconds(10), capacity: Int = 100_000, sweepInterval: Int64 = 60,
+    operationTimeout: Duration = .seconds(10), capacity: Int = 100_000, sweepInterval: Duration = .seconds(60),
     logger: Logger = Logger(label: "LinkParsePostgres")
   ) {
     self.capacity = max(1, capacity)
-    self.sweepInterval = max(0, sweepInterval)
+    self.sweepInterval = max(.zero, sweepInterval)
+    self.sweepSeconds = max(.zero, sweepInterval).components.seconds
     self.client = client
     self.stateHashKey = HKDF<SHA256>.deriveKey(
       inputKeyMaterial: secret, info: Array("linkparse pending-authorization state-key v1".utf8),
@@ -346,7 +349,7 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
   ) async throws -> (provider: String, sealed: ByteBuffer) {
     let provider = authorization.provider.rawValue
     let sealed = try seal(authorization, redirectKey: redirectKey, provider: provider)
-    if sweeps.claim(now: now, interval: sweepInterval) { _ = try await removeExpired(now: now) }
+    if sweeps.claim(now: now, interval: sweepSeconds) { _ = try await removeExpired(now: now) }
     return (provider, sealed)
   }
 

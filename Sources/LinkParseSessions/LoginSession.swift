@@ -78,15 +78,15 @@ public struct LoginSession: Codable, Sendable, Hashable {
     sid = identity.idToken?.claims.all["sid"]?.string
   }
 
-  /// Whether the access token expires within `margin` seconds of `now` (a token with no known expiry never
+  /// Whether the access token expires within `margin` of `now` (a token with no known expiry never
   /// needs refreshing by this test).
   ///
   /// ```swift
-  /// session.needsRefresh(now: now, margin: 60)
+  /// session.needsRefresh(now: now, margin: .seconds(60))
   /// ```
-  public func needsRefresh(now: Int64 = PendingAuthorization.currentUnixTime(), margin: Int64 = 60) -> Bool {
+  public func needsRefresh(now: Int64 = PendingAuthorization.currentUnixTime(), margin: Duration = .seconds(60)) -> Bool {
     guard let expiresAt = accessTokenExpiresAt else { return false }
-    return expiresAt - margin <= now
+    return expiresAt - margin.components.seconds <= now
   }
 
   /// The session after a refresh that answered `tokens`: the new access token and its expiry; the new refresh

@@ -37,7 +37,7 @@ public import PostgresNIO
 /// (`set(key:value:expires: nil)`, what a session update or a token refresh does) only replaces the value of a
 /// live row: it never inserts, never brings back a row that has expired or been deleted, and keeps the row's
 /// expiry. A row past either expiry is never returned, and is deleted by a sweep that a write runs at most
-/// every ``sweepInterval`` seconds. Every query runs within ``operationTimeout``; a database failure throws
+/// every ``sweepInterval``. Every query runs within ``operationTimeout``; a database failure throws
 /// `PostgresStoreError`.
 ///
 /// **One session operation at a time per session**, across instances: ``withRefreshLock(for:_:)`` (a
@@ -81,9 +81,9 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking, Sessi
   /// How often (seconds, at the most) a write first deletes the expired rows (60 by default; 0: every write).
   ///
   /// ```swift
-  /// sessions.sweepInterval  // 60
+  /// sessions.sweepInterval  // .seconds(60)
   /// ```
-  public let sweepInterval: Int64
+  public let sweepInterval: Duration
 
   /// How long a row lives unused (`nil`: no idle limit), beside the absolute expiry its first write gives it.
   ///
@@ -99,7 +99,7 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking, Sessi
   /// let sessions = PostgresSessionDriver(client: client, secret: SymmetricKey(data: secretBytes))
   /// ```
   public init(
-    client: PostgresClient, secret: SymmetricKey, operationTimeout: Duration = .seconds(10), sweepInterval: Int64 = 60,
+    client: PostgresClient, secret: SymmetricKey, operationTimeout: Duration = .seconds(10), sweepInterval: Duration = .seconds(60),
     maximumRefreshLocks: Int = 4, idleLifetime: Duration? = .seconds(2 * 3600),
     logger: Logger = Logger(label: "LinkParseSessions")
   ) {
@@ -112,7 +112,7 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking, Sessi
     self.sealKey = HKDF<SHA256>.deriveKey(
       inputKeyMaterial: secret, info: Array("linkparse persist seal v1".utf8), outputByteCount: 32)
     self.operationTimeout = operationTimeout
-    self.sweepInterval = max(0, sweepInterval)
+    self.sweepInterval = max(.zero, sweepInterval)
     self.logger = logger
   }
 
@@ -459,7 +459,7 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking, Sessi
   }
 
   private func sweepIfDue(_ now: Int64) async throws {
-    guard sweeps.claim(now: now, interval: sweepInterval * 1000) else { return }
+    guard sweeps.claim(now: now, interval: Self.milliseconds(sweepInterval)) else { return }
     try await removeExpired()
   }
 

@@ -90,8 +90,8 @@ public struct SessionRefreshError: Error, Sendable, Hashable, CustomStringConver
 /// }
 /// ```
 public final class SessionRefresher: Sendable {
-  /// A token expiring within this many seconds counts as stale (60).
-  public let margin: Int64
+  /// A token expiring within this long counts as stale (60 seconds).
+  public let margin: Duration
   private let storage: SessionStorage<LoginSession>
   private let keyPrefix: String
   private let cookieParameters: SessionCookieParameters
@@ -106,7 +106,7 @@ public final class SessionRefresher: Sendable {
   /// ```swift
   /// let refresher = SessionRefresher(driver: driver, configuration: LoginSession.middlewareConfiguration(secure: true))
   /// ```
-  public init(driver: any PersistDriver, configuration: SessionMiddlewareConfiguration, margin: Int64 = 60) {
+  public init(driver: any PersistDriver, configuration: SessionMiddlewareConfiguration, margin: Duration = .seconds(60)) {
     self.storage = SessionStorage(
       driver,
       configuration: SessionStorageConfiguration(
@@ -117,7 +117,7 @@ public final class SessionRefresher: Sendable {
     self.margin = margin
   }
 
-  /// The request's session, its access token refreshed first when it expires within ``margin`` seconds (or
+  /// The request's session, its access token refreshed first when it expires within ``margin`` (or
   /// when `force`); `nil` when the request has no session. `refresh` sends the provider's refresh request for
   /// the session it is given and returns the answer; it runs once per session and stale token, however many
   /// requests ask at once. The refreshed session is stored before this returns (if it is still live: a

@@ -193,7 +193,7 @@ public struct WebLogin<Store: PendingAuthorizationStoring>: Sendable {
     self.sessionConfiguration = LoginSession.middlewareConfiguration(
       secure: secure, lifetime: configuration.sessionLifetime)
     self.refresher = SessionRefresher(
-      driver: sessions, configuration: sessionConfiguration, margin: configuration.refreshMargin.components.seconds)
+      driver: sessions, configuration: sessionConfiguration, margin: configuration.refreshMargin)
     self.crossSite = CrossSiteCheck(publicBaseURL: base)
   }
 

@@ -20,7 +20,7 @@ struct SessionDriverTests {
 
   /// A migrated, emptied driver on a database of its own (other suites run meanwhile).
   static func withDriver<R: Sendable>(
-    secret: SymmetricKey = TestDatabase.secret, sweepInterval: Int64 = 60,
+    secret: SymmetricKey = TestDatabase.secret, sweepInterval: Duration = .seconds(60),
     _ body: @Sendable (PostgresSessionDriver, PostgresClient) async throws -> R
   ) async throws -> R {
     try await TestDatabase.ensureDatabase("linkparse_session_driver_test")
@@ -61,7 +61,7 @@ struct SessionDriverTests {
   }
 
   @Test func expiredValuesAreGoneAndSwept() async throws {
-    try await Self.withDriver(sweepInterval: 0) { driver, client in
+    try await Self.withDriver(sweepInterval: .zero) { driver, client in
       // (Two seconds: a loaded machine must not let it expire before the first read.)
       try await driver.set(key: "short", value: 1, expires: .seconds(2))
       try await driver.set(key: "long", value: 2, expires: .seconds(60))

@@ -32,7 +32,7 @@ import Testing
       try await TestDatabase.ensureDatabase(database)
       try await TestDatabase.withClient(try TestDatabase.configuration(database: database)) { client in
         let driver = PostgresSessionDriver(
-          client: client, secret: TestDatabase.secret, sweepInterval: 0, idleLifetime: idleLifetime)
+          client: client, secret: TestDatabase.secret, sweepInterval: .zero, idleLifetime: idleLifetime)
         try await driver.migrate()
         try await client.query("TRUNCATE linkparse_persist")
         try await body(driver) {

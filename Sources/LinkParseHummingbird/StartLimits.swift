@@ -114,14 +114,14 @@ final class StartLimiter: Sendable {
 
 /// Counts events in fixed windows and says which to log: the 1st, 2nd, 4th, 8th… of each window, so a flood
 /// costs a logarithmic number of lines and the last one logged still tells its size.
-final class ThrottledCount: Sendable {
+package final class ThrottledCount: Sendable {
   private let state = PThreadLocked((start: Int64(0), count: 0))
   private let seconds: Int64
 
-  init(window seconds: Int64) { self.seconds = max(1, seconds) }
+  package init(window seconds: Int64) { self.seconds = max(1, seconds) }
 
   /// Counts one event at `now` (Unix seconds): the count in this window when it is a power of two, else `nil`.
-  func count(now: Int64) -> Int? {
+  package func count(now: Int64) -> Int? {
     state.withLock { s in
       let start = now - now % seconds
       if start != s.start { s = (start, 0) }

@@ -121,6 +121,8 @@ public struct WebLogin<Store: PendingAuthorizationStoring>: Sendable {
   private let parties: [PartyKey: any RelyingParty]
   private let crossSite: CrossSiteCheck
   private let logger: Logger
+  /// Refused back-channel logouts this minute: logged at the 1st, 2nd, 4th, 8th… (a flood writes a few lines).
+  private let logoutRefusals = ThrottledCount(window: 60)
 
   /// A session's party: its provider and issuer.
   private struct PartyKey: Hashable, Sendable {
@@ -246,8 +248,7 @@ public struct WebLogin<Store: PendingAuthorizationStoring>: Sendable {
     }
     let tokens = form.values(for: "logout_token")
     guard tokens.count == 1, let token = tokens.first else {
-      logger.warning("back-channel logout refused", metadata: ["reason": "\(tokens.count) logout_token parameters"])
-      return ProblemDetails.invalidLogoutToken.response()
+      return refuseLogout(.invalidLogoutToken, ["reason": "\(tokens.count) logout_token parameters"])
     }
     // The party of the token's issuer (unverified here: only to pick the keys that verify it).
     let issuer = (try? IDTokenVerifier.decodeUnverified(token))?.claims.issuer
@@ -258,15 +259,13 @@ public struct WebLogin<Store: PendingAuthorizationStoring>: Sendable {
       do { logout = try await party.verifyLogoutToken(token, now: endpoint.now()) } catch { failure = error }
     }
     guard let logout else {
-      logger.warning(
-        "back-channel logout refused",
-        metadata: ["issuer": "\(issuer.map { String($0.prefix(100)) } ?? "none")", "error": "\(failure.map { "\($0)" } ?? "no party of this issuer")"])
-      return ProblemDetails.invalidLogoutToken.response()
+      return refuseLogout(
+        .invalidLogoutToken,
+        ["issuer": "\(issuer.map { String($0.prefix(100)) } ?? "none")", "error": "\(failure.map { "\($0)" } ?? "no party of this issuer")"])
     }
     do {
       guard try await ending.recordLogoutToken(logout) else {
-        logger.warning("back-channel logout refused", metadata: ["reason": "jti replayed", "issuer": "\(logout.issuer)"])
-        return ProblemDetails.logoutTokenReplayed.response()
+        return refuseLogout(.logoutTokenReplayed, ["reason": "jti replayed", "issuer": "\(logout.issuer)"])
       }
       let ended = try await ending.endSessions(matching: logout)
       logger.info("back-channel logout", metadata: ["issuer": "\(logout.issuer)", "sessions": "\(ended)"])
@@ -312,6 +311,15 @@ public struct WebLogin<Store: PendingAuthorizationStoring>: Sendable {
     }
     guard let session else { return ProblemDetails.noSession.response() }
     return try await body(session)
+  }
+
+  /// A refused back-channel logout's answer, logged at a bounded rate with why and how many this minute.
+  private func refuseLogout(_ problem: ProblemDetails, _ metadata: Logger.Metadata) -> Response {
+    if let count = logoutRefusals.count(now: endpoint.now()) {
+      logger.warning(
+        "back-channel logout refused", metadata: metadata.merging(["refused_this_minute": "\(count)"]) { $1 })
+    }
+    return problem.response()
   }
 
   /// The callback's end: the party completes the login, a new session replaces the request's, `303` to the

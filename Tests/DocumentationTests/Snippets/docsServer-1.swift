@@ -5,12 +5,12 @@ import LinkParseHummingbird
 import LinkParseProviders
 import LinkParseRouter
 
-/// docs/server.md, the block at line 65.
+/// docs/server.md, the block at line 82.
 @available(macOS 13, iOS 16, *)
 func snippet_docsServer_1() async throws {
-  // given (docs/server.md, before line 65):
+  // given (docs/server.md, before line 82):
   let store = PendingAuthorizationStore()
-  // docs/server.md, line 65:
+  // docs/server.md, line 82:
 
   let endpoint = LinkParseCallbackEndpoint(store: store, publicBaseURL: "https://example.com")
   let table = try LinkParseRouter.Router([

@@ -320,6 +320,7 @@ let package = Package(
       dependencies: [
         "LinkParse", "LinkParseCore", "LinkParseBytes", "LinkParseRouter", "LinkParseProviders",
         "LinkParseAuthorization", "LinkParseOAuth", "LinkParseIDToken", "_LinkParseCLI",
+        .product(name: "Crypto", package: "swift-crypto"),
       ],
       path: "Fuzz/Sources/FuzzSupport"
     ),

@@ -63,45 +63,25 @@ public struct LoginCookies: Sendable {
   private init(key: SymmetricKey, secure: Bool) {
     self.key = key
     self.secure = secure
-    self.sealKey = HKDF<SHA256>.deriveKey(
-      inputKeyMaterial: key, info: Array("linkparse login cookie seal v1".utf8), outputByteCount: 32)
+    self.sealer = LoginSeal(cookieKey: key)
   }
 
-  /// The AES-GCM key that seals pending logins into their cookies (HKDF-SHA256 from ``key``: the hashes and
-  /// the seals never share a key).
-  let sealKey: SymmetricKey
+  /// The sealing of carried logins (LinkParseAuthorization's `LoginSeal`).
+  let sealer: LoginSeal
 
-  /// The largest sealed login cookie value a start sets (3,800 characters: with its name and attributes, under
-  /// the 4,096 bytes every browser keeps). A pending authorization that seals larger is stored instead.
-  static let maximumSealedSize = 3_800
+  /// The longest sealed value a cookie carries (a longer login is stored instead).
+  static let maximumSealedSize = LoginSeal.maximumSealedSize
 
-  /// The cookie value carrying `pending` sealed (AES-GCM under ``sealKey``, the cookie's name and purpose as
-  /// associated data: a value moved to another login's cookie, or made for another purpose, does not open),
-  /// base64url; `nil` when it would exceed ``maximumSealedSize``.
+  /// `pending` sealed for its cookie (the one named for its state), or `nil` when too long for a cookie.
   func seal(_ pending: PendingAuthorization) -> String? {
-    guard let json = try? JSONEncoder().encode(pending),
-      let combined = try? AES.GCM.seal(json, using: sealKey, authenticating: aad(state: pending.state)).combined
-    else { return nil }
-    let value = Base64URL.encode(combined)
-    return value.utf8.count <= Self.maximumSealedSize ? value : nil
+    sealer.seal(pending, name: name(state: pending.state))
   }
 
-  /// The pending authorization sealed in `value`, the cookie of the login with state `state` (decoded bytes);
-  /// `nil` when the value is not one this key sealed for that cookie.
+  /// The pending authorization a cookie value seals for the cookie named for `state`, or `nil`.
   func open(_ value: Substring, state: [UInt8]) -> PendingAuthorization? {
-    guard value.utf8.count <= Self.maximumSealedSize,
-      let bytes = try? Base64URL.decode(value.utf8, mode: .strict).get(),
-      let box = try? AES.GCM.SealedBox(combined: bytes),
-      let json = try? AES.GCM.open(box, using: sealKey, authenticating: aad(stateBytes: state))
-    else { return nil }
-    return try? JSONDecoder().decode(PendingAuthorization.self, from: json)
+    sealer.open(value, name: name(stateBytes: state))
   }
 
-  private func aad(state: String?) -> [UInt8] { aad(stateBytes: state.map { Array($0.utf8) }) }
-
-  private func aad(stateBytes: [UInt8]?) -> [UInt8] { Array("linkparse login v1\u{0}\(name(stateBytes: stateBytes))".utf8) }
-
-  /// The prefix of every login cookie's name.
   var prefix: String { secure ? "__Host-lp-login-" : "lp-login-" }
 
   /// The cookie name of the login with `state` (`nil`: a login without state, which has one name).
@@ -158,30 +138,11 @@ public struct LoginCookies: Sendable {
   /// How many bytes of login cookies a browser keeps at once (a quarter of ``maximumCookieHeaderSize``).
   public static let maximumLoginCookieBytes = 8 * 1024
 
-  /// The login cookies a start that adds one of `adding` bytes expires: of those the request presents (oldest
-  /// first, as browsers send cookies of one path), every one beyond the newest that fit in
-  /// ``maximumLoginCookies`` − 1 and ``maximumLoginCookieBytes`` − `adding`.
+  /// The login cookies a start that adds one of `adding` bytes expires (`LoginSeal.stale`).
   func stale(_ cookieHeaders: [String], adding: Int) -> [String] {
-    var logins: [(name: Substring, size: Int)] = []
-    for header in cookieHeaders {
-      for pair in header.split(separator: ";") {
-        let pair = pair.drop { $0 == " " || $0 == "\t" }
-        let name = pair.prefix { $0 != "=" }
-        if name.hasPrefix(prefix) { logins.append((name, pair.utf8.count)) }
-      }
-    }
-    var kept = 0
-    var bytes = adding
-    var stale: [String] = []
-    for login in logins.reversed() {
-      if kept < Self.maximumLoginCookies - 1, bytes + login.size <= Self.maximumLoginCookieBytes {
-        kept += 1
-        bytes += login.size
-      } else {
-        stale.append(String(login.name))
-      }
-    }
-    return stale
+    LoginSeal.stale(
+      cookieHeaders, prefix: prefix, adding: adding, maximumCount: Self.maximumLoginCookies,
+      maximumBytes: Self.maximumLoginCookieBytes)
   }
 
   /// The `Set-Cookie` that expires the login cookie `name`.

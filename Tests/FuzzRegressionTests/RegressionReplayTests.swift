@@ -38,6 +38,18 @@ import Testing
     print("RegressionReplayTests: replayed \(total) of \(files.count) files in corpus/regressions (\(summary))")
   }
 
+  /// The `cookies` target's seeds hold (the property runs in `make test`, not only under the fuzzer): the sealed
+  /// login round trip, forgeries refused, the expired login cookies within their bounds.
+  @Test func cookieSeedsHold() throws {
+    let seeds = Self.directory.deletingLastPathComponent().appendingPathComponent("cookies")
+    let files = try FileManager.default.contentsOfDirectory(at: seeds, includingPropertiesForKeys: nil)
+    #expect(files.count >= 5)
+    for file in files {
+      let problems = FuzzProperty.cookies.check([UInt8](try Data(contentsOf: file)))
+      #expect(problems.isEmpty, "\(file.lastPathComponent): \(problems)")
+    }
+  }
+
   /// The strict JSON validator is what makes the `cli` property mean something: it must reject what is
   /// not JSON.
   @Test(arguments: [

@@ -17,6 +17,7 @@ public enum FuzzProperty: String, CaseIterable, Sendable {
   case tokens
   case regex
   case idna
+  case cookies
 
   /// Runs the property on one input.
   public func check(_ bytes: UnsafeBufferPointer<UInt8>) -> [String] {
@@ -29,6 +30,7 @@ public enum FuzzProperty: String, CaseIterable, Sendable {
     case .tokens: return TokensProperty.check(bytes)
     case .regex: return RegexProperty.check(bytes)
     case .idna: return IDNAProperty.check(bytes)
+    case .cookies: return CookiesProperty.check(bytes)
     }
   }
 

@@ -1,0 +1,14 @@
+// The `cookies` fuzz target; its property is FuzzProperty.cookies (Sources/FuzzSupport).
+import FuzzDriver
+import FuzzSupport
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+  fuzzOne(.cookies, data, size)
+}
+
+/// The entry point SwiftPM's link names `main` (see FuzzDriver.swift).
+@_cdecl("fuzz_cookies_main")
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+  runFuzzer(.cookies, argc: argc, argv: argv)
+}

@@ -31,10 +31,13 @@ package struct LoginSeal: Sendable {
   }
 
   /// The pending authorization `value` seals for the cookie `name`; `nil` for anything else (another key,
-  /// another name, a changed byte, not base64url, too long).
+  /// another name, a changed character, not canonical base64url, too long).
   package func open(_ value: Substring, name: String) -> PendingAuthorization? {
     guard value.utf8.count <= Self.maximumSealedSize,
       let bytes = try? Base64URL.decode(value.utf8, mode: .strict).get(),
+      // Only the canonical spelling: the decoder ignores a last character's unused bits, so without this one
+      // sealed login would have several cookie values (found by the `cookies` fuzz target).
+      Base64URL.encode(bytes).utf8.elementsEqual(value.utf8),
       let box = try? AES.GCM.SealedBox(combined: bytes),
       let json = try? AES.GCM.open(box, using: key, authenticating: Self.associatedData(name))
     else { return nil }

@@ -199,7 +199,7 @@ docs-snippets:
 ## (Sources/LinkParse/LinkParse.docc, with the getting-started articles) and each module's own catalog
 ## (Sources/<Target>/<Target>.docc), the optional products included. DOCS_TARGETS picks some.
 DOCS_TARGETS ?= LinkParse LinkParseCore LinkParseRouter LinkParseProviders LinkParseAuthorization LinkParseOAuth LinkParseIDToken \
-  LinkParseHTTP LinkParseHummingbird LinkParsePostgres LinkParseSessions
+  LinkParseHTTP LinkParseHummingbird LinkParsePostgres
 .PHONY: docs
 docs: deps
 	mkdir -p .build/docs

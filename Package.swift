@@ -16,13 +16,12 @@ let package = Package(
     .library(name: "_LinkParseFuzzSupport", targets: ["FuzzSupport"]),
     // Optional networking: sends the requests LinkParseOAuth builds, with AsyncHTTPClient.
     .library(name: "LinkParseHTTP", targets: ["LinkParseHTTP"]),
-    // Optional: a pending-authorization store shared by several server instances, on PostgreSQL.
+    // Optional: what a web login's instances share on PostgreSQL: the pending-authorization store, the sessions,
+    // the JWKS documents.
     .library(name: "LinkParsePostgres", targets: ["LinkParsePostgres"]),
-    // Optional: a Hummingbird 2 callback endpoint (GET and form_post) answering RFC 9457 problem JSON.
+    // Optional: the web login on Hummingbird 2 (WebLogin): starts, callbacks (GET and form_post), sessions with
+    // tokens refreshed once at a time, logout, RFC 9457 problem JSON.
     .library(name: "LinkParseHummingbird", targets: ["LinkParseHummingbird"]),
-    // Optional: a web login's session (hummingbird-auth's sessions), kept in PostgreSQL for every instance, and
-    // its tokens refreshed once at a time.
-    .library(name: "LinkParseSessions", targets: ["LinkParseSessions"]),
   ],
   // System libraries are optional (README "Package traits and platforms"): both traits are on by default and take
   // effect on Linux only; `--disable-default-traits` builds the engine and `linkparse` with neither.
@@ -49,7 +48,7 @@ let package = Package(
     // Already in the graph through postgres-nio; named for DATABASE_URL's sslmode.
     .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-    // Sessions (SessionMiddleware) for LinkParseSessions.
+    // Sessions (SessionMiddleware) for LinkParseHummingbird's WebLogin.
     .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
     // Documentation only: `make docs` (swift package generate-documentation); no target depends on it.
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -142,44 +141,35 @@ let package = Package(
       ],
       swiftSettings: librarySettings
     ),
-    // PendingAuthorizationStorage's queries on PostgreSQL (PostgresNIO): state looked up by HMAC, the rest
-    // sealed with AES-GCM; the consume policy is LinkParseAuthorization's.
-    .target(
-      name: "LinkParsePostgres",
-      dependencies: [
-        "LinkParseCore", "LinkParseBytes", "LinkParseProviders", "LinkParseAuthorization",
-        .product(name: "PostgresNIO", package: "postgres-nio"),
-        .product(name: "Crypto", package: "swift-crypto"),
-        .product(name: "Logging", package: "swift-log"),
-        .product(name: "NIOCore", package: "swift-nio"),
-        .product(name: "NIOSSL", package: "swift-nio-ssl"),
-      ],
-      swiftSettings: librarySettings
-    ),
-    // A Hummingbird 2 callback endpoint: rebuilds the callback URL, consumes the pending authorization,
-    // hands the ConsumedAuthorization to the app and answers failures as problem JSON.
+    // A Hummingbird 2 web login: WebLogin, the start and callback endpoints, the session a login ends in (on
+    // hummingbird-auth's SessionMiddleware), single-flight token refresh, logout; problem JSON for every refusal.
     .target(
       name: "LinkParseHummingbird",
       dependencies: [
         "LinkParseProviders", "LinkParseAuthorization", "LinkParseCore", "LinkParseRouter", "LinkParseBytes",
-        .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Crypto", package: "swift-crypto"),
-        .product(name: "Logging", package: "swift-log"),
-      ],
-      swiftSettings: librarySettings
-    ),
-    // The session a web login ends in (hummingbird-auth), a PostgreSQL PersistDriver that instances share
-    // (sealed at rest), and single-flight token refresh.
-    .target(
-      name: "LinkParseSessions",
-      dependencies: [
-        "LinkParseHummingbird", "LinkParsePostgres", "LinkParseHTTP", "LinkParseOAuth", "LinkParseIDToken", "LinkParseAuthorization",
-        "LinkParseProviders", "LinkParseCore", "LinkParseBytes",
+        "LinkParseHTTP", "LinkParseOAuth", "LinkParseIDToken",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
-        .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "NIOCore", package: "swift-nio"),
+      ],
+      swiftSettings: librarySettings
+    ),
+    // What the instances of a web login share on PostgreSQL (PostgresNIO): PendingAuthorizationStorage's queries
+    // (state looked up by HMAC, the rest sealed with AES-GCM; the consume policy is LinkParseAuthorization's),
+    // the sessions' PersistDriver (sealed at rest, refresh locks, back-channel logout) and the JWKS documents.
+    .target(
+      name: "LinkParsePostgres",
+      dependencies: [
+        "LinkParseCore", "LinkParseBytes", "LinkParseProviders", "LinkParseAuthorization", "LinkParseHTTP",
+        "LinkParseHummingbird",
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
       ],
       swiftSettings: librarySettings
     ),
@@ -207,7 +197,7 @@ let package = Package(
       name: "linkparse-example-server",
       dependencies: [
         "LinkParseHummingbird", "LinkParsePostgres", "LinkParseRouter", "LinkParseProviders", "LinkParseCore",
-        "LinkParseAuthorization", "LinkParseHTTP", "LinkParseOAuth", "LinkParseIDToken", "LinkParseSessions",
+        "LinkParseAuthorization", "LinkParseHTTP", "LinkParseOAuth", "LinkParseIDToken",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
         .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -244,7 +234,7 @@ let package = Package(
       name: "LinkParseHTTPTests",
       dependencies: [
         "LinkParseHTTP", "LinkParseOAuth", "LinkParseIDToken", "LinkParseProviders", "LinkParseAuthorization", "LinkParseTestSupport",
-        "LinkParseSessions", "LinkParseCore",
+        "LinkParseCore", "LinkParseHummingbird",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -273,8 +263,9 @@ let package = Package(
       name: "LinkParsePostgresTests",
       dependencies: [
         "LinkParsePostgres", "LinkParseProviders", "LinkParseAuthorization", "LinkParseOAuth", "LinkParseIDToken", "LinkParseCore",
-        "LinkParseServerTestSupport", "LinkParseSessions", "LinkParseHTTP",
+        "LinkParseServerTestSupport", "LinkParseHTTP", "LinkParseHummingbird",
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "Logging", package: "swift-log"),
@@ -307,7 +298,7 @@ let package = Package(
       name: "DocumentationTests",
       dependencies: [
         "LinkParse", "LinkParseCore", "LinkParseProviders", "LinkParseAuthorization", "LinkParseRouter",
-        "LinkParseOAuth", "LinkParseIDToken", "LinkParseHTTP", "LinkParsePostgres", "LinkParseHummingbird", "LinkParseSessions",
+        "LinkParseOAuth", "LinkParseIDToken", "LinkParseHTTP", "LinkParsePostgres", "LinkParseHummingbird",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
         .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -55,7 +55,6 @@ let package = Package(
         .product(name: "LinkParseHummingbird", package: linkParse),
         .product(name: "LinkParsePostgres", package: linkParse),
         .product(name: "LinkParseHTTP", package: linkParse),
-        .product(name: "LinkParseSessions", package: linkParse),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,4 +1,4 @@
-// An example login server: configuration of a LinkParseSessions `WebLogin`, which owns the whole web login —
+// An example login server: configuration of a LinkParseHummingbird `WebLogin`, which owns the whole web login —
 // GET /login/<provider> (the pending login sealed in the browser's cookie: a start costs the server nothing),
 // the callbacks /auth/<provider>/callback (exchange, verified identity, a new session replacing the old one, 303
 // to the return path), POST /refresh and POST /logout (refused from other sites' pages; logout ends the
@@ -22,7 +22,7 @@
 // certificate for localhost with Scripts/dev-certificate.py), DATABASE_URL,
 // LINKPARSE_STORE_SECRET (64 hex digits; every instance sharing a database needs the same one),
 // DEMO_PROVIDER (the demo provider's issuer), DEMO_CLIENT_SECRET (demo-secret), DEMO_JWKS_COOLDOWN (seconds
-// between JWKS refetches, 60), LOGIN_START_LIMIT (logins one client may start a minute, 30), TRUSTED_PROXIES
+// between JWKS refetches, 60), LOGIN_START_LIMIT (logins one client may start a minute, 30; with DATABASE_URL, across every instance), TRUSTED_PROXIES
 // (reverse proxies of your own in front that append to X-Forwarded-For: the client is the address they forwarded),
 // SESSION_REFRESH_MARGIN (seconds before its expiry an access token is refreshed, 60), SESSION_LIFETIME (seconds a
 // session lives at the most, 43200), SESSION_IDLE_TIMEOUT (seconds it lives unused, 7200; 0: no limit). Each
@@ -32,20 +32,15 @@
 
 import Crypto
 import Foundation
-import HTTPTypes
 import Hummingbird
 import LinkParseAuthorization
-import LinkParseCore
 import LinkParseHTTP
 import LinkParseHummingbird
 import LinkParseOAuth
 import LinkParsePostgres
-import LinkParseProviders
 import HummingbirdAuth
 import HummingbirdTLS
 import NIOSSL
-import LinkParseRouter
-import LinkParseSessions
 import Logging
 import PostgresNIO
 
@@ -68,15 +63,17 @@ struct ExampleServer {
       let store = PostgresPendingAuthorizationStore(client: client, secret: secret)
       let sessions = PostgresSessionDriver(client: client, secret: secret, idleLifetime: idleLifetime(env))
       let jwksSharing = PostgresJWKSSharing(client: client, secret: secret)
+      let startCounts = PostgresStartCounts(client: client, secret: secret)  // LOGIN_START_LIMIT for all instances
       try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { await client.run() }
         try await store.migrate()
         try await sessions.migrate()
         try await jwksSharing.migrate()
+        try await startCounts.migrate()
         logger.info(
           "store and sessions: PostgreSQL (tables \(PostgresPendingAuthorizationStore.tableName), \(PostgresSessionDriver.tableName))")
         try await serve(
-          store: store, sessions: sessions, jwksSharing: jwksSharing, secret: secret, base: base, host: host,
+          store: store, sessions: sessions, jwksSharing: jwksSharing, startCounts: startCounts, secret: secret, base: base, host: host,
           port: port, tls: tls, env: env, logger: logger)
         group.cancelAll()
       }
@@ -84,8 +81,7 @@ struct ExampleServer {
       logger.info("store and sessions: in memory (set DATABASE_URL to share them between instances)")
       try await serve(
         store: PendingAuthorizationStore(), sessions: MemorySessionDriver(idleLifetime: idleLifetime(env)),
-        jwksSharing: nil,
-        secret: SymmetricKey(size: .bits256),
+        jwksSharing: nil, startCounts: nil, secret: SymmetricKey(size: .bits256),
         base: base, host: host, port: port, tls: tls, env: env, logger: logger)
     }
   }
@@ -96,19 +92,9 @@ struct ExampleServer {
     return seconds > 0 ? .seconds(seconds) : nil
   }
 
-  /// The key the PostgreSQL store derives its state hash and sealing keys from.
+  /// The key the login's cookies, sessions and the PostgreSQL store derive theirs from.
   static func storeSecret(_ env: [String: String], _ logger: Logger) -> SymmetricKey {
-    if let hex = env["LINKPARSE_STORE_SECRET"], hex.utf8.count == 64 {
-      var bytes: [UInt8] = []
-      var index = hex.startIndex
-      while index < hex.endIndex {
-        let next = hex.index(index, offsetBy: 2)
-        guard let byte = UInt8(hex[index..<next], radix: 16) else { break }
-        bytes.append(byte)
-        index = next
-      }
-      if bytes.count == 32 { return SymmetricKey(data: bytes) }
-    }
+    if let key = LoginSecret.key(hex: env["LINKPARSE_STORE_SECRET"] ?? "") { return key }
     logger.warning(
       "LINKPARSE_STORE_SECRET is not 64 hex digits: using a random key, so logins do not survive a restart and other instances cannot read them"
     )
@@ -116,7 +102,8 @@ struct ExampleServer {
   }
 
   static func serve<Store: PendingAuthorizationStoring>(
-    store: Store, sessions: any PersistDriver, jwksSharing: (any JWKSSharing)?, secret: SymmetricKey, base: String,
+    store: Store, sessions: any PersistDriver, jwksSharing: (any JWKSSharing)?, startCounts: (any StartCountSharing)?,
+    secret: SymmetricKey, base: String,
     host: String, port: Int, tls: TLSConfiguration?, env: [String: String], logger: Logger
   ) async throws {
     // Every provider this server logs in with, each a relying party: completion, refresh and logout.
@@ -124,7 +111,19 @@ struct ExampleServer {
     var logins: [WebLogin<Store>.Login] = []
     var demo: OIDCRelyingParty?  // the demo provider, only when asked for: discovered, its keys cached
     if let issuer = env["DEMO_PROVIDER"], !issuer.isEmpty {
-      demo = try await discoverDemo(issuer: issuer, env: env, sharing: jwksSharing, logger: logger)
+      // Plain http is for the loopback demo only; discovery waits a few seconds for the demo to start. With
+      // PostgreSQL the instances share their JWKS fetches: a rotation costs one fetch for all of them.
+      let client = OAuthHTTPClient(configuration: .init(allowsInsecureHTTP: issuer.hasPrefix("http://127.0.0.1")))
+      let cooldown = Duration.seconds(Int64(env["DEMO_JWKS_COOLDOWN"] ?? "") ?? 60)
+      do {
+        demo = try await OIDCRelyingParty.discover(
+          issuer: issuer, clientID: env["DEMO_CLIENT_ID"] ?? "demo", clientSecret: env["DEMO_CLIENT_SECRET"] ?? "demo-secret",
+          client: client, keysConfiguration: .init(refetchCooldown: cooldown), sharing: jwksSharing,
+          retryingFor: .seconds(5))
+      } catch {
+        try await client.shutdown()
+        throw error
+      }
       logins.append(.init("demo", party: demo!))
     }
     if let id = env["VK_CLIENT_ID"] {
@@ -152,6 +151,7 @@ struct ExampleServer {
     var configuration = WebLogin<Store>.Configuration()
     configuration.defaultReturnPath = "/me"
     configuration.startLimits = StartLimits(limit: Int(env["LOGIN_START_LIMIT"] ?? "") ?? 30)
+    configuration.startCounts = startCounts
     configuration.trustedProxies = Int(env["TRUSTED_PROXIES"] ?? "") ?? 0
     configuration.refreshMargin = .seconds(Double(env["SESSION_REFRESH_MARGIN"] ?? "") ?? 60)
     configuration.sessionLifetime = .seconds(Double(env["SESSION_LIFETIME"] ?? "") ?? 12 * 3600)
@@ -193,34 +193,5 @@ struct ExampleServer {
     return TLSConfiguration.makeServerConfiguration(
       certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
       privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem)))
-  }
-
-  /// The demo provider's relying party, discovered (retried for a few seconds: it may be starting too). Its
-  /// keys refetch at most once per DEMO_JWKS_COOLDOWN seconds.
-  static func discoverDemo(
-    issuer: String, env: [String: String], sharing: (any JWKSSharing)?, logger: Logger
-  ) async throws -> OIDCRelyingParty {
-    // Plain http is for the loopback demo only.
-    let client = OAuthHTTPClient(configuration: .init(allowsInsecureHTTP: issuer.hasPrefix("http://127.0.0.1")))
-    var lastError: (any Error)?
-    for _ in 0..<50 {
-      do {
-        let metadata = try await client.discover(issuer: issuer)
-        let cooldown = Int64(env["DEMO_JWKS_COOLDOWN"] ?? "") ?? 60
-        // With PostgreSQL, the instances share their JWKS fetches: a rotation costs one fetch for all of them.
-        let keys = JWKSCache(
-          url: metadata.jwksURI, client: client, configuration: .init(refetchCooldown: .seconds(cooldown)),
-          sharing: sharing)
-        logger.info("demo provider: \(issuer)")
-        return OIDCRelyingParty(
-          metadata: metadata, clientID: env["DEMO_CLIENT_ID"] ?? "demo",
-          clientSecret: env["DEMO_CLIENT_SECRET"] ?? "demo-secret", client: client, keys: keys)
-      } catch {
-        lastError = error
-        try await Task.sleep(for: .milliseconds(100))
-      }
-    }
-    try await client.shutdown()
-    throw lastError!
   }
 }

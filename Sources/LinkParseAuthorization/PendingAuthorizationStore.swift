@@ -245,6 +245,21 @@ public final class PendingAuthorizationStore: PendingAuthorizationStorage {
     }
   }
 
+  /// Forgets the spent carried authorization with this state key (and its consumed record), so it can be
+  /// spent again.
+  ///
+  /// ```swift
+  /// store.removeSpent(stateKey: store.stateKey(Array("s".utf8)))  // true after addSpent
+  /// ```
+  public func removeSpent(stateKey: [UInt8]) -> Bool {
+    contents.withLock { c in
+      // Its heap entry stays: when it comes, the key is gone (or recorded anew with the same expiry).
+      guard c.spent.removeValue(forKey: stateKey) != nil else { return false }
+      if let last = c.consumed.lastIndex(where: { $0.entry.stateKey == stateKey }) { c.consumed.remove(at: last) }
+      return true
+    }
+  }
+
   /// Takes the pending entry with this state key, remembered as consumed.
   ///
   /// ```swift

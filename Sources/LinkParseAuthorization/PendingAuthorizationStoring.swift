@@ -66,6 +66,16 @@ public protocol PendingAuthorizationStoring: Sendable {
     _ url: ParsedURL, parameters: FormParameters?, carried pending: PendingAuthorization, now: Int64
   ) async throws -> ConsumedAuthorization
 
+  /// Gives back a carried authorization that ``consume(_:parameters:carried:now:)`` spent but nobody used —
+  /// its code never reached the provider (the token endpoint could not be connected to) —, so that the same
+  /// callback, from the same browser, may be delivered again. Returns `false` when it was not recorded spent
+  /// (or the store cannot give logins back: the default).
+  ///
+  /// ```swift
+  /// if error.unsentRequest == .tokenExchange { _ = try await store.restore(carried: consumed.authorization) }
+  /// ```
+  func restore(carried pending: PendingAuthorization) async throws -> Bool
+
   /// Drops what has expired at `now` (Unix seconds); returns how many entries went.
   ///
   /// ```swift
@@ -82,6 +92,13 @@ public protocol PendingAuthorizationStoring: Sendable {
 }
 
 extension PendingAuthorizationStoring {
+  /// A store that cannot give a spent login back: `false`.
+  ///
+  /// ```swift
+  /// try await store.restore(carried: pending)  // false
+  /// ```
+  public func restore(carried pending: PendingAuthorization) async throws -> Bool { false }
+
   /// ``consume(_:parameters:browser:now:)`` from no browser: for app callbacks (deep links), whose logins are
   /// not bound to a browser.
   ///
@@ -344,6 +361,15 @@ public protocol PendingAuthorizationStorage: PendingAuthorizationStoring {
   func addSpent(_ authorization: PendingAuthorization, stateKey: [UInt8], redirectKey: String, now: Int64) async throws
     -> Bool
 
+  /// Forgets that the carried authorization with this state key was spent (what
+  /// ``addSpent(_:stateKey:redirectKey:now:)`` recorded; a stored one's record is left alone), so it can be
+  /// spent again; `false` when no such record is left. The default gives nothing back.
+  ///
+  /// ```swift
+  /// try await storage.removeSpent(stateKey: key)  // true
+  /// ```
+  func removeSpent(stateKey: [UInt8]) async throws -> Bool
+
   /// Marks the pending record with this state key consumed and returns it, atomically; `nil` when none is
   /// pending.
   ///
@@ -405,6 +431,24 @@ public protocol PendingAuthorizationStorage: PendingAuthorizationStoring {
 }
 
 extension PendingAuthorizationStorage {
+  /// Nothing to forget: `false` (a storage that records spent logins implements this to let them be retried).
+  ///
+  /// ```swift
+  /// try await storage.removeSpent(stateKey: key)  // false
+  /// ```
+  public func removeSpent(stateKey: [UInt8]) async throws -> Bool { false }
+
+  /// Gives back a carried authorization (see ``PendingAuthorizationStoring/restore(carried:)``) through
+  /// ``removeSpent(stateKey:)``.
+  ///
+  /// ```swift
+  /// try await store.restore(carried: consumed.authorization)  // true: the callback may come again
+  /// ```
+  public func restore(carried pending: PendingAuthorization) async throws -> Bool {
+    guard let state = pending.state else { return false }
+    return try await removeSpent(stateKey: stateKey(Array(state.utf8)))
+  }
+
   /// Adds a pending authorization under its state key and redirect key.
   ///
   /// ```swift

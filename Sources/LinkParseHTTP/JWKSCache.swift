@@ -31,7 +31,7 @@ public import LinkParseIDToken
 /// The cache borrows `client` (its timeout, body limit and plain-`http` rule apply); shutting the client down
 /// stays your job. Keep one cache per JWKS URL for the life of the process and share it.
 ///
-/// **Several instances** can share their fetches through a ``JWKSSharing`` (LinkParseSessions'
+/// **Several instances** can share their fetches through a ``JWKSSharing`` (LinkParsePostgres'
 /// `PostgresJWKSSharing`): a cache that needs keys takes the shared lock for its URL, uses the document another
 /// instance fetched since its own keys (if that document's TTL has not run out), and otherwise fetches and
 /// shares what it got. So a key rotation costs one fetch for all the instances, not one each. When the sharing
@@ -410,7 +410,7 @@ public actor JWKSCache {
 }
 
 /// Where several instances of an app share the JWKS documents their ``JWKSCache``s fetch, so that a key
-/// rotation costs one fetch for all of them. LinkParseSessions' `PostgresJWKSSharing` keeps them in PostgreSQL,
+/// rotation costs one fetch for all of them. LinkParsePostgres' `PostgresJWKSSharing` keeps them in PostgreSQL,
 /// authenticated (a document that anyone could write there would be keys anyone could sign id_tokens with).
 ///
 /// ```swift

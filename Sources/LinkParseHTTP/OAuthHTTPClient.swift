@@ -193,7 +193,7 @@ public final class OAuthHTTPClient: Sendable {
     do {
       result = .success(try await exchange(request, target: target, until: start.advanced(by: configuration.timeout)))
     } catch {
-      result = .failure(TransportErrors.map(error, target: target, configuration: configuration))
+      result = .failure(TransportErrors.map(error, kind: request.kind, target: target, configuration: configuration))
     }
     log(request, target: target, result: result, elapsed: clock.now - start)
     return try result.get()

@@ -220,17 +220,34 @@ public struct OIDCRelyingParty: Sendable {
     self.keys = keys ?? JWKSCache(url: metadata.jwksURI, client: client)
   }
 
-  /// A relying party from `issuer`'s discovery document.
+  /// A relying party from `issuer`'s discovery document, its keys in a ``JWKSCache`` with `keysConfiguration`
+  /// and `sharing` (the instances of one app share their fetches). A discovery that fails is tried again —
+  /// after 100 ms, then doubling to at most 2 s — until `retryingFor` has passed (`.zero`, the default: once),
+  /// for a provider that starts beside the app; the last failure is thrown.
   ///
   /// ```swift
   /// let party = try await OIDCRelyingParty.discover(issuer: "https://id.example", clientID: "app", clientSecret: nil, client: client)
   /// ```
   public static func discover(
-    issuer: String, clientID: String, clientSecret: String?, client: OAuthHTTPClient
+    issuer: String, clientID: String, clientSecret: String?, client: OAuthHTTPClient,
+    keysConfiguration: JWKSCache.Configuration = .init(), sharing: (any JWKSSharing)? = nil,
+    retryingFor: Duration = .zero
   ) async throws -> OIDCRelyingParty {
-    OIDCRelyingParty(
-      metadata: try await client.discover(issuer: issuer), clientID: clientID, clientSecret: clientSecret,
-      client: client)
+    let clock = ContinuousClock()
+    let deadline = clock.now.advanced(by: retryingFor)
+    var pause = Duration.milliseconds(100)
+    while true {
+      do {
+        let metadata = try await client.discover(issuer: issuer)
+        let keys = JWKSCache(url: metadata.jwksURI, client: client, configuration: keysConfiguration, sharing: sharing)
+        return OIDCRelyingParty(
+          metadata: metadata, clientID: clientID, clientSecret: clientSecret, client: client, keys: keys)
+      } catch {
+        guard clock.now.advanced(by: pause) < deadline else { throw error }
+        try await Task.sleep(for: pause)
+        pause = min(pause * 2, .seconds(2))
+      }
+    }
   }
 
   /// Where to send the browser to end its session at the provider (OpenID Connect RP-Initiated Logout 1.0

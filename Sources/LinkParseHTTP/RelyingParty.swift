@@ -1,6 +1,6 @@
 // The one shape every relying party has: start a login, complete it to a verified identity, refresh its tokens,
 // end its session at the provider. `OIDCRelyingParty` (any OpenID Connect provider) and `ProviderRelyingParty`
-// (VK ID, Sber ID, T-ID, Sign in with Apple) conform; a web login (LinkParseSessions' `WebLogin`) holds them as
+// (VK ID, Sber ID, T-ID, Sign in with Apple) conform; a web login (LinkParseHummingbird's `WebLogin`) holds them as
 // `any RelyingParty` and dispatches once, by the session's provider and issuer.
 
 public import LinkParseAuthorization

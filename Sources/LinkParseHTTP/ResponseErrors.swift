@@ -18,9 +18,9 @@ internal import NIOPosix
 
 /// AsyncHTTPClient's and SwiftNIO's errors, and this module's own, as ``OAuthResponseError``s.
 enum TransportErrors {
-  static func map(_ error: any Error, target: RequestTarget, configuration: OAuthHTTPClient.Configuration)
-    -> OAuthResponseError
-  {
+  static func map(
+    _ error: any Error, kind: OAuthRequest.Kind, target: RequestTarget, configuration: OAuthHTTPClient.Configuration
+  ) -> OAuthResponseError {
     if let error = error as? OAuthResponseError { return error }
     let host = target.host
     let timedOut = OAuthResponseError(
@@ -38,11 +38,14 @@ enum TransportErrors {
       return OAuthResponseError(.bodyTooLarge, message: "the body from \(host) exceeds the limit of \(limit) bytes")
     case let error as HTTPClientError:
       switch error {
-      case .deadlineExceeded, .readTimeout, .writeTimeout, .connectTimeout, .getConnectionFromPoolTimeout,
-        .tlsHandshakeTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout:
+      case .connectTimeout, .getConnectionFromPoolTimeout, .tlsHandshakeTimeout, .socksHandshakeTimeout,
+        .httpProxyHandshakeTimeout:
+        return notSent(timedOut, kind)
+      case .deadlineExceeded, .readTimeout, .writeTimeout:
         return timedOut
       case .invalidURL, .emptyHost, .emptyScheme:
-        return OAuthResponseError(.transport, message: "the request's URL is not one that can be sent (\(error))")
+        return notSent(
+          OAuthResponseError(.transport, message: "the request's URL is not one that can be sent (\(error))"), kind)
       case .cancelled:
         return OAuthResponseError(.transport, message: "the request to \(host) was cancelled")
       case .remoteConnectionClosed:
@@ -52,18 +55,28 @@ enum TransportErrors {
       }
     case let error as NIOConnectionError:
       let failures = error.connectionErrors
-      if !failures.isEmpty && failures.allSatisfy({ isConnectTimeout($0.error) }) { return timedOut }
+      if !failures.isEmpty && failures.allSatisfy({ isConnectTimeout($0.error) }) { return notSent(timedOut, kind) }
       let cause = failures.first.map { brief($0.error) } ?? error.dnsAError.map { brief($0) } ?? "no address"
-      return OAuthResponseError(.transport, message: "could not connect to \(error.host):\(error.port): \(cause)")
+      return notSent(
+        OAuthResponseError(.transport, message: "could not connect to \(error.host):\(error.port): \(cause)"), kind)
     case let error as IOError:
-      return OAuthResponseError(.transport, message: "the connection to \(host) failed: \(brief(error))")
+      // A refused connection is the connect's own failure: nothing was written.
+      let failure = OAuthResponseError(.transport, message: "the connection to \(host) failed: \(brief(error))")
+      return error.errnoCode == ECONNREFUSED ? notSent(failure, kind) : failure
     case let error where isConnectTimeout(error):
-      return timedOut
+      return notSent(timedOut, kind)
     case is CancellationError:
       return OAuthResponseError(.transport, message: "the request to \(host) was cancelled")
     default:
       return OAuthResponseError(.transport, message: "the exchange with \(host) failed: \(brief(error))")
     }
+  }
+
+  /// `error`, marked as one whose request (of `kind`) never left this process.
+  static func notSent(_ error: OAuthResponseError, _ kind: OAuthRequest.Kind) -> OAuthResponseError {
+    var error = error
+    error.unsentRequest = kind
+    return error
   }
 
   static func isConnectTimeout(_ error: any Error) -> Bool {

@@ -91,9 +91,10 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     logger: Logger = Logger(label: "linkparse.callback"), loginCookies: LoginCookies? = nil,
     startLimits: StartLimits = StartLimits(), bodyReadTimeout: Duration = .seconds(10),
     clientKey: (@Sendable (_ request: Request, _ remoteAddress: SocketAddress?) -> String?)? = nil,
+    startCounts: (any StartCountSharing)? = nil,
     now: @escaping @Sendable () -> Int64 = { PendingAuthorization.currentUnixTime() }
   ) {
-    self.limiter = StartLimiter(startLimits)
+    self.limiter = StartLimiter(startLimits, sharing: startCounts)
     self.bodyReadTimeout = bodyReadTimeout
     self.clientKey = clientKey
     self.store = store
@@ -303,7 +304,24 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
       return problem(.storeUnavailable)
     }
     let callback = consumed.callback
-    var response = try await onCallback(consumed, request, context)
+    var response: Response
+    do {
+      response = try await onCallback(consumed, request, context)
+    } catch let retry as LoginRetry {
+      // The login was not used (its code never left): given back to the browser that carried it, whose cookie
+      // stays, so that delivering the same callback again can finish it.
+      response = retry.response
+      if consumed.isSpent, let carried {
+        do {
+          if try await store.restore(carried: carried) {
+            logger.info("callback given back", metadata: ["provider": "\(callback.provider.rawValue)"])
+            return response
+          }
+        } catch {
+          logger.warning("pending-authorization store failed", metadata: ["error": "\(error)"])
+        }
+      }
+    }
     if consumed.isSpent && consumed.authorization.browserBinding != nil {
       response.setCookie(loginCookies.clearCookie(state: consumed.authorization.state, crossSitePost: request.method == .post))
     }
@@ -544,4 +562,27 @@ extension StringProtocol {
   fileprivate func replacingDashes() -> String {
     String(map { $0 == "-" ? " " : $0 })
   }
+}
+
+/// Thrown by a callback closure when it did not use the login it was given — its code never reached the
+/// provider (the token endpoint could not be connected to) —: the endpoint gives a login the browser carried
+/// back to it (the store forgets that it was spent, the login cookie stays), so that the same callback,
+/// delivered again (a reload), can finish the login; and answers ``response``. A login the store cannot give
+/// back is used up as usual.
+///
+/// ```swift
+/// } catch let failure as OAuthResponseError where failure.unsentRequest == .tokenExchange {
+///   throw LoginRetry(ProblemDetails.providerUnavailable.response())
+/// }
+/// ```
+public struct LoginRetry: Error, Sendable {
+  /// The answer to the callback that could not finish.
+  public var response: Response
+
+  /// The retry that answers `response`.
+  ///
+  /// ```swift
+  /// throw LoginRetry(Response(status: .serviceUnavailable))
+  /// ```
+  public init(_ response: Response) { self.response = response }
 }

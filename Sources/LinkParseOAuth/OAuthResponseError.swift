@@ -59,6 +59,16 @@ public struct OAuthResponseError: Error, Sendable, Hashable, CustomStringConvert
   public var providerError: OAuthErrorResponse?
   /// The HTTP status, when the answer came over HTTP.
   public var status: Int?
+  /// The kind of the request when it is known never to have left this process (``Code/transport`` or
+  /// ``Code/timeout`` from `OAuthHTTPClient`): no connection could be made to the server (refused, no
+  /// address, the connect or TLS handshake timed out). `nil` whenever the request may have been sent. A login
+  /// whose code exchange failed so (`.tokenExchange`) may be tried again with the same code: the provider
+  /// never saw it.
+  ///
+  /// ```swift
+  /// if error.unsentRequest == .tokenExchange { /* the code is unused: the login may be retried */ }
+  /// ```
+  public var unsentRequest: OAuthRequest.Kind? = nil
 
   /// Creates an error.
   ///

@@ -418,6 +418,24 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
       """) == 1
   }
 
+  /// Deletes the spent row of the carried authorization with this state key (a row inserted consumed by
+  /// ``addSpent(_:stateKey:redirectKey:now:)``: consumed when it was created), so it can be spent again.
+  ///
+  /// ```swift
+  /// try await store.removeSpent(stateKey: key)  // true after addSpent
+  /// ```
+  public func removeSpent(stateKey: [UInt8]) async throws -> Bool {
+    let key = ByteBuffer(bytes: stateKey)
+    return try await count(
+      """
+      WITH gone AS (
+        DELETE FROM linkparse_pending_authorizations
+        WHERE state_key = \(key) AND consumed_at IS NOT NULL AND consumed_at = created_at
+        RETURNING 1)
+      SELECT count(*) FROM gone
+      """) == 1
+  }
+
   /// Marks the pending row with this state key consumed, in one statement, and returns it opened.
   ///
   /// ```swift

@@ -73,7 +73,8 @@ final class LocalProvider: Sendable {
     self.port = channel.localAddress?.port ?? 0
   }
 
-  static func start() async throws -> LocalProvider {
+  /// Starts on `port` of 127.0.0.1 (`0`: any free one).
+  static func start(port: Int = 0) async throws -> LocalProvider {
     let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     let recorder = Recorder()
     let jwks = JWKSEndpoint()
@@ -87,7 +88,7 @@ final class LocalProvider: Sendable {
             try channel.pipeline.syncOperations.addHandler(ProviderHandler(recorder: recorder, jwks: jwks, routes: routes))
           }
         }
-        .bind(host: "127.0.0.1", port: 0).get()
+        .bind(host: "127.0.0.1", port: port).get()
       return LocalProvider(group: group, channel: channel, recorder: recorder, jwks: jwks, routes: routes)
     } catch {
       try? await group.shutdownGracefully()

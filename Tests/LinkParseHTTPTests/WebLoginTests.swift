@@ -13,7 +13,7 @@ import LinkParseAuthorization
 import LinkParseCore
 import LinkParseHTTP
 import LinkParseOAuth
-import LinkParseSessions
+import LinkParseHummingbird
 import NIOCore
 import Testing
 
@@ -115,19 +115,63 @@ struct WebLoginTests {
     }
   }
 
-  /// A provider that cannot be reached: 503 `provider-unavailable`, no session.
-  @Test func anUnreachableProviderIs503() async throws {
+  /// A token endpoint that cannot be connected to: the code never left, so the login is given back — 503
+  /// `login-not-sent` with `Retry-After`, the login cookie kept, no session — and the same callback, delivered
+  /// again once the provider is up, finishes the login; a third delivery is a replay.
+  @Test func aLoginWhoseCodeNeverLeftCanBeRetried() async throws {
     try await withRelyingPartyFixture { f in
-      let closed = try await LocalProvider.closedPort()
+      let port = try await LocalProvider.closedPort()
+      let down = "http://127.0.0.1:\(port)"
       let vk = ProviderRelyingParty.vkID(
         VKIDClient(
-          clientID: "7915193", tokenEndpoint: "http://127.0.0.1:\(closed)/vk/token",
-          logoutEndpoint: "http://127.0.0.1:\(closed)/vk/logout", userInfoEndpoint: "http://127.0.0.1:\(closed)/vk/user_info"),
+          clientID: "7915193", tokenEndpoint: down + "/vk/token", logoutEndpoint: down + "/vk/logout",
+          userInfoEndpoint: down + "/vk/user_info"),
+        client: f.client)
+      try await Self.withServer(try Self.webLogin(f, vk: vk)) { client in
+        let start = try await client.execute(uri: "/login/vk", method: .get)
+        let location = try #require(start.headers[.location])
+        let state = try #require(decodeForm(String(location.split(separator: "?").last ?? ""))["state"])
+        let loginCookie = try #require(Self.cookie(start, "__Host-lp-login-"))
+        let callback = "/auth/vk/callback?code=vk2.a.CODE-1&state=\(state)&device_id=dev-42&type=code_v2&expires_in=600"
+        let first = try await client.execute(uri: callback, method: .get, headers: [.cookie: loginCookie])
+        #expect(first.status == .serviceUnavailable && String(buffer: first.body).contains(#""code":"login-not-sent""#))
+        #expect(first.headers[.retryAfter] == "5")
+        #expect(first.headers[values: .setCookie].isEmpty, "nothing cleared, no session: \(first.headers)")
+
+        // The provider comes up where the party sends its requests.
+        let provider = try await LocalProvider.start(port: port)
+        let up = RelyingPartyFixture(provider: provider, client: f.client, key: f.key)
+        VKRelyingPartyTests.serveTokens(up)
+        VKRelyingPartyTests.serveUser(up)
+        do {
+          let second = try await client.execute(uri: callback, method: .get, headers: [.cookie: loginCookie])
+          #expect(second.status == .seeOther, "\(String(buffer: second.body))")
+          #expect(Self.cookie(second, "__Host-lp-session=") != nil)
+          #expect(second.headers[values: .setCookie].contains { $0.hasPrefix("__Host-lp-login-") && $0.contains("Max-Age=0") })
+          #expect(up.requests(to: "/vk/token").count == 1)
+          let third = try await client.execute(uri: callback, method: .get, headers: [.cookie: loginCookie])
+          #expect(third.status == .conflict && String(buffer: third.body).contains(#""code":"replayed""#))
+          #expect(up.requests(to: "/vk/token").count == 1)
+        }
+        await provider.stop()
+      }
+    }
+  }
+
+  /// A provider that answers too slowly, after the code was sent: 503 `provider-unavailable`, and the login is
+  /// used up (the code may have reached it).
+  @Test func aProviderThatTimesOutUsesTheLoginUp() async throws {
+    try await withRelyingPartyFixture(timeout: .milliseconds(500)) { f in
+      let vk = ProviderRelyingParty.vkID(
+        VKIDClient(
+          clientID: "7915193", tokenEndpoint: f.base + "/slow-head", logoutEndpoint: f.base + "/vk/logout",
+          userInfoEndpoint: f.base + "/vk/user_info"),
         client: f.client)
       try await Self.withServer(try Self.webLogin(f, vk: vk)) { client in
         let done = try await Self.vkLogin(client)
         #expect(done.status == .serviceUnavailable && String(buffer: done.body).contains(#""code":"provider-unavailable""#))
         #expect(Self.cookie(done, "__Host-lp-session=") == nil)
+        #expect(done.headers[values: .setCookie].contains { $0.hasPrefix("__Host-lp-login-") && $0.contains("Max-Age=0") })
       }
     }
   }

@@ -1,4 +1,4 @@
-// PostgresSessionDriver (LinkParseSessions) against a real PostgreSQL server: Hummingbird's PersistDriver
+// PostgresSessionDriver (LinkParsePostgres) against a real PostgreSQL server: Hummingbird's PersistDriver
 // contract, sealing at rest, expiry, and the refresh lock across clients.
 
 import Crypto
@@ -7,7 +7,7 @@ import Hummingbird
 import LinkParseHTTP
 import LinkParsePostgres
 import LinkParseServerTestSupport
-import LinkParseSessions
+import LinkParseHummingbird
 import PostgresNIO
 import Testing
 
@@ -216,7 +216,7 @@ final class ManagedAtomicCounter: @unchecked Sendable {
   }
 }
 
-/// PostgresJWKSSharing (LinkParseSessions): documents round-trip, and one that is not authenticated under the
+/// PostgresJWKSSharing (LinkParsePostgres): documents round-trip, and one that is not authenticated under the
 /// shared secret — written by someone else, or altered — is never used.
 @Suite(.serialized, .enabled(if: TestDatabase.url != nil, "LINKPARSE_TEST_DATABASE_URL is not set (make test sets it)"))
 struct JWKSSharingTests {

@@ -6,7 +6,8 @@ import Crypto
 import Foundation
 import Hummingbird
 import LinkParseServerTestSupport
-import LinkParseSessions
+import LinkParseHummingbird
+import LinkParsePostgres
 import PostgresNIO
 import Testing
 

@@ -262,6 +262,17 @@ func consumeCode(_ store: any PendingAuthorizationStoring, _ url: String, now: I
       }
       #expect(ownReplay == .replayed, "\(name)")
       #expect(await consumeCode(store, url.href) == .browserMismatch, "\(name)")
+      // Given back (its code never reached the provider): spendable once more. A storage without
+      // `removeSpent` (the actor's) gives nothing back: the login stays used up.
+      let givesBack = name != "actor"
+      #expect(try await store.restore(carried: carried) == givesBack, "\(name)")
+      #expect(try await !store.restore(carried: carried), "\(name): restored twice")
+      let again = await code { try await store.consume(url, parameters: nil, carried: carried, now: 1_000) }
+      #expect(again == (givesBack ? nil : .replayed), "\(name)")
+      #expect(await code { try await store.consume(url, parameters: nil, carried: carried, now: 1_000) } == .replayed)
+      var neverSpent = carried
+      neverSpent.state = "c9"
+      #expect(try await !store.restore(carried: neverSpent), "\(name)")
       var late = carried
       late.state = "c3"
       let expired = await code {

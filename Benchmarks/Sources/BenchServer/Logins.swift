@@ -10,7 +10,7 @@ import LinkParseAuthorization
 import LinkParseHTTP
 import LinkParseHummingbird
 import LinkParseRouter
-import LinkParseSessions
+import LinkParsePostgres
 import Logging
 import NIOCore
 import NIOHTTP1

@@ -39,7 +39,6 @@ import LinkParseAuthorization
 import LinkParseCore
 import LinkParseHummingbird
 import LinkParsePostgres
-import LinkParseSessions
 import HummingbirdAuth
 import LinkParseProviders
 import LinkParseRouter

@@ -3,8 +3,8 @@ import Crypto
 import Hummingbird
 import LinkParseAuthorization
 import LinkParseHTTP
+import LinkParseHummingbird
 import LinkParseOAuth
-import LinkParseSessions
 
 /// README.md, the block at line 101.
 @available(macOS 13, iOS 16, *)

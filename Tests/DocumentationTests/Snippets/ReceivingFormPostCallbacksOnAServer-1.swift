@@ -3,8 +3,8 @@ import Crypto
 import Hummingbird
 import LinkParseAuthorization
 import LinkParseHTTP
+import LinkParseHummingbird
 import LinkParseOAuth
-import LinkParseSessions
 
 /// Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, the block at line 49.
 @available(macOS 13, iOS 16, *)

@@ -8,15 +8,14 @@ import LinkParseRouter
 import HummingbirdAuth
 import LinkParseHTTP
 import LinkParseOAuth
-import LinkParseSessions
 import Crypto
 import LinkParsePostgres
 import PostgresNIO
 
-/// Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, the block at line 91 and those continuing it.
+/// Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, the block at line 93 and those continuing it.
 @available(macOS 13, iOS 16, *)
 func snippet_ReceivingFormPostCallbacksOnAServer_2() async throws {
-  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 91:
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 93:
 
   func serve<Store: PendingAuthorizationStoring>(store: Store) async throws {
     let apple = LoginStart.apple(clientID: "com.example.web", redirectURI: "https://example.com/auth/apple/callback")
@@ -42,7 +41,7 @@ func snippet_ReceivingFormPostCallbacksOnAServer_2() async throws {
     let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 8080)))
     try await app.runService()
   }
-  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 182:
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 184:
 
   func serveWholeLogin<Store: PendingAuthorizationStoring>(store: Store, sessions: any PersistDriver) async throws {
     let http = OAuthHTTPClient()
@@ -94,11 +93,11 @@ func snippet_ReceivingFormPostCallbacksOnAServer_2() async throws {
     }
     try await Application(router: router).runService()
   }
-  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 296):
+  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 297):
   let privateKeyPEM = "-----BEGIN PRIVATE KEY-----…"
   func consumedLogin() -> ConsumedAuthorization { fatalError() }
   let session = LoginSession?.none!
-  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 296:
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 297:
   let http = OAuthHTTPClient()
   let vk = ProviderRelyingParty.vkID(VKIDClient(clientID: "7915193"), client: http)
   let apple = ProviderRelyingParty.apple(
@@ -116,10 +115,10 @@ func snippet_ReceivingFormPostCallbacksOnAServer_2() async throws {
   case .redirect(let url): print(url)          // send the browser there (OpenID Connect)
   case .unsupported(let reason): print(reason)  // Sber ID has no revocation
   }
-  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 389):
+  // given (Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, before line 390):
   let databaseURL = "postgres://app@127.0.0.1/logins?sslmode=verify-full"
   let secret = SymmetricKey(size: .bits256)
-  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 389:
+  // Sources/LinkParse/LinkParse.docc/ReceivingFormPostCallbacksOnAServer.md, line 390:
 
   let client = PostgresClient(
     configuration: try PostgresPendingAuthorizationStore.clientConfiguration(databaseURL: databaseURL))

@@ -5,12 +5,12 @@ import LinkParseHummingbird
 import LinkParseProviders
 import LinkParseRouter
 
-/// docs/server.md, the block at line 82.
+/// docs/server.md, the block at line 88.
 @available(macOS 13, iOS 16, *)
 func snippet_docsServer_1() async throws {
-  // given (docs/server.md, before line 82):
+  // given (docs/server.md, before line 88):
   let store = PendingAuthorizationStore()
-  // docs/server.md, line 82:
+  // docs/server.md, line 88:
 
   let endpoint = LinkParseCallbackEndpoint(store: store, publicBaseURL: "https://example.com")
   let table = try LinkParseRouter.Router([

@@ -2,7 +2,6 @@
 // sessions (in memory, or in PostgreSQL through PostgresSessionDriver).
 
 public import Hummingbird
-import LinkParseHummingbird
 import LinkParseBytes
 public import HummingbirdAuth
 public import LinkParseAuthorization

@@ -4,7 +4,6 @@
 public import Crypto
 import Foundation
 public import LinkParseHTTP
-public import LinkParsePostgres
 public import Logging
 import NIOCore
 public import PostgresNIO
@@ -47,7 +46,7 @@ public struct PostgresJWKSSharing: JWKSSharing {
   /// ```
   public init(
     client: PostgresClient, secret: SymmetricKey, operationTimeout: Duration = .seconds(10),
-    logger: Logger = Logger(label: "LinkParseSessions")
+    logger: Logger = Logger(label: "LinkParsePostgres")
   ) {
     self.client = client
     self.macKey = HKDF<SHA256>.deriveKey(

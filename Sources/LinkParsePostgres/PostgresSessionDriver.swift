@@ -4,8 +4,8 @@
 public import Crypto
 public import Hummingbird
 import Foundation
-public import LinkParsePostgres
 public import LinkParseHTTP
+public import LinkParseHummingbird
 public import Logging
 import NIOCore
 public import PostgresNIO
@@ -101,7 +101,7 @@ public struct PostgresSessionDriver: PersistDriver, SessionRefreshLocking, Sessi
   public init(
     client: PostgresClient, secret: SymmetricKey, operationTimeout: Duration = .seconds(10), sweepInterval: Duration = .seconds(60),
     maximumRefreshLocks: Int = 4, idleLifetime: Duration? = .seconds(2 * 3600),
-    logger: Logger = Logger(label: "LinkParseSessions")
+    logger: Logger = Logger(label: "LinkParsePostgres")
   ) {
     self.idleLifetime = idleLifetime.map { max($0, .milliseconds(1)) }
     self.client = client

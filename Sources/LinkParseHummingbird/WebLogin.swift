@@ -8,11 +8,11 @@ public import Hummingbird
 public import HummingbirdAuth
 public import LinkParseAuthorization
 public import LinkParseHTTP
-public import LinkParseHummingbird
 public import LinkParseOAuth
 public import LinkParseCore
 public import Logging
 import LinkParseRouter
+import LinkParseBytes
 import LinkParseIDToken
 import NIOCore
 
@@ -92,6 +92,9 @@ public struct WebLogin<Store: PendingAuthorizationStoring>: Sendable {
     public var refreshMargin: Duration = .seconds(60)
     /// The starts one client may make (``StartLimits``: 30 a minute).
     public var startLimits = StartLimits()
+    /// Where the app's instances add up their clients' starts, so that ``startLimits`` holds app-wide
+    /// (LinkParsePostgres' `PostgresStartCounts`); `nil`: each instance counts alone.
+    public var startCounts: (any StartCountSharing)? = nil
     /// Reverse proxies of your own in front that append to `X-Forwarded-For` (the client is the address they
     /// forwarded: ``ForwardedClient``); 0: the connection's address.
     public var trustedProxies = 0
@@ -191,7 +194,7 @@ public struct WebLogin<Store: PendingAuthorizationStoring>: Sendable {
     self.endpoint = LinkParseCallbackEndpoint(
       store: store, publicBaseURL: base, logger: logger,
       loginCookies: LoginCookies(key: Array(cookieKey), secure: secure), startLimits: configuration.startLimits,
-      clientKey: clientKey)
+      clientKey: clientKey, startCounts: configuration.startCounts)
     self.sessionConfiguration = LoginSession.middlewareConfiguration(
       secure: secure, lifetime: configuration.sessionLifetime)
     self.refresher = SessionRefresher(
@@ -215,7 +218,7 @@ public struct WebLogin<Store: PendingAuthorizationStoring>: Sendable {
         routes, context: LoginSessionContext.self, unknownRoutePrefix: configuration.callbackPathPrefix
       ) { consumed, match, request, context in
         guard let registered = byName[match.name] else { return ProblemDetails.unknownRoute.response() }
-        return await login.complete(consumed, login: registered, request: request, context: context)
+        return try await login.complete(consumed, login: registered, request: request, context: context)
       })
     for (registered, start) in zip(logins, starts) {
       endpoint.registerStart(on: router, path: RouterPath(configuration.startPathPrefix + registered.name), login: start)
@@ -323,10 +326,11 @@ public struct WebLogin<Store: PendingAuthorizationStoring>: Sendable {
   }
 
   /// The callback's end: the party completes the login, a new session replaces the request's, `303` to the
-  /// return path; a failure answers its problem (the detail to the log).
+  /// return path; a failure answers its problem (the detail to the log). A code that never reached the
+  /// provider throws ``LoginRetry``: the login goes back to the browser, and a reload of the callback finishes it.
   private func complete(
     _ consumed: ConsumedAuthorization, login: Login, request: Request, context: LoginSessionContext
-  ) async -> Response {
+  ) async throws -> Response {
     do {
       let identity = try await login.party.complete(consumed, now: endpoint.now())
       return try await refresher.signIn(
@@ -334,6 +338,12 @@ public struct WebLogin<Store: PendingAuthorizationStoring>: Sendable {
         defaultReturnPath: configuration.defaultReturnPath)
     } catch let failure as SessionRefreshError where failure.code == .storeUnavailable {
       return ProblemDetails.sessionStoreUnavailable.response()
+    } catch let failure as OAuthResponseError where failure.unsentRequest == .tokenExchange {
+      // The code never reached the provider: the login is given back to the browser, a reload finishes it.
+      logger.warning("login not sent", metadata: ["login": "\(login.name)", "error": "\(failure)"])
+      var response = ProblemDetails.loginNotSent.response()
+      response.headers[.retryAfter] = "5"
+      throw LoginRetry(response)
     } catch {
       logger.warning("login failed", metadata: ["login": "\(login.name)", "error": "\(error)"])
       if let refusal = error as? IdentityError, refusal.code == .notASuccess {
@@ -401,7 +411,41 @@ extension ProblemDetails {
   public static let backChannelLogoutUnsupported = ProblemDetails(
     code: "back-channel-logout-unsupported", status: 501,
     detail: "This site's session storage cannot end sessions by their owner.")
+  /// `login-not-sent` (503, `Retry-After: 5`): the provider's token endpoint could not be connected to, so the
+  /// login's code was never sent; the login is kept, and loading the same callback again finishes it.
+  public static let loginNotSent = ProblemDetails(
+    code: "login-not-sent", status: 503,
+    detail: "The provider could not be reached and your login was kept; reload this page in a moment.")
+
   /// `provider-unavailable` (503): the provider could not be reached or did not answer in time.
   public static let providerUnavailable = ProblemDetails(
     code: "provider-unavailable", status: 503, detail: "The provider could not be reached; try again in a moment.")
+}
+
+/// The secret a web login derives its keys from (``WebLogin``'s login cookies and sessions, and
+/// LinkParsePostgres' state hashes and seals): 32 random bytes that every instance of the app shares, kept
+/// with the app's other secrets, usually as 64 hex digits in its environment.
+///
+/// ```swift
+/// let secret = LoginSecret.key(hex: env["LINKPARSE_STORE_SECRET"] ?? "") ?? SymmetricKey(size: .bits256)
+/// ```
+public enum LoginSecret {
+  /// `hex` (exactly 64 hex digits, either case) as a 256-bit key; `nil` for anything else.
+  ///
+  /// ```swift
+  /// LoginSecret.key(hex: String(repeating: "ab", count: 32))?.bitCount  // 256
+  /// LoginSecret.key(hex: "abc")                                         // nil
+  /// ```
+  public static func key(hex: String) -> SymmetricKey? {
+    let digits = Array(hex.utf8)
+    guard digits.count == 64 else { return nil }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(32)
+    for pair in stride(from: 0, to: 64, by: 2) {
+      let (high, low) = (digits[pair], digits[pair + 1])
+      guard isASCIIHexDigit(high) && isASCIIHexDigit(low) else { return nil }
+      bytes.append(hexValue(high) << 4 | hexValue(low))
+    }
+    return SymmetricKey(data: bytes)
+  }
 }

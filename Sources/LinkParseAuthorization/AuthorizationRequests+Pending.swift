@@ -10,9 +10,9 @@ extension PendingAuthorization {
   /// lifetime (the user may take a while in the provider's app).
   ///
   /// ```swift
-  /// PendingAuthorization.defaultLifetime  // 600
+  /// PendingAuthorization.defaultLifetime  // .seconds(600)
   /// ```
-  public static let defaultLifetime: Int64 = 600
+  public static let defaultLifetime: Duration = .seconds(600)
 }
 
 extension SberIDAuthorizationRequest {
@@ -27,7 +27,7 @@ extension SberIDAuthorizationRequest {
   ///
   /// - Throws: ``URLParseError`` when ``redirectURI`` is not a URL.
   public func pendingAuthorization(
-    expiresAt: Int64? = PendingAuthorization.currentUnixTime() + PendingAuthorization.defaultLifetime
+    expiresAt: Int64? = PendingAuthorization.currentUnixTime() + PendingAuthorization.defaultLifetime.components.seconds
   ) throws(URLParseError) -> PendingAuthorization {
     PendingAuthorization(
       provider: .sber, redirectURI: try ParsedURL(redirectURI), state: state, expiresAt: expiresAt,
@@ -45,7 +45,7 @@ extension VKIDAuthorizationRequest {
   ///
   /// - Throws: ``URLParseError`` when ``redirectURI`` is not a URL.
   public func pendingAuthorization(
-    expiresAt: Int64? = PendingAuthorization.currentUnixTime() + PendingAuthorization.defaultLifetime
+    expiresAt: Int64? = PendingAuthorization.currentUnixTime() + PendingAuthorization.defaultLifetime.components.seconds
   ) throws(URLParseError) -> PendingAuthorization {
     PendingAuthorization(
       provider: .vk, redirectURI: try ParsedURL(redirectURI), state: state, expiresAt: expiresAt,
@@ -64,7 +64,7 @@ extension TIDAuthorizationRequest {
   ///
   /// - Throws: ``URLParseError`` when ``callbackURL`` is not a URL.
   public func pendingAuthorization(
-    expiresAt: Int64? = PendingAuthorization.currentUnixTime() + PendingAuthorization.defaultLifetime
+    expiresAt: Int64? = PendingAuthorization.currentUnixTime() + PendingAuthorization.defaultLifetime.components.seconds
   ) throws(URLParseError) -> PendingAuthorization {
     PendingAuthorization(
       provider: .tid, redirectURI: try ParsedURL(callbackURL), state: nil, expiresAt: expiresAt,
@@ -83,7 +83,7 @@ extension AppleAuthorizationRequest {
   ///
   /// - Throws: ``URLParseError`` when ``redirectURI`` is not a URL.
   public func pendingAuthorization(
-    expiresAt: Int64? = PendingAuthorization.currentUnixTime() + PendingAuthorization.defaultLifetime
+    expiresAt: Int64? = PendingAuthorization.currentUnixTime() + PendingAuthorization.defaultLifetime.components.seconds
   ) throws(URLParseError) -> PendingAuthorization {
     PendingAuthorization(
       provider: .apple, redirectURI: try ParsedURL(redirectURI), state: state, expiresAt: expiresAt,
@@ -182,7 +182,7 @@ public struct OAuth2AuthorizationRequest: Sendable, Hashable {
   ///
   /// - Throws: ``URLParseError`` when ``redirectURI`` is not a URL.
   public func pendingAuthorization(
-    expiresAt: Int64? = PendingAuthorization.currentUnixTime() + PendingAuthorization.defaultLifetime
+    expiresAt: Int64? = PendingAuthorization.currentUnixTime() + PendingAuthorization.defaultLifetime.components.seconds
   ) throws(URLParseError) -> PendingAuthorization {
     PendingAuthorization(
       provider: .oauth2, redirectURI: try ParsedURL(redirectURI), state: state, issuer: issuer,

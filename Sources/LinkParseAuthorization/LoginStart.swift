@@ -55,7 +55,7 @@ public struct LoginStart: Sendable {
     self.build = build
   }
 
-  /// A fresh authorize URL and its pending authorization, expiring `lifetime` seconds after `now`.
+  /// A fresh authorize URL and its pending authorization, expiring `lifetime` (whole seconds) after `now`.
   ///
   /// ```swift
   /// let (url, pending) = try LoginStart.sberID(clientID: "0A1B2C3D", redirectURI: "https://example.com/auth/sber")
@@ -64,9 +64,10 @@ public struct LoginStart: Sendable {
   ///
   /// - Throws: ``URLParseError`` when the configured redirect URI is not a URL.
   public func makeAuthorization(
-    now: Int64 = PendingAuthorization.currentUnixTime(), lifetime: Int64 = PendingAuthorization.defaultLifetime
+    now: Int64 = PendingAuthorization.currentUnixTime(), lifetime: Duration = PendingAuthorization.defaultLifetime
   ) throws(URLParseError) -> (authorizeURL: String, pending: PendingAuthorization) {
-    let (url, pending) = try build(Secrets.fresh(), now + lifetime)
+    let (end, overflow) = now.addingReportingOverflow(lifetime.wholeSeconds)
+    let (url, pending) = try build(Secrets.fresh(), overflow ? .max : end)
     return (url, pending)
   }
 

@@ -234,7 +234,7 @@ public final class PendingAuthorizationStore: PendingAuthorizationStorage {
       // A replay is known before anything live is dropped for room.
       if c.spent[stateKey] != nil || c.byState[stateKey]?.isEmpty == false { return false }
       while c.spent.count >= capacity, !c.spentOrder.isEmpty { dropFirstSpent() }
-      let expiresAt = authorization.expiresAt ?? now + PendingAuthorization.defaultLifetime
+      let expiresAt = authorization.expiresAt ?? now + PendingAuthorization.defaultLifetime.wholeSeconds
       c.spent[stateKey] = expiresAt
       c.spentOrder.insert(SpentExpiry(expiresAt: expiresAt, stateKey: stateKey))
       let id = c.nextID

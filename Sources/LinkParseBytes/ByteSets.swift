@@ -118,3 +118,9 @@ package func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? nibble &+ 0x30 :
 package func isSchemeByte(_ b: UInt8) -> Bool {
   isASCIIAlpha(b) || isASCIIDigit(b) || b == UInt8(ascii: "+") || b == UInt8(ascii: "-") || b == UInt8(ascii: ".")
 }
+
+extension Duration {
+  /// The whole seconds of a time limit, rounded down (the package keeps Unix seconds), at least 0.
+  @inlinable
+  package var wholeSeconds: Int64 { max(0, components.seconds) }
+}

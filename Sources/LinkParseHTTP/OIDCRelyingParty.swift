@@ -198,9 +198,9 @@ public struct OIDCRelyingParty: Sendable {
   /// The HTTP client every request goes through.
   public let client: OAuthHTTPClient
   /// `max_age` sent with the authorization request, if any: the id_token's `auth_time` must be within it.
-  public var maxAge: Int64?
-  /// How old an id_token's `iat` may be, seconds (600 by default).
-  public var maxIssuedAtAge: Int64? = IDTokenVerifier.Expectations.defaultMaxIssuedAtAge
+  public var maxAge: Duration?
+  /// How old an id_token's `iat` may be (600 seconds by default; `nil`: any age).
+  public var maxIssuedAtAge: Duration? = IDTokenVerifier.Expectations.defaultMaxIssuedAtAge
   /// Whether ``complete(_:now:)`` fetches the user info (when the provider has an endpoint).
   public var fetchesUserInfo = true
 

@@ -89,9 +89,9 @@ public struct ProviderRelyingParty: Sendable {
   /// How old an id_token's `iat` may be, seconds (600 by default).
   ///
   /// ```swift
-  /// party.maxIssuedAtAge = 300
+  /// party.maxIssuedAtAge = .seconds(300)
   /// ```
-  public var maxIssuedAtAge: Int64? = IDTokenVerifier.Expectations.defaultMaxIssuedAtAge
+  public var maxIssuedAtAge: Duration? = IDTokenVerifier.Expectations.defaultMaxIssuedAtAge
   /// Whether ``complete(_:now:)`` fetches the user info (VK ID, Sber ID, T-ID; Apple has none). Without it,
   /// VK ID's subject is the token answer's unchecked `user_id`, and Sber ID or T-ID need verified id_tokens.
   ///

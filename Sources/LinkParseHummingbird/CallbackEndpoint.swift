@@ -167,7 +167,7 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     let now = self.now()
     if pending.state != nil {
       // A carried login always expires (the cookie's Max-Age binds only the browser).
-      let expiresAt = pending.expiresAt ?? now + PendingAuthorization.defaultLifetime
+      let expiresAt = pending.expiresAt ?? now + PendingAuthorization.defaultLifetime.wholeSeconds
       pending.expiresAt = expiresAt
       if let sealed = loginCookies.seal(pending) {
         var response = started(
@@ -192,7 +192,7 @@ public struct LinkParseCallbackEndpoint<Store: PendingAuthorizationStoring>: Sen
     } catch {
       return problem(.storeUnavailable, event: "login start failed")
     }
-    let lifetime = pending.expiresAt.map { $0 - self.now() } ?? PendingAuthorization.defaultLifetime
+    let lifetime = pending.expiresAt.map { $0 - self.now() } ?? PendingAuthorization.defaultLifetime.wholeSeconds
     return started(
       pending, authorizeURL,
       loginCookies.setCookie(state: pending.state, value: cookie.value, maxAge: lifetime, crossSitePost: crossSitePost))

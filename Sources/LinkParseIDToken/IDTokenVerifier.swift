@@ -142,9 +142,9 @@ public struct IDTokenVerifier: Sendable {
     /// When set, `nonce` must be present and equal to it; when `nil`, the token must carry no `nonce` (one in
     /// the token means one was sent: the caller has lost it, or the token answers another login).
     public var nonce: String?
-    /// Seconds of clock skew tolerated for `exp`, `iat` (and its age), `nbf` and `auth_time` (and `max_age`)
-    /// (default 60).
-    public var leeway: Int64
+    /// The clock skew tolerated for `exp`, `iat` (and its age), `nbf` and `auth_time` (and `max_age`), in whole
+    /// seconds (default 60 seconds).
+    public var leeway: Duration
     /// Whether `sub` must be present (OpenID Connect requires it; default true).
     public var requiresSubject: Bool
     /// Audiences besides ``audience`` that a token may also name: other clients of yours, or an API the
@@ -173,22 +173,22 @@ public struct IDTokenVerifier: Sendable {
     /// token without one is refused with ``IDTokenError/Code/missingClaim`` (claim `at_hash`); setting this
     /// without ``accessToken`` refuses every token with ``IDTokenError/Code/accessTokenHashMismatch``.
     public var requiresAccessTokenHash: Bool
-    /// The `max_age` sent with the authorization request, in seconds (default `nil`: none was sent). When set,
+    /// The `max_age` sent with the authorization request, whole seconds (default `nil`: none was sent). When set,
     /// `auth_time` is required (a JSON number, else ``IDTokenError/Code/missingClaim`` or
     /// ``IDTokenError/Code/malformed``) and `now − auth_time` must be at most `maxAge + leeway`, else
     /// ``IDTokenError/Code/authenticationTooOld`` (OpenID Connect Core §3.1.2.1, §3.1.3.7 step 11). An
     /// `auth_time` after now + leeway is refused whether or not `maxAge` is set
     /// (``IDTokenError/Code/authenticationInFuture``).
-    public var maxAge: Int64?
-    /// The oldest `iat` accepted, in seconds before now (plus the leeway); `nil` turns the check off. The
+    public var maxAge: Duration?
+    /// The oldest `iat` accepted, how long before now (plus the leeway); `nil` turns the check off. The
     /// default, 600 seconds, suits tokens verified as they arrive (from the token endpoint or in the
     /// callback), which is what every preset and ``PendingAuthorization/idTokenExpectations(issuer:leeway:)``
     /// are for; set `nil` (or more) to verify a stored token later, for as long as its `exp` allows. An older
     /// token is refused with ``IDTokenError/Code/issuedTooLongAgo`` (OpenID Connect Core §3.1.3.7 step 10).
-    public var maxIssuedAtAge: Int64?
+    public var maxIssuedAtAge: Duration?
 
     /// The default of ``maxIssuedAtAge``: 600 seconds.
-    public static let defaultMaxIssuedAtAge: Int64 = 600
+    public static let defaultMaxIssuedAtAge: Duration = .seconds(600)
 
     /// Creates expectations.
     ///
@@ -198,10 +198,10 @@ public struct IDTokenVerifier: Sendable {
     /// IDTokenVerifier.Expectations(issuer: iss, audience: "web-client", nonce: n, authorizationCode: code, requiresCodeHash: true)
     /// ```
     public init(
-      issuer: String, audience: String, nonce: String?, leeway: Int64 = 60, requiresSubject: Bool = true,
+      issuer: String, audience: String, nonce: String?, leeway: Duration = .seconds(60), requiresSubject: Bool = true,
       trustedAudiences: Set<String> = [], authorizationCode: String? = nil, requiresCodeHash: Bool = false,
-      accessToken: String? = nil, requiresAccessTokenHash: Bool = false, maxAge: Int64? = nil,
-      maxIssuedAtAge: Int64? = Expectations.defaultMaxIssuedAtAge
+      accessToken: String? = nil, requiresAccessTokenHash: Bool = false, maxAge: Duration? = nil,
+      maxIssuedAtAge: Duration? = Expectations.defaultMaxIssuedAtAge
     ) {
       self.trustedAudiences = trustedAudiences
       self.authorizationCode = authorizationCode
@@ -352,7 +352,7 @@ public struct IDTokenVerifier: Sendable {
   /// ```
   public func verify(
     _ token: some StringProtocol, issuer: String, audience: String, nonce: String?,
-    now: Int64 = IDTokenVerifier.currentUnixTime, leeway: Int64 = 60
+    now: Int64 = IDTokenVerifier.currentUnixTime, leeway: Duration = .seconds(60)
   ) throws(IDTokenError) -> VerifiedIDToken {
     try verify(token, expecting: Expectations(issuer: issuer, audience: audience, nonce: nonce, leeway: leeway), now: now)
   }
@@ -460,7 +460,7 @@ public struct IDTokenVerifier: Sendable {
     }
     // exp, iat, nbf
     let exp = try time("exp", claims, required: true)!
-    let leeway = max(expected.leeway, 0)
+    let leeway = expected.leeway.wholeSeconds
     guard now < exp.addingSaturating(leeway) else {
       throw IDTokenError(
         .expired, part: .payload, claim: "exp",
@@ -472,8 +472,8 @@ public struct IDTokenVerifier: Sendable {
       try notInFuture("nbf", nbf, now: now, leeway: leeway, else: .notYetValid)
     }
     // iat's age (§3.1.3.7 step 10), when bounded.
-    if let maxIssuedAtAge = expected.maxIssuedAtAge {
-      let bound = max(maxIssuedAtAge, 0).addingSaturating(leeway)
+    if let maxIssuedAtAge = expected.maxIssuedAtAge?.wholeSeconds {
+      let bound = maxIssuedAtAge.addingSaturating(leeway)
       guard now.subtractingSaturating(iat) <= bound else {
         throw IDTokenError(
           .issuedTooLongAgo, part: .payload, claim: "iat",
@@ -490,9 +490,9 @@ public struct IDTokenVerifier: Sendable {
     }
     if let authTime = try time("auth_time", claims, required: false) {
       try notInFuture("auth_time", authTime, now: now, leeway: leeway, else: .authenticationInFuture)
-      if let maxAge = expected.maxAge {
+      if let maxAge = expected.maxAge?.wholeSeconds {
         let age = now.subtractingSaturating(authTime)
-        guard age <= max(maxAge, 0).addingSaturating(leeway) else {
+        guard age <= maxAge.addingSaturating(leeway) else {
           throw IDTokenError(
             .authenticationTooOld, part: .payload, claim: "auth_time",
             message: "the user authenticated \(age) s ago, more than the max_age \(maxAge) s sent plus leeway "

@@ -16,7 +16,7 @@ extension PendingAuthorization {
   ///
   /// - Throws: ``TokenRequestError`` `missing-client-id`, `missing-issuer` (Sber ID, whose issuer comes from
   ///   its onboarding material, and a generic server without an expected issuer, unless `issuer` is given).
-  public func idTokenExpectations(issuer: String? = nil, leeway: Int64 = 60) throws(TokenRequestError)
+  public func idTokenExpectations(issuer: String? = nil, leeway: Duration = .seconds(60)) throws(TokenRequestError)
     -> IDTokenVerifier.Expectations
   {
     guard let clientID, !clientID.isEmpty else {

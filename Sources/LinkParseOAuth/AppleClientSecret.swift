@@ -26,9 +26,9 @@ public struct AppleClientSecret: Sendable {
   /// The audience Apple expects.
   public static let audience = "https://appleid.apple.com"
   /// The default lifetime: five minutes, enough for one token request.
-  public static let defaultLifetime: Int64 = 300
+  public static let defaultLifetime: Duration = .seconds(300)
   /// The longest lifetime Apple accepts: 15,777,000 s (six months).
-  public static let maxLifetime: Int64 = 15_777_000
+  public static let maxLifetime: Duration = .seconds(15_777_000)
 
   /// The key id (`kid`) of the private key, from the developer account.
   public let keyID: String
@@ -60,20 +60,21 @@ public struct AppleClientSecret: Sendable {
     self.clientID = clientID
   }
 
-  /// Makes a signed `client_secret` valid from `now` for `lifetime` seconds.
+  /// Makes a signed `client_secret` valid from `now` for `lifetime` (whole seconds).
   ///
   /// Throws ``IDTokenError/Code/invalidClientSecret`` when `lifetime` is not in 1…``maxLifetime``.
   ///
   /// ```swift
-  /// let jwt = try secret.make(lifetime: 3600)
+  /// let jwt = try secret.make(lifetime: .seconds(3600))
   /// ```
-  public func make(now: Int64 = PendingAuthorization.currentUnixTime(), lifetime: Int64 = AppleClientSecret.defaultLifetime)
+  public func make(now: Int64 = PendingAuthorization.currentUnixTime(), lifetime: Duration = AppleClientSecret.defaultLifetime)
     throws(IDTokenError) -> String
   {
-    guard lifetime >= 1, lifetime <= Self.maxLifetime else {
+    let (lifetime, maxLifetime) = (lifetime.components.seconds, Self.maxLifetime.components.seconds)
+    guard lifetime >= 1, lifetime <= maxLifetime else {
       throw IDTokenError(
         .invalidClientSecret, claim: "exp",
-        message: "the lifetime is \(lifetime) s; Apple accepts 1 to \(Self.maxLifetime) s (six months)")
+        message: "the lifetime is \(lifetime) s; Apple accepts 1 to \(maxLifetime) s (six months)")
     }
     guard now >= 0, now <= Int64.max - lifetime else {
       throw IDTokenError(.invalidClientSecret, claim: "iat", message: "now is out of range")

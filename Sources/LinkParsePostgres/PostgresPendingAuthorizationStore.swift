@@ -59,7 +59,7 @@ import Foundation
 /// spends it: ``addSpent(_:stateKey:redirectKey:now:)`` inserts the row already consumed, under the state key's
 /// unique index, so of its callbacks on any instance exactly one inserts it and the others are `replayed`.
 ///
-/// Consumed rows are kept ``consumedGracePeriod`` seconds past their expiry (or their consumption, when
+/// Consumed rows are kept ``consumedGracePeriod`` (whole seconds) past their expiry (or their consumption, when
 /// they never expire), to report `replayed`; ``removeExpired(now:)`` deletes them and expired pending rows.
 ///
 /// ```swift
@@ -103,9 +103,9 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
   /// `replayed` rather than `not-pending`.
   ///
   /// ```swift
-  /// store.consumedGracePeriod  // 3600
+  /// store.consumedGracePeriod  // .seconds(3600)
   /// ```
-  public let consumedGracePeriod: Int64
+  public let consumedGracePeriod: Duration
 
   /// The most pending (not consumed) rows: an insert beyond it throws ``PendingAuthorizationStoreFull``. The check
   /// costs the same at any size: the insert takes its place from the one-row table `linkparse_pending_count` in
@@ -138,7 +138,7 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
   ///   client: client, secret: SymmetricKey(data: secretBytes), operationTimeout: .seconds(5))
   /// ```
   public init(
-    client: PostgresClient, secret: SymmetricKey, consumedGracePeriod: Int64 = 3600,
+    client: PostgresClient, secret: SymmetricKey, consumedGracePeriod: Duration = .seconds(3600),
     operationTimeout: Duration = .seconds(10), capacity: Int = 100_000, sweepInterval: Duration = .seconds(60),
     logger: Logger = Logger(label: "LinkParsePostgres")
   ) {
@@ -151,7 +151,7 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
       outputByteCount: 32)
     self.sealKey = HKDF<SHA256>.deriveKey(
       inputKeyMaterial: secret, info: Array("linkparse pending-authorization seal v1".utf8), outputByteCount: 32)
-    self.consumedGracePeriod = max(0, consumedGracePeriod)
+    self.consumedGracePeriod = max(.zero, consumedGracePeriod)
     self.operationTimeout = operationTimeout
     self.logger = logger
   }
@@ -299,7 +299,7 @@ public struct PostgresPendingAuthorizationStore: PendingAuthorizationStorage {
   /// ```
   @discardableResult
   public func removeExpired(now: Int64 = PendingAuthorization.currentUnixTime()) async throws -> Int {
-    let spentBefore = now - consumedGracePeriod
+    let spentBefore = now - consumedGracePeriod.wholeSeconds
     // Two deletes, each over its own index.
     return try await count(
       """

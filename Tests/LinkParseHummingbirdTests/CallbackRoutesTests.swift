@@ -238,7 +238,7 @@ func queryItems(_ url: String?) -> [String: String] {
       let (url2, pending2) = try login.makeAuthorization(now: 1_000)
       #expect(url1.hasPrefix(prefix))
       #expect(pending1.provider == provider)
-      #expect(pending1.expiresAt == 1_000 + PendingAuthorization.defaultLifetime)
+      #expect(pending1.expiresAt == 1_000 + PendingAuthorization.defaultLifetime.components.seconds)
       #expect(pending1.state != nil && pending1.state != pending2.state)
       #expect(queryItems(url1)["state"] == pending1.state)
       #expect(url1 != url2)

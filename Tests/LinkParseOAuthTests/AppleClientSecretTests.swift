@@ -61,13 +61,13 @@ import LinkParseBytes
   @Test func theLifetimeIsCappedAtSixMonths() throws {
     let secret = try AppleClientSecret(
       privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation, keyID: "K", teamID: "T", clientID: "C")
-    let longest = try Self.parts(try secret.make(now: Self.now, lifetime: 15_777_000)).claims
+    let longest = try Self.parts(try secret.make(now: Self.now, lifetime: .seconds(15_777_000))).claims
     #expect(longest["exp"]?.integer == Self.now + 15_777_000)
     for lifetime: Int64 in [15_777_001, 0, -5, .max] {
-      #expect(throws: IDTokenError.self) { try secret.make(now: Self.now, lifetime: lifetime) }
+      #expect(throws: IDTokenError.self) { try secret.make(now: Self.now, lifetime: .seconds(lifetime)) }
     }
     do {
-      _ = try secret.make(now: Self.now, lifetime: 15_777_001)
+      _ = try secret.make(now: Self.now, lifetime: .seconds(15_777_001))
     } catch {
       #expect(error.code == .invalidClientSecret)
     }

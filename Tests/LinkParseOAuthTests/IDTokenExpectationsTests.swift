@@ -41,8 +41,8 @@ import LinkParseProviders
     let vk = PendingAuthorization(
       provider: .vk, redirectURI: try ParsedURL("vk1://vk.ru/blank.html"), state: "s", clientID: "1", nonce: "n")
     #expect(try vk.idTokenExpectations().issuer == "https://id.vk.ru")
-    #expect(try vk.idTokenExpectations(issuer: "https://id.vk.com", leeway: 5).issuer == "https://id.vk.com")
-    #expect(try vk.idTokenExpectations(leeway: 5).leeway == 5)
+    #expect(try vk.idTokenExpectations(issuer: "https://id.vk.com", leeway: .seconds(5)).issuer == "https://id.vk.com")
+    #expect(try vk.idTokenExpectations(leeway: .seconds(5)).leeway == .seconds(5))
     let sber = PendingAuthorization(
       provider: .sber, redirectURI: try ParsedURL("myapp://sberidauth"), state: "s", clientID: "c")
     #expect(throws: TokenRequestError.self) { try sber.idTokenExpectations() }

@@ -98,7 +98,7 @@ struct IDTokenFixture: Sendable {
   }
 
   /// Verifies as Apple with the fixture's client id and nonce, at ``now``.
-  func verify(_ token: String, nonce: String? = IDTokenFixture.nonce, leeway: Int64 = 60) throws(IDTokenError)
+  func verify(_ token: String, nonce: String? = IDTokenFixture.nonce, leeway: Duration = .seconds(60)) throws(IDTokenError)
     -> VerifiedIDToken
   {
     var expected = IDTokenVerifier.Expectations.apple(clientID: Self.clientID, nonce: nonce)

@@ -13,19 +13,19 @@ import LinkParseProviders
 
   @Test func aRecentAuthenticationPassesMaxAge() async throws {
     let f = try await F.get()
-    #expect(f.error(try f.rs256()) { $0.maxAge = 300 } == nil)
+    #expect(f.error(try f.rs256()) { $0.maxAge = .seconds(300) } == nil)
     // 330 s ago, max_age 300, leeway 60: inside.
-    #expect(f.error(try f.es256(F.claims(["auth_time": String(F.now - 330)]))) { $0.maxAge = 300 } == nil)
+    #expect(f.error(try f.es256(F.claims(["auth_time": String(F.now - 330)]))) { $0.maxAge = .seconds(300) } == nil)
   }
 
   @Test func anAuthenticationOlderThanMaxAgeIsRefused() async throws {
     let f = try await F.get()
     let token = try f.rs256(F.claims(["auth_time": String(F.now - 400)]))
-    let error = f.error(token) { $0.maxAge = 300 }
+    let error = f.error(token) { $0.maxAge = .seconds(300) }
     #expect(error?.code == .authenticationTooOld)
     #expect(error?.claim == "auth_time")
     // max_age 0 (RFC: force a fresh login) with no leeway: a login 12 s ago is too old.
-    #expect(f.error(try f.rs256()) { $0.maxAge = 0; $0.leeway = 0 }?.code == .authenticationTooOld)
+    #expect(f.error(try f.rs256()) { $0.maxAge = .seconds(0); $0.leeway = .zero }?.code == .authenticationTooOld)
     // Without max_age, auth_time's age does not matter.
     #expect(f.error(token) { _ in } == nil)
   }
@@ -34,10 +34,10 @@ import LinkParseProviders
     let f = try await F.get()
     let token = try f.es256(F.claims(["auth_time": nil]))
     #expect(f.error(token) { _ in } == nil)
-    let error = f.error(token) { $0.maxAge = 3600 }
+    let error = f.error(token) { $0.maxAge = .seconds(3600) }
     #expect(error?.code == .missingClaim)
     #expect(error?.claim == "auth_time")
-    let text = f.error(try f.es256(F.claims(["auth_time": #""1699999990""#]))) { $0.maxAge = 3600 }
+    let text = f.error(try f.es256(F.claims(["auth_time": #""1699999990""#]))) { $0.maxAge = .seconds(3600) }
     #expect(text?.code == .malformed)
   }
 
@@ -60,9 +60,9 @@ import LinkParseProviders
     let recent = try f.es256(F.claims(["iat": String(F.now - 650)]))
     #expect(f.error(recent) { _ in } == nil)
     // The caller may widen the bound or turn it off (a stored token, still within its exp).
-    #expect(f.error(old) { $0.maxIssuedAtAge = 3600 } == nil)
+    #expect(f.error(old) { $0.maxIssuedAtAge = .seconds(3600) } == nil)
     #expect(f.error(old) { $0.maxIssuedAtAge = nil } == nil)
-    #expect(f.error(old) { $0.maxIssuedAtAge = 100 }?.code == .issuedTooLongAgo)
+    #expect(f.error(old) { $0.maxIssuedAtAge = .seconds(100) }?.code == .issuedTooLongAgo)
   }
 
   @Test func presetsKeepTheDefaults() throws {
@@ -75,7 +75,7 @@ import LinkParseProviders
       try pending.idTokenExpectations(),
     ]
     for expected in all {
-      #expect(expected.maxIssuedAtAge == 600 && expected.maxAge == nil)
+      #expect(expected.maxIssuedAtAge == .seconds(600) && expected.maxAge == nil)
       #expect(expected.authorizationCode == nil && expected.accessToken == nil)
       #expect(!expected.requiresCodeHash && !expected.requiresAccessTokenHash)
     }

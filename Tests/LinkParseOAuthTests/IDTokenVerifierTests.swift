@@ -146,7 +146,7 @@ import LinkParseCore
     let f = try await F.get()
     #expect(try f.verify(try f.rs256(F.claims(["exp": String(F.now - 59)]))).claims.expiresAt == F.now - 59)
     // And with no leeway it is refused.
-    #expect(throws: IDTokenError.self) { try f.verify(try f.rs256(F.claims(["exp": String(F.now - 1)])), leeway: 0) }
+    #expect(throws: IDTokenError.self) { try f.verify(try f.rs256(F.claims(["exp": String(F.now - 1)])), leeway: .zero) }
   }
 
   @Test func issuedInTheFutureIsRefused() async throws {
@@ -308,7 +308,7 @@ import LinkParseCore
     #expect(IDTokenVerifier.Expectations.vk(clientID: "c", nonce: nil).issuer == "https://id.vk.ru")
     #expect(IDTokenVerifier.Expectations.tid(clientID: "c", nonce: nil).issuer == "https://id.tbank.ru")
     let sber = IDTokenVerifier.Expectations.sber(clientID: "c", nonce: "n", issuer: "https://sber.example")
-    #expect(sber.issuer == "https://sber.example" && sber.nonce == "n" && sber.leeway == 60)
+    #expect(sber.issuer == "https://sber.example" && sber.nonce == "n" && sber.leeway == .seconds(60))
     #expect(IDTokenVerifier.Expectations.generic(issuer: "https://as.example", clientID: "c", nonce: nil).audience == "c")
   }
 

@@ -277,7 +277,7 @@ struct PostgresPendingAuthorizationStoreTests {
       // A consumed row is kept for the grace period (to answer `replayed`), then swept.
       _ = try await store.consume(ParsedURL("https://a/cb?code=x&state=b"), now: 25).callback
       #expect(try await store.removeExpired(now: 31) == 0)
-      #expect(try await store.removeExpired(now: 30 + store.consumedGracePeriod) == 1)
+      #expect(try await store.removeExpired(now: 30 + store.consumedGracePeriod.components.seconds) == 1)
       let rows = try await client.query("SELECT count(*) FROM linkparse_pending_authorizations")
       for try await n in rows.decode(Int64.self) { #expect(n == 1) }
     }

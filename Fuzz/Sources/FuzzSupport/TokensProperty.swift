@@ -127,14 +127,14 @@ enum TokensProperty {
         claims.authorizedParty == expected.audience
           || (claims.authorizedParty == nil && claims.audience.allSatisfy { $0 == expected.audience }),
         "verified with an untrusted audience or another azp")
-      problems.check((claims.expiresAt ?? .min) > now - expected.leeway, "verified an expired token")
+      problems.check((claims.expiresAt ?? .min) > now - expected.leeway.components.seconds, "verified an expired token")
       problems.check(claims.nonce == expected.nonce, "verified with another nonce")
-      if let iat = claims.issuedAt, let maxAge = expected.maxIssuedAtAge {
+      if let iat = claims.issuedAt, let maxAge = expected.maxIssuedAtAge?.components.seconds {
         // iat is the fuzzer's: compared without subtracting from it, which could overflow.
-        problems.check(iat >= now - maxAge - expected.leeway, "verified a token issued at \(iat), too long ago")
+        problems.check(iat >= now - maxAge - expected.leeway.components.seconds, "verified a token issued at \(iat), too long ago")
       }
       problems.check(
-        claims.authTime.map { $0 <= now + expected.leeway } ?? true, "verified an auth_time in the future")
+        claims.authTime.map { $0 <= now + expected.leeway.components.seconds } ?? true, "verified an auth_time in the future")
       _ = (claims.apple, claims.profile(for: .vk), claims.profile(for: .sber))
     } catch {
       checkError(error, problems: &problems)

@@ -311,7 +311,14 @@ let package = Package(
       dependencies: [
         "LinkParse", "LinkParseCore", "LinkParseBytes", "LinkParseRouter", "LinkParseProviders",
         "LinkParseAuthorization", "LinkParseOAuth", "LinkParseIDToken", "_LinkParseCLI",
+        // The `server` target: a WebLogin on a Hummingbird router, in process.
+        "LinkParseHTTP", "LinkParseHummingbird",
         .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        .product(name: "NIOEmbedded", package: "swift-nio"),
       ],
       path: "Fuzz/Sources/FuzzSupport"
     ),

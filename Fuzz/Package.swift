@@ -9,7 +9,7 @@
 import PackageDescription
 
 /// The fuzz targets: `fuzz-<name>` runs `FuzzProperty.<name>` over `corpus/<name>/`.
-let targetNames = ["parse", "params", "cli", "providers", "router", "tokens", "regex", "idna", "cookies"]
+let targetNames = ["parse", "params", "cli", "providers", "router", "tokens", "regex", "idna", "cookies", "server"]
 
 let package = Package(
   name: "LinkParseFuzz",

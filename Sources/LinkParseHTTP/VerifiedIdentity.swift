@@ -194,3 +194,13 @@ extension VerifiedIdentity: CustomStringConvertible, CustomDebugStringConvertibl
       ], displayStyle: .struct)
   }
 }
+
+extension VerifiedIdentity {
+  /// An identity with tokens and no profile, for the package's own stand-in parties (the `server` fuzz target's
+  /// relying party, which must not reach a provider); a real one comes only from a party's `complete`.
+  package init(provider: Provider, issuer: String, subject: String, tokens: TokenResponse?, deviceID: String? = nil) {
+    self.init(
+      provider: provider, issuer: issuer, subject: subject, idToken: nil, tokens: tokens, userInfo: nil, email: nil,
+      emailVerified: nil, name: nil, unverifiedAppleUser: nil, deviceID: deviceID)
+  }
+}

@@ -50,6 +50,39 @@ import Testing
     }
   }
 
+  /// The `server` target's seeds hold, and each goes where its name says: a seed whose login never completed
+  /// (a state not found, a route renamed) would leave the fuzzer outside the login without anyone noticing.
+  @Test func serverSeedsHoldAndReachTheirAnswers() throws {
+    let seeds = Self.directory.deletingLastPathComponent().appendingPathComponent("server")
+    let expected: [String: [String]] = [
+      "vk-login-refresh-logout": [
+        "GET /login/vk 302", "GET /auth/vk/callback 303", "GET /me 200", "POST /refresh 200", "POST /logout 303",
+        "GET /me 401",
+      ],
+      "demo-login-replay-logout": [
+        "GET /login/demo 302", "GET /auth/demo/callback 303", "GET /auth/demo/callback 409", "GET /auth/demo/callback 403",
+        "POST /logout 303",
+      ],
+      "unsent-then-retried": ["GET /login/demo 302", "GET /auth/demo/callback 503", "GET /auth/demo/callback 303"],
+      "provider-failures": [
+        "GET /login/vk 302", "GET /auth/vk/callback 502", "GET /login/vk 302", "GET /auth/vk/callback 503",
+      ],
+      "refresh-refused": ["GET /login/demo 302", "GET /auth/demo/callback 303", "POST /refresh 401", "GET /me 401"],
+      "cross-site-posts": ["POST /logout 303", "POST /refresh 403", "POST /logout 403", "GET /me 401"],
+      "start-limit": [String](repeating: "GET /login/vk 302", count: 5) + ["GET /login/vk 429", "GET /login/vk 302"],
+      "large-cookie-header-and-body": ["GET /login/vk 302", "GET /auth/vk/callback 431", "POST /auth/apple/callback 413"],
+    ]
+    let files = try FileManager.default.contentsOfDirectory(at: seeds, includingPropertiesForKeys: nil)
+    #expect(files.count >= 10)
+    for file in files {
+      let (statuses, problems) = ServerProperty.replay([UInt8](try Data(contentsOf: file)))
+      #expect(problems.isEmpty, "\(file.lastPathComponent): \(problems)")
+      if let answers = expected[file.lastPathComponent] {
+        #expect(statuses == answers, "\(file.lastPathComponent)")
+      }
+    }
+  }
+
   /// The strict JSON validator is what makes the `cli` property mean something: it must reject what is
   /// not JSON.
   @Test(arguments: [

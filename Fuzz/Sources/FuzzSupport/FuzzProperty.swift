@@ -18,6 +18,7 @@ public enum FuzzProperty: String, CaseIterable, Sendable {
   case regex
   case idna
   case cookies
+  case server
 
   /// Runs the property on one input.
   public func check(_ bytes: UnsafeBufferPointer<UInt8>) -> [String] {
@@ -31,6 +32,7 @@ public enum FuzzProperty: String, CaseIterable, Sendable {
     case .regex: return RegexProperty.check(bytes)
     case .idna: return IDNAProperty.check(bytes)
     case .cookies: return CookiesProperty.check(bytes)
+    case .server: return ServerProperty.check(bytes)
     }
   }
 

@@ -76,6 +76,7 @@ import Testing
       "provider-failures": [
         "GET /login/vk 302", "GET /auth/vk/callback 502", "GET /login/vk 302", "GET /auth/vk/callback 503",
       ],
+      "provider-denied": ["GET /login/demo 302", "GET /auth/demo/callback 403", "GET /auth/demo/callback 409"],
       "refresh-refused": ["GET /login/demo 302", "GET /auth/demo/callback 303", "POST /refresh 401", "GET /me 401"],
       "cross-site-posts": ["POST /logout 303", "POST /refresh 403", "POST /logout 403", "GET /me 401"],
       "start-limit": [String](repeating: "GET /login/vk 302", count: 5) + ["GET /login/vk 429", "GET /login/vk 302"],

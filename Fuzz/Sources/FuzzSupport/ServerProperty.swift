@@ -32,7 +32,8 @@ import NIOEmbedded
 ///   route throws (a thrown error is Hummingbird's 500);
 /// - every answer of 400 or more is problem JSON (`application/problem+json`, valid JSON, its `type`, `status`
 ///   and a stable `code`), except the router's own empty `404` for a path that is no route;
-/// - a refused callback (4xx under `/auth/`) consumes nothing and reaches no party; a party is only ever given a
+/// - a refused callback (4xx under `/auth/`, but for `login-not-approved`: the provider's own refusal, which uses
+///   the login up) consumes nothing and reaches no party; a party is only ever given a
 ///   login of its own provider and client, and no login completes twice (unless given back as not sent);
 /// - no answer, header or body, holds a secret: the login secret, a token a party issued, a PKCE verifier;
 /// - after `POST /logout`, the session it ended is not a session (`/me` with only that cookie is not `200`);
@@ -216,7 +217,11 @@ public enum ServerProperty {
 
     func complete(_ consumed: ConsumedAuthorization, now: Int64) async throws -> VerifiedIdentity {
       let pending = consumed.authorization
-      let code = String(consumed.callback.code ?? "")
+      // What every real party does first (LoginCompletion.requireSuccess): an error callback is no login.
+      guard consumed.callback.outcome == .success, let callbackCode = consumed.callback.code else {
+        throw IdentityError(.notASuccess, message: "the callback is \(consumed.callback.outcome.rawValue) (stand-in)")
+      }
+      let code = String(callbackCode)
       seen.state.withLockedValue { state in
         state.completions += 1
         if pending.provider != provider || pending.clientID != clientID {
@@ -370,8 +375,10 @@ public enum ServerProperty {
       statuses.append("\(input.method) \(path) \(status)")
 
       // 5xx: only the documented ones; 4xx and 5xx: problem JSON, but for the router's empty 404.
+      var problemCode: String? = nil
       if status >= 400 {
-        if let code = problemCode(response, box.bytes, problems: &problems, what: what) {
+        problemCode = Self.problemCode(response, box.bytes, problems: &problems, what: what)
+        if let code = problemCode {
           if status >= 500 && documentedServerErrors[code] != status {
             problems.add("server: \(what): an undocumented server error, code \(code)")
           }
@@ -379,9 +386,12 @@ public enum ServerProperty {
           problems.add("server: \(what): not problem JSON: \(show(box.bytes))")
         }
       }
-      // A refused callback spends nothing and reaches no party.
+      // A refused callback spends nothing and reaches no party (`login-not-approved` is no refusal: the provider
+      // sent the user back without a login, which uses the login up).
       let after = seen.state.withLockedValue { ($0.consumed, $0.completions) }
-      if path.hasPrefix("/auth/") && (400..<500).contains(status) && (after.0 != before.0 || after.1 != before.1) {
+      if path.hasPrefix("/auth/") && (400..<500).contains(status) && problemCode != "login-not-approved"
+        && (after.0 != before.0 || after.1 != before.1)
+      {
         problems.add("server: \(what): a refused callback consumed \(after.0 - before.0) and completed \(after.1 - before.1)")
       }
       // No secret in any answer.

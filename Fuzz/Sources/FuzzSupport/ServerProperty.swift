@@ -49,15 +49,14 @@ public enum ServerProperty {
   ]
 
   static func check(_ data: UnsafeBufferPointer<UInt8>) -> [String] {
-    let requests = parse(Array(data))
-    if requests.isEmpty { return [] }
-    return blocking { await run(requests).problems }
+    replay(Array(data)).problems
   }
 
   /// The answers' statuses (`"GET /me 200"`, a request the harness skipped is not listed) and the violations,
   /// for the tests that check that a seed goes where it claims to.
   public static func replay(_ bytes: [UInt8]) -> (statuses: [String], problems: [String]) {
     let requests = parse(bytes)
+    if requests.isEmpty { return ([], []) }
     return blocking { await run(requests) }
   }
 
@@ -75,7 +74,7 @@ public enum ServerProperty {
     var rest = bytes[...]
     while !rest.isEmpty && inputs.count < maximumRequests {
       let piece: ArraySlice<UInt8>
-      if let end = firstRange(of: separator, in: rest) {
+      if let end = rest.firstRange(of: separator) {
         piece = rest[..<end.lowerBound]
         rest = rest[end.upperBound...]
       } else {
@@ -85,16 +84,6 @@ public enum ServerProperty {
       if let input = request(piece) { inputs.append(input) }
     }
     return inputs
-  }
-
-  static func firstRange(of needle: [UInt8], in haystack: ArraySlice<UInt8>) -> Range<Int>? {
-    guard haystack.count >= needle.count else { return nil }
-    var i = haystack.startIndex
-    while i + needle.count <= haystack.endIndex {
-      if haystack[i] == needle[0] && haystack[i..<i + needle.count].elementsEqual(needle) { return i..<i + needle.count }
-      i += 1
-    }
-    return nil
   }
 
   static func request(_ bytes: ArraySlice<UInt8>) -> Input? {
@@ -132,7 +121,8 @@ public enum ServerProperty {
       var consumed = 0
       var completions = 0
       var completedStates: Set<String> = []
-      var secrets: [String] = []
+      /// The PKCE verifiers the parties were given (no answer may show one).
+      var verifiers: [String] = []
       var problems: [String] = []
       var issued = 0
     }
@@ -231,7 +221,7 @@ public enum ServerProperty {
         if let s = pending.state, !state.completedStates.insert(s).inserted {
           state.problems.append("server: a login (state \(show(Array(s.utf8)))) completed twice")
         }
-        if let verifier = pending.codeVerifier { state.secrets.append(verifier) }
+        if let verifier = pending.codeVerifier { state.verifiers.append(verifier) }
       }
       switch code {
       case "unsent":
@@ -245,7 +235,6 @@ public enum ServerProperty {
       let tokens = TokenResponse(
         accessToken: seen.token("access"), tokenType: "Bearer", expiresIn: code.hasPrefix("e") ? 1 : 3600,
         refreshToken: code.hasPrefix("x") ? nil : seen.token(code.hasPrefix("r") ? "refresh-revoked" : "refresh"))
-      seen.state.withLockedValue { $0.secrets += [tokens.accessToken] + (tokens.refreshToken.map { [$0] } ?? []) }
       return VerifiedIdentity(
         provider: provider, issuer: issuer, subject: String(code.prefix(80)), tokens: tokens,
         deviceID: provider == .vk ? "device" : nil)
@@ -257,7 +246,6 @@ public enum ServerProperty {
       }
       let tokens = TokenResponse(
         accessToken: seen.token("access"), tokenType: "Bearer", expiresIn: 3600, refreshToken: seen.token("refresh"))
-      seen.state.withLockedValue { $0.secrets += [tokens.accessToken, tokens.refreshToken!] }
       return tokens
     }
 
@@ -288,7 +276,9 @@ public enum ServerProperty {
     var statuses: [String] = []
     let seen = Observations()
     let secret = SymmetricKey(size: .bits256)
-    let secretHex = secret.withUnsafeBytes { bytes in bytes.map { String($0, radix: 16) }.joined() }
+    let secretHex = secret.withUnsafeBytes { bytes in
+      bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
     let parties: [WebLogin<CountingStore>.Login] = [
       .init("vk", party: StandInParty(provider: .vk, clientID: "51000000", issuer: "https://id.vk.ru", seen: seen)),
       .init("apple", party: StandInParty(provider: .apple, clientID: "com.example.web", issuer: "https://appleid.apple.com", seen: seen)),
@@ -393,7 +383,7 @@ public enum ServerProperty {
       // A refused callback spends nothing and reaches no party (`login-not-approved` is no refusal: the provider
       // sent the user back without a login, which uses the login up).
       let after = seen.state.withLockedValue { ($0.consumed, $0.completions) }
-      if path.hasPrefix("/auth/") && (400..<500).contains(status) && problemCode != "login-not-approved"
+      if path.hasPrefix(configuration.callbackPathPrefix) && (400..<500).contains(status) && problemCode != "login-not-approved"
         && (after.0 != before.0 || after.1 != before.1)
       {
         problems.add("server: \(what): a refused callback consumed \(after.0 - before.0) and completed \(after.1 - before.1)")
@@ -401,8 +391,10 @@ public enum ServerProperty {
       // No secret in any answer.
       let answerText = response.headers.map { "\($0.name.rawName): \($0.value)" }.joined(separator: "\n")
         + "\n" + String(decoding: box.bytes, as: UTF8.self)
-      let secrets = seen.state.withLockedValue { $0.secrets } + [secretHex, seen.tokenPrefix]
-      for secret in secrets where answerText.contains(secret) {
+      // Every token a party issued starts with the prefix; the verifiers are recorded as parties get them.
+      let secrets = seen.state.withLockedValue { $0.verifiers } + [secretHex, seen.tokenPrefix]
+      let lowercasedAnswer = answerText.lowercased()
+      for secret in secrets where answerText.contains(secret) || lowercasedAnswer.contains(secret) {
         problems.add("server: \(what): the answer holds a secret")
       }
       // A session after its logout is none.
@@ -431,7 +423,7 @@ public enum ServerProperty {
         if !removed { jar.append((name, value)) }
       }
       if loggedOut { deadSessions.formUnion(sentSessions) }
-      if let location = response.headers[.location], path.hasPrefix("/login/"),
+      if let location = response.headers[.location], path.hasPrefix(configuration.startPathPrefix),
         let query = location.split(separator: "?", maxSplits: 1).dropFirst().first
       {
         for pair in query.split(separator: "&") where pair.hasPrefix("state=") {

@@ -327,6 +327,7 @@ let package = Package(
       name: "FuzzRegressionTests",
       dependencies: [
         "FuzzSupport", "LinkParseCore", "LinkParseRouter", "LinkParseProviders", "LinkParseOAuth", "LinkParseIDToken", "_LinkParseCLI",
+        "LinkParseTestSupport",
       ]),
   ],
   swiftLanguageModes: [.v6]

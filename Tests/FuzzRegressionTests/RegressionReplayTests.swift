@@ -1,5 +1,6 @@
 import Foundation
 @testable import FuzzSupport
+import LinkParseTestSupport
 import Testing
 
 /// Replays every file in `corpus/regressions/` through the property of the fuzz target that found it.
@@ -19,15 +20,6 @@ import Testing
       .sorted { $0.lastPathComponent < $1.lastPathComponent }
   }
 
-  /// Runs `body` on a thread of its own: the `tokens` and `server` properties wait (a semaphore) for async work
-  /// that runs on the concurrency pool, and a test's own thread is one of the pool's — two such waits at once
-  /// on a 2-core machine would hold the whole pool and never end.
-  static func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-      Thread { continuation.resume(returning: body()) }.start()
-    }
-  }
-
   @Test func everyRegressionHolds() async throws {
     let files = try Self.regressionFiles()
     var replayed: [FuzzProperty: Int] = [:]
@@ -38,7 +30,7 @@ import Testing
         continue
       }
       let bytes = [UInt8](try Data(contentsOf: file))
-      let problems = await Self.offPool { property.check(bytes) }
+      let problems = await onOwnThread { property.check(bytes) }
       #expect(problems.isEmpty, "\(name): \(problems.joined(separator: "; "))")
       replayed[property, default: 0] += 1
     }
@@ -86,7 +78,7 @@ import Testing
     #expect(files.count >= 10)
     for file in files {
       let bytes = [UInt8](try Data(contentsOf: file))
-      let (statuses, problems) = await Self.offPool { ServerProperty.replay(bytes) }
+      let (statuses, problems) = await onOwnThread { ServerProperty.replay(bytes) }
       #expect(problems.isEmpty, "\(file.lastPathComponent): \(problems)")
       if let answers = expected[file.lastPathComponent] {
         #expect(statuses == answers, "\(file.lastPathComponent)")

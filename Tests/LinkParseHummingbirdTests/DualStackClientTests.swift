@@ -43,11 +43,7 @@ import Glibc
   /// The whole answer to `GET target` from `127.0.0.x` (`source`) to `port` on the loopback. The blocking
   /// socket calls run on a thread of their own, never on the cooperative pool that the server needs too.
   static func exchange(_ target: String, port: Int, from source: String) async throws -> String {
-    try await withCheckedThrowingContinuation { continuation in
-      Thread.detachNewThread {
-        continuation.resume(with: Result { try blockingExchange(target, port: port, from: source) })
-      }
-    }
+    try await onOwnThread { try blockingExchange(target, port: port, from: source) }
   }
 
   private static func blockingExchange(_ target: String, port: Int, from source: String) throws -> String {

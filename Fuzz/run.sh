@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Builds LinkParse's libFuzzer targets and runs them on the committed corpus.
 #
-#   Fuzz/run.sh [--time SECONDS] [--target NAME]... [--no-build] [--keep] [-- LIBFUZZER_FLAGS...]
+#   Fuzz/run.sh [--time SECONDS] [--target NAME]... [--parallel N] [--no-build] [--keep] [-- LIBFUZZER_FLAGS...]
 #   Fuzz/run.sh --nightly [--time SECONDS] [--fork N | --jobs N] [--seed N] [--runs N]
 #               [--max-total-time SECONDS] [--report-dir DIR] [--corpus DIR] [--target NAME]... [--no-build]
 #   Fuzz/run.sh --list | --build-only | --bin-path | --help
 #
 #   --time SECONDS   how long each target fuzzes (default 60; 3600 with --nightly)
 #   --target NAME    run only this target (repeat it, or NAME,NAME); default: every Fuzz/Targets/<name>/
+#   --parallel N     fuzz N targets at once (not with --nightly, whose -fork already uses the cores): the CI
+#                    smoke runs its targets two at a time on a 2-core machine; reports still come in target order
 #   --no-build       use the binaries already built (Fuzz/.build)
 #   --keep           keep the work directory (new inputs, logs) and print where it is
 #   --nightly        fuzz, then MERGE what was found into <corpus>/<target>/ (libFuzzer -set_cover_merge=1 into a
@@ -27,7 +29,8 @@
 #   -- FLAGS         passed to libFuzzer as they are (e.g. -- -use_value_profile=1)
 #
 # Environment: FUZZ_SWIFT_FLAGS replaces the sanitizer flags of the build (.clusterfuzzlite/build.sh passes
-# the OSS-Fuzz image's), FUZZ_SCRATCH_PATH the build directory (default Fuzz/.build).
+# the OSS-Fuzz image's), FUZZ_SCRATCH_PATH the build directory (default Fuzz/.build), FUZZ_CONFIGURATION the
+# build configuration (default release; debug compiles about twice as fast and fuzzes slower: the CI smoke).
 #
 # Without --nightly, each target reads its seeds from <corpus>/<target>/ and writes what it finds to a temporary
 # directory, never into the committed corpus. In both modes a crash, a sanitizer report (leaks included), an
@@ -51,6 +54,7 @@ SEED=""
 RUNS=""
 MAX_TOTAL=""
 REPORT_DIR=""
+AT_ONCE=1
 CORPUS=corpus
 ACTION=fuzz
 EXTRA=()
@@ -73,6 +77,7 @@ while [ $# -gt 0 ]; do
     --target) [ -n "${2-}" ] || die "--target needs a name"; IFS=, read -ra names <<< "$2"; ONLY+=("${names[@]}"); shift 2 ;;
     --no-build) BUILD=0; shift ;;
     --keep) KEEP=1; shift ;;
+    --parallel) number "$1" "${2-}"; AT_ONCE=$(( $2 > 0 ? $2 : 1 )); shift 2 ;;
     --nightly) NIGHTLY=1; shift ;;
     --fork) number "$1" "${2-}"; FORK="$2"; shift 2 ;;
     --jobs) number "$1" "${2-}"; JOBS="$2"; shift 2 ;;
@@ -90,6 +95,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -z "$FORK" ] || [ -z "$JOBS" ] || die "--fork and --jobs exclude each other"
+[ "$AT_ONCE" = 1 ] || [ "$NIGHTLY" = 0 ] || die "--parallel is for the smoke run; --nightly uses --fork or --jobs"
+[ "$AT_ONCE" = 1 ] || [ -z "$MAX_TOTAL" ] || die "--parallel and --max-total-time exclude each other"
 if [ -z "$SECONDS_PER_TARGET" ]; then
   if [ "$NIGHTLY" = 1 ]; then SECONDS_PER_TARGET=3600; else SECONDS_PER_TARGET=60; fi
 fi
@@ -114,9 +121,11 @@ SANITIZE=(
   -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined
 )
 if [ -n "${FUZZ_SWIFT_FLAGS:-}" ]; then read -ra SANITIZE <<< "$FUZZ_SWIFT_FLAGS"; fi
-BUILD_ARGS=(--package-path Fuzz --scratch-path "${FUZZ_SCRATCH_PATH:-Fuzz/.build}" -c release "${SANITIZE[@]}")
+CONFIGURATION=${FUZZ_CONFIGURATION:-release}
+[[ "$CONFIGURATION" =~ ^(debug|release)$ ]] || die "FUZZ_CONFIGURATION is debug or release, not '$CONFIGURATION'"
+BUILD_ARGS=(--package-path Fuzz --scratch-path "${FUZZ_SCRATCH_PATH:-Fuzz/.build}" -c "$CONFIGURATION" "${SANITIZE[@]}")
 if [ "$BUILD" = 1 ]; then
-  echo "== fuzz: building ${TARGETS[*]} (release, ${SANITIZE[*]})"
+  echo "== fuzz: building ${TARGETS[*]} ($CONFIGURATION, ${SANITIZE[*]})"
   build_started=$(date +%s)
   # Product by product: a plain `swift build` would also build the parent's `linkparse` executable, whose
   # top-level code -parse-as-library rejects. After the first, each build only compiles and links one file.
@@ -216,37 +225,48 @@ broken=0
 fuzzed=0
 ROWS=()
 JSON_ROWS=()
-for index in "${!TARGETS[@]}"; do
-  target=${TARGETS[$index]}
-  binary="$BIN_DIR/fuzz-$target"
-  seeds="$CORPUS/$target"
-  dir="$WORK/$target"
-  new="$dir/corpus"
-  artifacts="$dir/artifacts"
-  log="$dir/fuzz.log"
-  mkdir -p "$new" "$artifacts" "$seeds"
-  if [ ! -x "$binary" ]; then
-    echo "run.sh: $binary is missing (build with Fuzz/run.sh, without --no-build)" >&2
-    broken=1
-    continue
-  fi
-  seconds=$SECONDS_PER_TARGET
+
+# Fuzzes target number $1 (of TARGETS) into its work directory: the fuzzer's log, its exit status and how long it
+# ran are left there for evaluate(). The seconds of a --max-total-time run are its share of what is left.
+launch() {
+  local index=$1 target=${TARGETS[$1]} seconds=$SECONDS_PER_TARGET share started status=0
+  local binary="$BIN_DIR/fuzz-$target" seeds="$CORPUS/$target" dir="$WORK/$target"
+  mkdir -p "$dir/corpus" "$dir/artifacts" "$seeds"
+  if [ ! -x "$binary" ]; then echo missing > "$dir/status"; return; fi
   if [ -n "$MAX_TOTAL" ]; then
     share=$(( (MAX_TOTAL - fuzzed) / (${#TARGETS[@]} - index) ))
     [ "$share" -ge "$seconds" ] || seconds=$(( share > 1 ? share : 1 ))
   fi
-  before=$(ls "$seeds" | wc -l)
-  if [ "$NIGHTLY" = 1 ]; then read -r cov_before ft_before <<< "$(corpus_coverage "$binary" "$seeds")"; fi
-  echo "== fuzz: $target for ${seconds} s ($before seeds${PARALLEL:+; ${PARALLEL[*]}})"
-  status=0
+  ls "$seeds" | wc -l > "$dir/before"
+  if [ "$NIGHTLY" = 1 ]; then corpus_coverage "$binary" "$seeds" > "$dir/coverage-before"; fi
+  echo "== fuzz: $target for ${seconds} s ($(cat "$dir/before") seeds${PARALLEL:+; ${PARALLEL[*]}})"
   started=$(date +%s)
   # The first directory receives new inputs; the committed seeds are only read. -jobs writes fuzz-<n>.log
   # into the working directory: the target's work directory.
   (cd "$dir" && ${MEASURE[@]+"${MEASURE[@]}" "$dir/time.txt"} "$binary" -dict="$DICT" -max_len=$MAX_LEN \
     -timeout=$TIMEOUT -rss_limit_mb=$RSS_MB -max_total_time="$seconds" -print_final_stats=1 \
-    -artifact_prefix="$artifacts/" ${PARALLEL[@]+"${PARALLEL[@]}"} ${EXTRA[@]+"${EXTRA[@]}"} "$new" "$seeds") \
-    > "$log" 2>&1 || status=$?
-  elapsed=$(( $(date +%s) - started ))
+    -artifact_prefix="$dir/artifacts/" ${PARALLEL[@]+"${PARALLEL[@]}"} ${EXTRA[@]+"${EXTRA[@]}"} "$dir/corpus" "$seeds") \
+    > "$dir/fuzz.log" 2>&1 || status=$?
+  echo "$status" > "$dir/status"
+  echo $(( $(date +%s) - started )) > "$dir/elapsed"
+}
+
+# Reads what launch() left for target number $1: reports it, stores its findings in <corpus>/regressions/ and,
+# with --nightly, merges its new inputs into <corpus>/<target>/ and adds its row to the report.
+evaluate() {
+  local target=${TARGETS[$1]}
+  local binary="$BIN_DIR/fuzz-$target" seeds="$CORPUS/$target" dir="$WORK/$target"
+  local new="$dir/corpus" artifacts="$dir/artifacts" log="$dir/fuzz.log"
+  local status elapsed before runs rate rss_kb rss crashes leaks timeouts ooms slow problems outcome
+  local cov_before="" ft_before="" cov_after ft_after after
+  status=$(cat "$dir/status")
+  if [ "$status" = missing ]; then
+    echo "run.sh: $binary is missing (build with Fuzz/run.sh, without --no-build)" >&2
+    broken=1
+    return
+  fi
+  elapsed=$(cat "$dir/elapsed"); before=$(cat "$dir/before")
+  if [ -f "$dir/coverage-before" ]; then read -r cov_before ft_before < "$dir/coverage-before"; fi
   fuzzed=$(( fuzzed + elapsed ))
   # Executions: -fork's parent prints "#<total>: cov: …" lines; a plain run or every -jobs worker prints
   # stat::number_of_executed_units (summed).
@@ -276,7 +296,7 @@ for index in "${!TARGETS[@]}"; do
   fi
   if [ "$NIGHTLY" = 0 ]; then
     [ "$outcome" != ok ] || echo "fuzz: $target: ok, ${runs} runs, ${rate} exec/s, $(ls "$new" | wc -l) new inputs (not committed)"
-    continue
+    return
   fi
   cov_after=$cov_before; ft_after=$ft_before
   if [ "$outcome" != broken ]; then
@@ -297,7 +317,19 @@ for index in "${!TARGETS[@]}"; do
   JSON_ROWS+=("$(printf '{"target":"%s","outcome":"%s","seconds":%d,"executions":%d,"exec_per_sec":%d,"cov_before":%s,"cov_after":%s,"ft_before":%s,"ft_after":%s,"corpus_before":%d,"corpus_after":%d,"peak_rss_mb":%s,"crashes":%d,"leaks":%d,"timeouts":%d,"ooms":%d,"slow_units":%d}' \
     "$target" "$outcome" "$elapsed" "$runs" "$rate" "${cov_before:-null}" "${cov_after:-null}" "${ft_before:-null}" \
     "${ft_after:-null}" "$before" "$after" "${rss:-null}" "$crashes" "$leaks" "$timeouts" "$ooms" "$slow")")
-done
+}
+
+if [ "$AT_ONCE" -gt 1 ]; then
+  # --parallel: AT_ONCE fuzzers at a time, then every target evaluated in order.
+  for index in "${!TARGETS[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$AT_ONCE" ]; do wait -n || true; done
+    launch "$index" &
+  done
+  wait
+  for index in "${!TARGETS[@]}"; do evaluate "$index"; done
+else
+  for index in "${!TARGETS[@]}"; do launch "$index"; evaluate "$index"; done
+fi
 
 if [ "$NIGHTLY" = 1 ]; then
   parallel="${PARALLEL[*]:-one process}"

@@ -60,10 +60,14 @@ struct ExampleServer {
       let client = PostgresClient(
         configuration: try PostgresPendingAuthorizationStore.clientConfiguration(databaseURL: databaseURL))
       let secret = storeSecret(env, logger)
-      let store = PostgresPendingAuthorizationStore(client: client, secret: secret)
-      let sessions = PostgresSessionDriver(client: client, secret: secret, idleLifetime: idleLifetime(env))
-      let jwksSharing = PostgresJWKSSharing(client: client, secret: secret)
-      let startCounts = PostgresStartCounts(client: client, secret: secret)  // LOGIN_START_LIMIT for all instances
+      // DATABASE_TIMEOUT (seconds, default 10): how long a request waits for the database before its 503.
+      let timeout = Duration.seconds(Double(env["DATABASE_TIMEOUT"] ?? "") ?? 10)
+      let store = PostgresPendingAuthorizationStore(client: client, secret: secret, operationTimeout: timeout)
+      let sessions = PostgresSessionDriver(
+        client: client, secret: secret, operationTimeout: timeout, idleLifetime: idleLifetime(env))
+      let jwksSharing = PostgresJWKSSharing(client: client, secret: secret, operationTimeout: timeout)
+      // LOGIN_START_LIMIT for all instances.
+      let startCounts = PostgresStartCounts(client: client, secret: secret, operationTimeout: min(timeout, .seconds(5)))
       try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { await client.run() }
         try await store.migrate()

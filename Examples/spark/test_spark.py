@@ -60,11 +60,13 @@ class Checks:
     def run(self, name, function):
         """Runs a group of checks; an exception counts as one failure."""
         print(f"== {name}", flush=True)
+        started = time.monotonic()
         try:
             function()
         except Exception:
             self.failed += 1
             print(f"  FAIL  {name} raised:\n{traceback.format_exc()}", flush=True)
+        print(f"   ({name}: {time.monotonic() - started:.1f} s)", flush=True)
 
 
 def linkparse(binary, args, stdin=b""):
@@ -264,6 +266,37 @@ def expected_summary(binary, log):
 
 
 def job_checks(checks, spark, binary, work, log, lines):
+    # As on a cluster: spark-submit ships the binary, the routes and the schema with --files, and the job
+    # names them ./linkparse and ./routes.txt (a TRANSFORM script runs in the directory of those files).
+    # Started first and waited for last: its own JVM starts while the checks below run in this session.
+    small = os.path.join(work, "small.log")
+    with open(small, "wb") as f:
+        generate_log.generate(f, 1000, seed=3)
+    import pyspark
+    submit = os.path.join(os.path.dirname(sys.executable), "spark-submit")
+    files = ",".join([binary, ROUTES, linkparse_job.COMPACT_SCHEMA])
+    environment = dict(os.environ, SPARK_HOME=os.path.dirname(pyspark.__file__), PYSPARK_PYTHON=sys.executable,
+                       PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
+    submitted = subprocess.Popen(
+        [submit, "--master", "local[2]", "--conf", "spark.ui.enabled=false", "--conf",
+         "spark.ui.showConsoleProgress=false", "--files", files, os.path.join(HERE, "linkparse_job.py"),
+         "--input", small, "--output", os.path.join(work, "out-submit"), "--linkparse", "./linkparse",
+         "--routes", "./routes.txt"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=work,
+        env=environment)
+    try:
+        job_checks_in_session(checks, spark, binary, work, log, lines)
+    finally:
+        try:
+            stdout, stderr = submitted.communicate(timeout=600)
+        except subprocess.TimeoutExpired:
+            submitted.kill()
+            stdout, stderr = submitted.communicate()
+    checks.check("spark-submit --files linkparse,routes.txt,…: the job with ./linkparse prints 1000 records",
+                 submitted.returncode == 0 and "== linkparse job: 1000 records" in stdout,
+                 f"exit {submitted.returncode}: {stdout[-300:]} {stderr[-600:]}")
+
+
+def job_checks_in_session(checks, spark, binary, work, log, lines):
     from pyspark.sql import functions as F
     expected = expected_summary(binary, log)
     for via in ("transform", "pipe"):
@@ -306,25 +339,6 @@ def job_checks(checks, spark, binary, work, log, lines):
     spark.sparkContext.setLogLevel("ERROR")
     checks.check("without --pipeline, the partition of invalid lines fails the task (exit status 1)",
                  failed is not None and "status 1" in failed, (failed or "the job succeeded")[:300])
-
-    # As on a cluster: spark-submit ships the binary, the routes and the schema with --files, and the job
-    # names them ./linkparse and ./routes.txt (a TRANSFORM script runs in the directory of those files).
-    small = os.path.join(work, "small.log")
-    with open(small, "wb") as f:
-        generate_log.generate(f, 1000, seed=3)
-    import pyspark
-    submit = os.path.join(os.path.dirname(sys.executable), "spark-submit")
-    files = ",".join([binary, ROUTES, linkparse_job.COMPACT_SCHEMA])
-    environment = dict(os.environ, SPARK_HOME=os.path.dirname(pyspark.__file__), PYSPARK_PYTHON=sys.executable,
-                       PATH=os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", ""))
-    result = subprocess.run(
-        [submit, "--master", "local[2]", "--conf", "spark.ui.enabled=false", "--conf",
-         "spark.ui.showConsoleProgress=false", "--files", files, os.path.join(HERE, "linkparse_job.py"),
-         "--input", small, "--output", os.path.join(work, "out-submit"), "--linkparse", "./linkparse",
-         "--routes", "./routes.txt"], capture_output=True, text=True, timeout=600, cwd=work, env=environment)
-    checks.check("spark-submit --files linkparse,routes.txt,…: the job with ./linkparse prints 1000 records",
-                 result.returncode == 0 and "== linkparse job: 1000 records" in result.stdout,
-                 f"exit {result.returncode}: {result.stdout[-300:]} {result.stderr[-600:]}")
 
     # Parquet input with a URL column (nulls and a CR-LF included).
     parquet = os.path.join(work, "urls.parquet")

@@ -6,7 +6,7 @@ let documentationSnippets: [(name: String, document: String, line: Int)] = [
   ("snippet_README_2", "README.md", 101),
   ("snippet_docsLibrary_1", "docs/library.md", 41),
   ("snippet_docsServer_1", "docs/server.md", 88),
-  ("snippet_docsServer_2", "docs/server.md", 160),
+  ("snippet_docsServer_2", "docs/server.md", 161),
   ("snippet_docsTokens_1", "docs/tokens.md", 18),
   ("snippet_HandlingACallbackInAnApp_1", "Sources/LinkParse/LinkParse.docc/HandlingACallbackInAnApp.md", 32),
   ("snippet_LinkParse_1", "Sources/LinkParse/LinkParse.docc/LinkParse.md", 45),

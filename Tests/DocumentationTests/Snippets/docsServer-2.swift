@@ -4,15 +4,15 @@ import LinkParse
 import LinkParsePostgres
 import PostgresNIO
 
-/// docs/server.md, the block at line 160.
+/// docs/server.md, the block at line 161.
 @available(macOS 13, iOS 16, *)
 func snippet_docsServer_2() async throws {
-  // given (docs/server.md, before line 160):
+  // given (docs/server.md, before line 161):
   let databaseURL = "postgres://linkparse@127.0.0.1:5432/linkparse?sslmode=verify-full"
   let secret = SymmetricKey(size: .bits256)
   let url = try ParsedURL("https://example.com/auth/vk/callback?code=c&state=s")
   let pending = PendingAuthorization(provider: .vk, redirectURI: try ParsedURL("https://example.com/auth/vk/callback"), state: "s")
-  // docs/server.md, line 160:
+  // docs/server.md, line 161:
 
   let configuration = try PostgresPendingAuthorizationStore.clientConfiguration(databaseURL: databaseURL)
   let client = PostgresClient(configuration: configuration)

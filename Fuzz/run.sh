@@ -8,8 +8,9 @@
 #
 #   --time SECONDS   how long each target fuzzes (default 60; 3600 with --nightly)
 #   --target NAME    run only this target (repeat it, or NAME,NAME); default: every Fuzz/Targets/<name>/
-#   --parallel N     fuzz N targets at once (not with --nightly, whose -fork already uses the cores): the CI
-#                    smoke runs its targets two at a time on a 2-core machine; reports still come in target order
+#   --parallel N     fuzz N targets at once, each one process unless --fork or --jobs says otherwise (the CI
+#                    smoke runs two at a time on a 2-core machine; a nightly run so takes half the wall time with
+#                    the same time per target); reports, merges and the table still come in target order
 #   --no-build       use the binaries already built (Fuzz/.build)
 #   --keep           keep the work directory (new inputs, logs) and print where it is
 #   --nightly        fuzz, then MERGE what was found into <corpus>/<target>/ (libFuzzer -set_cover_merge=1 into a
@@ -95,12 +96,11 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -z "$FORK" ] || [ -z "$JOBS" ] || die "--fork and --jobs exclude each other"
-[ "$AT_ONCE" = 1 ] || [ "$NIGHTLY" = 0 ] || die "--parallel is for the smoke run; --nightly uses --fork or --jobs"
 [ "$AT_ONCE" = 1 ] || [ -z "$MAX_TOTAL" ] || die "--parallel and --max-total-time exclude each other"
 if [ -z "$SECONDS_PER_TARGET" ]; then
   if [ "$NIGHTLY" = 1 ]; then SECONDS_PER_TARGET=3600; else SECONDS_PER_TARGET=60; fi
 fi
-if [ "$NIGHTLY" = 1 ] && [ -z "$FORK" ] && [ -z "$JOBS" ]; then FORK=$(nproc 2>/dev/null || echo 1); fi
+if [ "$NIGHTLY" = 1 ] && [ "$AT_ONCE" = 1 ] && [ -z "$FORK" ] && [ -z "$JOBS" ]; then FORK=$(nproc 2>/dev/null || echo 1); fi
 CORPUS=$(cd "$CORPUS" && pwd)
 
 TARGETS=()
@@ -320,7 +320,7 @@ evaluate() {
 }
 
 if [ "$AT_ONCE" -gt 1 ]; then
-  # --parallel: AT_ONCE fuzzers at a time, then every target evaluated in order.
+  # --parallel: AT_ONCE fuzzers at a time, then every target evaluated (and, nightly, merged) in order.
   for index in "${!TARGETS[@]}"; do
     while [ "$(jobs -rp | wc -l)" -ge "$AT_ONCE" ]; do wait -n || true; done
     launch "$index" &
@@ -332,7 +332,8 @@ else
 fi
 
 if [ "$NIGHTLY" = 1 ]; then
-  parallel="${PARALLEL[*]:-one process}"
+  parallel="${PARALLEL[*]:-one process} per target"
+  [ "$AT_ONCE" = 1 ] || parallel="$parallel, $AT_ONCE targets at once"
   {
     echo "Nightly fuzzing, $(date -u +%Y-%m-%dT%H:%M:%SZ), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'): $SECONDS_PER_TARGET s per target${MAX_TOTAL:+ (at most $MAX_TOTAL s in all)}, $parallel"
     echo

@@ -64,14 +64,16 @@ fuzz-smoke: deps
 	Fuzz/run.sh --time $(FUZZ_SMOKE_SECONDS) --parallel $$(nproc 2>/dev/null || echo 1)
 
 ## The nightly run (Fuzz/README.md): every target for TIME seconds (default an hour) with FORK processes (or
-## JOBS workers; default: every core), or PARALLEL targets at once (one process each), then what it found merged into corpus/<target>/ (libFuzzer merge, so the
-## corpus stays minimal) and a report (report.json, report.md; the table is printed). SEED and MAX_TOTAL_TIME
-## (seconds for the whole run) make runs repeatable; NO_BUILD=1 reuses the fuzz build. A crash, leak, timeout
-## or out-of-memory is minimized into corpus/regressions/ and fails the run once every target has run.
+## JOBS workers; default: every core), or PARALLEL targets at once (one process each), then what it found
+## merged into corpus/<target>/ (libFuzzer merge, so the corpus stays minimal) and a report (report.json,
+## report.md; the table is printed). SEED and MAX_TOTAL_TIME (seconds for the whole run) make runs repeatable;
+## NO_BUILD=1 reuses the fuzz build. A crash, leak, timeout or out-of-memory is minimized into
+## corpus/regressions/ and fails the run once every target has run.
 TIME ?= 3600
 fuzz-nightly: deps
-	Fuzz/run.sh --nightly --time $(TIME) $(if $(FORK),--fork $(FORK)) $(if $(JOBS),--jobs $(JOBS)) $(if $(PARALLEL),--parallel $(PARALLEL)) \
-	  $(if $(SEED),--seed $(SEED)) $(if $(MAX_TOTAL_TIME),--max-total-time $(MAX_TOTAL_TIME)) $(if $(NO_BUILD),--no-build)
+	Fuzz/run.sh --nightly --time $(TIME) $(if $(FORK),--fork $(FORK)) $(if $(JOBS),--jobs $(JOBS)) \
+	  $(if $(PARALLEL),--parallel $(PARALLEL)) $(if $(SEED),--seed $(SEED)) \
+	  $(if $(MAX_TOTAL_TIME),--max-total-time $(MAX_TOTAL_TIME)) $(if $(NO_BUILD),--no-build)
 
 ## The same as fuzz-nightly.
 fuzz: fuzz-nightly

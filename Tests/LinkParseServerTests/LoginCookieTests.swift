@@ -7,7 +7,7 @@ import LinkParseServerTestSupport
 import LinkParseTestSupport
 import Testing
 
-// Nested in ExampleServerTests, whose `.serialized` it shares (see SessionLifecycleTests).
+// Serialized, as the other example-server suites are (see SessionLifecycleTests).
 @Suite(.serialized, .timeLimit(.minutes(10))) struct LoginCookieTests {
   typealias Server = ExampleServerTests
   typealias Store = SessionLifecycleTests.Store

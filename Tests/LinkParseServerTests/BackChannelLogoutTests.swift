@@ -10,8 +10,7 @@ import LinkParseTestSupport
 import NIOHTTP1
 import Testing
 
-extension ExampleServerTests {
-@Suite(.timeLimit(.minutes(5))) struct BackChannelLogoutTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct BackChannelLogoutTests {
   typealias Server = ExampleServerTests
   typealias Lifecycle = SessionLifecycleTests
 
@@ -64,5 +63,4 @@ extension ExampleServerTests {
       #expect(try await Server.fetch(base + "/me", cookie: c.session).status == 200)
     }
   }
-}
 }

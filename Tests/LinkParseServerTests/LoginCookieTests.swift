@@ -7,11 +7,10 @@ import LinkParseServerTestSupport
 import LinkParseTestSupport
 import Testing
 
-// Nested in ExampleServerTests, whose `.serialized` it shares (see SessionLifecycleTests).
-extension ExampleServerTests {
-@Suite(.timeLimit(.minutes(10))) struct LoginCookieTests {
+// Serialized, as the other example-server suites are (see SessionLifecycleTests).
+@Suite(.serialized, .timeLimit(.minutes(10))) struct LoginCookieTests {
   typealias Server = ExampleServerTests
-  typealias Store = ExampleServerTests.SessionLifecycleTests.Store
+  typealias Store = SessionLifecycleTests.Store
   /// A database of its own (the lifecycle tests empty theirs).
   static let database = "linkparse_login_cookie_test"
 
@@ -26,9 +25,9 @@ extension ExampleServerTests {
     return (cookie, callback)
   }
 
-  @Test(arguments: ExampleServerTests.SessionLifecycleTests.stores)
+  @Test(arguments: SessionLifecycleTests.stores)
   func seventeenAbandonedStartsThenALoginSucceeds(_ store: Store) async throws {
-    try await ExampleServerTests.SessionLifecycleTests.withExample(store, database: Self.database) { base, _ in
+    try await SessionLifecycleTests.withExample(store, database: Self.database) { base, _ in
       var jar: [String] = []
       for _ in 0..<17 { _ = try await Self.start(base, jar: &jar) }  // abandoned at the provider
       let (cookie, callback) = try await Self.start(base, jar: &jar)
@@ -47,9 +46,9 @@ extension ExampleServerTests {
   /// goes at `Max-Age=0`): each start expires the oldest login cookies beyond a few, so the browser's Cookie
   /// header stays small (on the old main it grew to 37 KB and every request of the site got 431), and the last
   /// login completes.
-  @Test(arguments: ExampleServerTests.SessionLifecycleTests.stores)
+  @Test(arguments: SessionLifecycleTests.stores)
   func seventyAbandonedStartsInOneBrowserThenALoginSucceeds(_ store: Store) async throws {
-    try await ExampleServerTests.SessionLifecycleTests.withExample(store, database: Self.database) { base, _ in
+    try await SessionLifecycleTests.withExample(store, database: Self.database) { base, _ in
       var jar: [(name: String, value: String)] = []
       var callback = ""
       for _ in 0..<71 {
@@ -72,9 +71,9 @@ extension ExampleServerTests {
     }
   }
 
-  @Test(arguments: ExampleServerTests.SessionLifecycleTests.stores)
+  @Test(arguments: SessionLifecycleTests.stores)
   func anAnswerThatUsesTheLoginUpClearsItsCookie(_ store: Store) async throws {
-    try await ExampleServerTests.SessionLifecycleTests.withExample(store, database: Self.database) { base, _ in
+    try await SessionLifecycleTests.withExample(store, database: Self.database) { base, _ in
       var jar: [String] = []
       let (cookie, callback) = try await Self.start(base, jar: &jar)
       let name = String(cookie.split(separator: "=")[0])
@@ -89,9 +88,9 @@ extension ExampleServerTests {
     }
   }
 
-  @Test(arguments: ExampleServerTests.SessionLifecycleTests.stores)
+  @Test(arguments: SessionLifecycleTests.stores)
   func aCookieHeaderTooLargeIs431(_ store: Store) async throws {
-    try await ExampleServerTests.SessionLifecycleTests.withExample(store, database: Self.database) { base, _ in
+    try await SessionLifecycleTests.withExample(store, database: Self.database) { base, _ in
       var jar: [String] = []
       let (cookie, callback) = try await Self.start(base, jar: &jar)
       let padding = (0..<400).map { "junk\($0)=" + String(repeating: "x", count: 90) }.joined(separator: "; ")
@@ -101,5 +100,4 @@ extension ExampleServerTests {
       #expect(try await Server.fetch(callback, cookie: cookie).status == 303)
     }
   }
-}
 }

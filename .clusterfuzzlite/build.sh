@@ -56,6 +56,8 @@ Fuzz/run.sh --build-only
 bin=$(Fuzz/run.sh --bin-path)
 count=0
 for target in $(Fuzz/run.sh --list); do
+  # A copy of the one executable under the target's name (the link run.sh made is followed): the name chooses the
+  # property, and the service wants a file per target.
   cp "$bin/fuzz-$target" "$OUT/"
   cp Fuzz/linkparse.dict "$OUT/fuzz-$target.dict"
   # The limits Fuzz/run.sh uses, so the service and a local run judge an input alike.

@@ -7,7 +7,7 @@
 #   Fuzz/run.sh --list | --build-only | --bin-path | --help
 #
 #   --time SECONDS   how long each target fuzzes (default 60; 3600 with --nightly)
-#   --target NAME    run only this target (repeat it, or NAME,NAME); default: every Fuzz/Targets/<name>/
+#   --target NAME    run only this target (repeat it, or NAME,NAME); default: every case of FuzzProperty
 #   --parallel N     fuzz N targets at once, each one process unless --fork or --jobs says otherwise (the CI
 #                    smoke runs two at a time on a 2-core machine; a nightly run so takes half the wall time with
 #                    the same time per target); reports, merges and the table still come in target order
@@ -63,14 +63,13 @@ EXTRA=()
 die() { echo "run.sh: $*" >&2; exit 2; }
 number() { [[ "$2" =~ ^[0-9]+$ ]] || die "$1 needs a whole number, not '$2'"; }
 
-# The targets: a directory in Fuzz/Targets/ and a name in Fuzz/Package.swift's `targetNames`; both must agree.
+# The targets: the cases of FuzzProperty (Fuzz/Sources/FuzzSupport/FuzzProperty.swift), in its order. One
+# executable, fuzz-linkparse, serves them all under the names fuzz-<target> (links made after the build).
 ALL_TARGETS=()
-for dir in Fuzz/Targets/*/; do ALL_TARGETS+=("$(basename "$dir")"); done
-declared=$(awk '/let targetNames *=/ { on = 1 } on { print } on && /\]/ { exit }' Fuzz/Package.swift \
-  | grep -o '"[^"]*"' | tr -d '"' | sort)
-if [ "$declared" != "$(printf '%s\n' "${ALL_TARGETS[@]}" | sort)" ]; then
-  die "Fuzz/Targets/*/ ($(echo "${ALL_TARGETS[@]}")) and targetNames in Fuzz/Package.swift ($(echo $declared)) differ"
-fi
+while read -r name; do ALL_TARGETS+=("$name"); done < <(
+  awk '/^public enum FuzzProperty/ { on = 1 } on && /^  case [a-z]+$/ { print $2 } on && /^  \/\/\/ Runs/ { exit }' \
+    Fuzz/Sources/FuzzSupport/FuzzProperty.swift)
+[ ${#ALL_TARGETS[@]} -gt 0 ] || die "no case found in FuzzProperty (Fuzz/Sources/FuzzSupport/FuzzProperty.swift)"
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -106,7 +105,7 @@ CORPUS=$(cd "$CORPUS" && pwd)
 TARGETS=()
 if [ ${#ONLY[@]} -gt 0 ]; then
   for name in "${ONLY[@]}"; do
-    [ -d "Fuzz/Targets/$name" ] || die "no target '$name'; targets: ${ALL_TARGETS[*]}"
+    [[ " ${ALL_TARGETS[*]} " == *" $name "* ]] || die "no target '$name'; targets: ${ALL_TARGETS[*]}"
     TARGETS+=("$name")
   done
 else
@@ -125,21 +124,24 @@ CONFIGURATION=${FUZZ_CONFIGURATION:-release}
 [[ "$CONFIGURATION" =~ ^(debug|release)$ ]] || die "FUZZ_CONFIGURATION is debug or release, not '$CONFIGURATION'"
 BUILD_ARGS=(--package-path Fuzz --scratch-path "${FUZZ_SCRATCH_PATH:-Fuzz/.build}" -c "$CONFIGURATION" "${SANITIZE[@]}")
 if [ "$BUILD" = 1 ]; then
-  echo "== fuzz: building ${TARGETS[*]} ($CONFIGURATION, ${SANITIZE[*]})"
+  echo "== fuzz: building fuzz-linkparse for ${TARGETS[*]} ($CONFIGURATION, ${SANITIZE[*]})"
   build_started=$(date +%s)
-  # Product by product: a plain `swift build` would also build the parent's `linkparse` executable, whose
-  # top-level code -parse-as-library rejects. After the first, each build only compiles and links one file.
-  # (ld.gold's "Cannot export local symbol '__asan_…'" warnings are noise of the ASan runtime: filtered.)
-  for target in "${TARGETS[@]}"; do
-    set +e
-    swift build "${BUILD_ARGS[@]}" --product "fuzz-$target" 2>&1 | grep --line-buffered -v "Cannot export local symbol"
-    status=${PIPESTATUS[0]}
-    set -e
-    [ "$status" = 0 ] || die "building fuzz-$target failed"
-  done
+  # The one product: a plain `swift build` would also build the parent's `linkparse` executable, whose
+  # top-level code -parse-as-library rejects. (ld.gold's "Cannot export local symbol '__asan_…'" warnings are
+  # noise of the ASan runtime: filtered.)
+  set +e
+  swift build "${BUILD_ARGS[@]}" --product fuzz-linkparse 2>&1 | grep --line-buffered -v "Cannot export local symbol"
+  status=${PIPESTATUS[0]}
+  set -e
+  [ "$status" = 0 ] || die "building fuzz-linkparse failed"
   echo "== fuzz: built in $(( $(date +%s) - build_started )) s"
 fi
 BIN_DIR=$(swift build "${BUILD_ARGS[@]}" --show-bin-path)
+if [ "$ACTION" != bin-path ]; then
+  [ -x "$BIN_DIR/fuzz-linkparse" ] || die "$BIN_DIR/fuzz-linkparse is not built (run without --no-build)"
+  # Each target's name for the one executable (its name chooses the property; see Sources/FuzzDriver).
+  for target in "${ALL_TARGETS[@]}"; do ln -sfn fuzz-linkparse "$BIN_DIR/fuzz-$target"; done
+fi
 case "$ACTION" in
   bin-path) echo "$BIN_DIR"; exit 0 ;;
   build) exit 0 ;;

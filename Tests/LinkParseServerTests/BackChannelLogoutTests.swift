@@ -10,7 +10,8 @@ import LinkParseTestSupport
 import NIOHTTP1
 import Testing
 
-@Suite(.serialized, .timeLimit(.minutes(5))) struct BackChannelLogoutTests {
+extension ExampleServerTests {
+@Suite(.timeLimit(.minutes(5))) struct BackChannelLogoutTests {
   typealias Server = ExampleServerTests
   typealias Lifecycle = SessionLifecycleTests
 
@@ -63,4 +64,5 @@ import Testing
       #expect(try await Server.fetch(base + "/me", cookie: c.session).status == 200)
     }
   }
+}
 }

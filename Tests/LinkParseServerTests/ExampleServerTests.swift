@@ -11,8 +11,6 @@ import LinkParseServerTestSupport
 import LinkParseTestSupport
 import Testing
 
-// Serialized, as are the suites that run the example the same way (SessionLifecycleTests, LoginCookieTests,
-// BackChannelLogoutTests): each suite's example servers one at a time, the four suites side by side.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct ExampleServerTests {
   /// The binary built beside the test bundle (`swift build --build-tests` builds it), or
   /// LINKPARSE_EXAMPLE_SERVER_BINARY (to run these tests against another build, an older one say).

@@ -7,10 +7,11 @@ import LinkParseServerTestSupport
 import LinkParseTestSupport
 import Testing
 
-// Serialized, as the other example-server suites are (see SessionLifecycleTests).
-@Suite(.serialized, .timeLimit(.minutes(10))) struct LoginCookieTests {
+// Nested in ExampleServerTests, whose `.serialized` it shares (see SessionLifecycleTests).
+extension ExampleServerTests {
+@Suite(.timeLimit(.minutes(10))) struct LoginCookieTests {
   typealias Server = ExampleServerTests
-  typealias Store = SessionLifecycleTests.Store
+  typealias Store = ExampleServerTests.SessionLifecycleTests.Store
   /// A database of its own (the lifecycle tests empty theirs).
   static let database = "linkparse_login_cookie_test"
 
@@ -25,9 +26,9 @@ import Testing
     return (cookie, callback)
   }
 
-  @Test(arguments: SessionLifecycleTests.stores)
+  @Test(arguments: ExampleServerTests.SessionLifecycleTests.stores)
   func seventeenAbandonedStartsThenALoginSucceeds(_ store: Store) async throws {
-    try await SessionLifecycleTests.withExample(store, database: Self.database) { base, _ in
+    try await ExampleServerTests.SessionLifecycleTests.withExample(store, database: Self.database) { base, _ in
       var jar: [String] = []
       for _ in 0..<17 { _ = try await Self.start(base, jar: &jar) }  // abandoned at the provider
       let (cookie, callback) = try await Self.start(base, jar: &jar)
@@ -46,9 +47,9 @@ import Testing
   /// goes at `Max-Age=0`): each start expires the oldest login cookies beyond a few, so the browser's Cookie
   /// header stays small (on the old main it grew to 37 KB and every request of the site got 431), and the last
   /// login completes.
-  @Test(arguments: SessionLifecycleTests.stores)
+  @Test(arguments: ExampleServerTests.SessionLifecycleTests.stores)
   func seventyAbandonedStartsInOneBrowserThenALoginSucceeds(_ store: Store) async throws {
-    try await SessionLifecycleTests.withExample(store, database: Self.database) { base, _ in
+    try await ExampleServerTests.SessionLifecycleTests.withExample(store, database: Self.database) { base, _ in
       var jar: [(name: String, value: String)] = []
       var callback = ""
       for _ in 0..<71 {
@@ -71,9 +72,9 @@ import Testing
     }
   }
 
-  @Test(arguments: SessionLifecycleTests.stores)
+  @Test(arguments: ExampleServerTests.SessionLifecycleTests.stores)
   func anAnswerThatUsesTheLoginUpClearsItsCookie(_ store: Store) async throws {
-    try await SessionLifecycleTests.withExample(store, database: Self.database) { base, _ in
+    try await ExampleServerTests.SessionLifecycleTests.withExample(store, database: Self.database) { base, _ in
       var jar: [String] = []
       let (cookie, callback) = try await Self.start(base, jar: &jar)
       let name = String(cookie.split(separator: "=")[0])
@@ -88,9 +89,9 @@ import Testing
     }
   }
 
-  @Test(arguments: SessionLifecycleTests.stores)
+  @Test(arguments: ExampleServerTests.SessionLifecycleTests.stores)
   func aCookieHeaderTooLargeIs431(_ store: Store) async throws {
-    try await SessionLifecycleTests.withExample(store, database: Self.database) { base, _ in
+    try await ExampleServerTests.SessionLifecycleTests.withExample(store, database: Self.database) { base, _ in
       var jar: [String] = []
       let (cookie, callback) = try await Self.start(base, jar: &jar)
       let padding = (0..<400).map { "junk\($0)=" + String(repeating: "x", count: 90) }.joined(separator: "; ")
@@ -100,4 +101,5 @@ import Testing
       #expect(try await Server.fetch(callback, cookie: cookie).status == 303)
     }
   }
+}
 }

@@ -12,9 +12,10 @@ import NIOHTTP1
 import PostgresNIO
 import Testing
 
-// Serialized, as ExampleServerTests, LoginCookieTests and BackChannelLogoutTests are: one example server at a time
-// in each of those suites, the four side by side (more at once would starve the module's time limits).
-@Suite(.serialized, .timeLimit(.minutes(10))) struct SessionLifecycleTests {
+// Nested in ExampleServerTests, whose `.serialized` it shares: one example server at a time in this suite and
+// that one (the module's other suites run beside them, and a heavier load starves their time limits).
+extension ExampleServerTests {
+@Suite(.timeLimit(.minutes(10))) struct SessionLifecycleTests {
   typealias Server = ExampleServerTests
 
   /// Where the example keeps its sessions.
@@ -306,4 +307,5 @@ import Testing
     }
     await proxy.stop()
   }
+}
 }

@@ -1,6 +1,7 @@
-// The properties the fuzz targets check, shared by the libFuzzer executables (Fuzz/Sources/fuzz-*) and the
-// main package's regression replay test (Tests/FuzzRegressionTests, which compiles this folder through a
-// symlink), so a crasher is replayed through exactly the code that found it.
+// The properties the fuzz targets check, shared by the libFuzzer executable (Fuzz/Targets, started as
+// fuzz-<target>) and the main package's regression replay test (Tests/FuzzRegressionTests, which compiles this
+// folder through a symlink), so a crasher is replayed through exactly the code that found it. The cases of
+// FuzzProperty are the targets: Fuzz/run.sh lists them from here.
 //
 // A property returns the violations it found (empty when everything holds). Bad input that the library
 // rejects cleanly is not a violation; a crash or a trap inside the library is caught by libFuzzer (and, in

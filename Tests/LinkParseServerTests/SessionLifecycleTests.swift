@@ -199,7 +199,7 @@ extension ExampleServerTests {
       var inUse = false
       var session = ""
       for attempt in 1...3 where !inUse {
-        session = try await Server.login(base).3
+        session = try await Server.login(base).session
         var previous = ContinuousClock.now
         let began = previous
         var stalled = false

@@ -57,11 +57,17 @@ demo-deps:
 	  || apt-get install -y python3-cryptography
 
 ## Fuzz every target briefly (Fuzz/run.sh: sanitizer build, then FUZZ_SMOKE_SECONDS per target, as many
-## targets at once as there are cores). A crash is stored, minimized, in corpus/regressions/ and fails the run.
-## FUZZ_CONFIGURATION=debug builds the targets unoptimized (about twice as fast to build; what CI's smoke does).
+## targets at once as there are cores), each from its named seeds, its regressions and FUZZ_SMOKE_SAMPLE of the
+## inputs nightly runs found (the whole corpus is the nightly run's start: replaying its 10,000 inputs took
+## minutes in a debug build). A crash is stored, minimized, in corpus/regressions/ and fails the run.
+## FUZZ_CONFIGURATION=debug builds the targets unoptimized (about twice as fast to build). FUZZ_SHARED_BUILD=1
+## (what CI's smoke does, after `make test`) builds them into .build, debug, with only LinkParse's own modules
+## instrumented, so the dependencies' debug build is reused (Fuzz/run.sh --shared-build).
 FUZZ_SMOKE_SECONDS ?= 30
+FUZZ_SMOKE_SAMPLE ?= 100
 fuzz-smoke: deps
-	Fuzz/run.sh --time $(FUZZ_SMOKE_SECONDS) --parallel $$(nproc 2>/dev/null || echo 1)
+	Fuzz/run.sh --time $(FUZZ_SMOKE_SECONDS) --sample $(FUZZ_SMOKE_SAMPLE) --parallel $$(nproc 2>/dev/null || echo 1) \
+	  $(if $(FUZZ_SHARED_BUILD),--shared-build)
 
 ## The nightly run (Fuzz/README.md): every target for TIME seconds (default an hour) with FORK processes (or
 ## JOBS workers; default: every core), or PARALLEL targets at once (one process each), then what it found

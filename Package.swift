@@ -332,3 +332,23 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// The CI fuzz smoke's build (`Fuzz/run.sh --shared-build`, which alone sets LINKPARSE_FUZZ_INSTRUMENTATION):
+// LinkParse's own modules compiled for libFuzzer (coverage) and AddressSanitizer, its C for
+// UndefinedBehaviorSanitizer, into the same .build as `make test`, so the dependencies' debug build serves the fuzz
+// executable too instead of being compiled again with the sanitizers (the nightly run and ClusterFuzzLite still
+// instrument everything, in a build of their own). Unset, as for every package that depends on LinkParse, the
+// manifest has no unsafe flags.
+if Context.environment["LINKPARSE_FUZZ_INSTRUMENTATION"] != nil {
+  let fuzzed: Set<String> = [
+    "CICUShims", "CByteScan", "LinkParseBytes", "LinkParseCore", "LinkParseRouter", "LinkParseProviders",
+    "LinkParseAuthorization", "LinkParseOAuth", "LinkParseIDToken", "LinkParseHTTP", "LinkParseHummingbird",
+    "LinkParse", "_LinkParseCLI", "FuzzSupport",
+  ]
+  for target in package.targets where fuzzed.contains(target.name) {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=fuzzer,address"])]
+    target.cSettings = (target.cSettings ?? []) + [
+      .unsafeFlags(["-fsanitize=undefined", "-fno-sanitize-recover=undefined"]),
+    ]
+  }
+}

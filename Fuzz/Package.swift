@@ -13,6 +13,9 @@ let package = Package(
   name: "LinkParseFuzz",
   dependencies: [
     .package(name: "LinkParse", path: ".."),
+    // Named here only for its default traits, which the main package's build enables and a dependency's would
+    // not: the same flags, so `--shared-build` reuses the main build's Hummingbird instead of compiling it again.
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
   ],
   targets: [
     // libFuzzer's driver, declared for Swift, and the `main` every target hands to it (see FuzzDriver.swift).
@@ -26,3 +29,20 @@ let package = Package(
   ],
   swiftLanguageModes: [.v6]
 )
+
+// `Fuzz/run.sh --shared-build` (the CI smoke) builds into the main package's .build without global sanitizer
+// flags: the main package's manifest instruments LinkParse's modules, and these targets instrument themselves and
+// link libFuzzer and AddressSanitizer. Other builds pass the flags to every module (FUZZ_SWIFT_FLAGS, run.sh).
+if Context.environment["LINKPARSE_FUZZ_INSTRUMENTATION"] != nil {
+  for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + [
+      .unsafeFlags(["-sanitize=fuzzer,address"] + (target.type == .executable ? ["-parse-as-library"] : [])),
+    ]
+    target.cSettings = (target.cSettings ?? []) + [
+      .unsafeFlags(["-fsanitize=undefined", "-fno-sanitize-recover=undefined"]),
+    ]
+    if target.type == .executable {
+      target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(["-sanitize=fuzzer,address"])]
+    }
+  }
+}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds LinkParse's libFuzzer targets and runs them on the committed corpus.
 #
-#   Fuzz/run.sh [--time SECONDS] [--target NAME]... [--parallel N] [--no-build] [--keep] [-- LIBFUZZER_FLAGS...]
+#   Fuzz/run.sh [--time SECONDS] [--target NAME]... [--parallel N] [--sample N] [--shared-build] [--no-build] [--keep]
+#               [-- LIBFUZZER_FLAGS...]
 #   Fuzz/run.sh --nightly [--time SECONDS] [--fork N | --jobs N] [--seed N] [--runs N]
 #               [--max-total-time SECONDS] [--report-dir DIR] [--corpus DIR] [--target NAME]... [--no-build]
 #   Fuzz/run.sh --list | --build-only | --bin-path | --help
@@ -11,7 +12,18 @@
 #   --parallel N     fuzz N targets at once, each one process unless --fork or --jobs says otherwise (the CI
 #                    smoke runs two at a time on a 2-core machine; a nightly run so takes half the wall time with
 #                    the same time per target); reports, merges and the table still come in target order
-#   --no-build       use the binaries already built (Fuzz/.build)
+#   --sample N       start each target from its named (hand-written) seeds, its regressions and only N of the
+#                    inputs earlier nightly runs found (the first N by name: sha1s, so a fixed random sample)
+#                    instead of its whole corpus; not with --nightly. The CI smoke's bound: libFuzzer runs every
+#                    starting input before -max_total_time counts, and the whole corpus (10,000 inputs) took
+#                    minutes in a debug build (the regex target 3 exec/s); the nightly run starts from all of it
+#   --shared-build   build into the main package's .build, debug, with only LinkParse's own modules instrumented
+#                    (libFuzzer coverage and AddressSanitizer; UBSan for its C): the dependencies' debug build that
+#                    `make test` made serves the fuzz executable, instead of a sanitizer build of the whole graph
+#                    (CI's smoke: about 60 s instead of 330 s here). Dependencies are then neither instrumented nor
+#                    checked by ASan, and the next `make test` compiles LinkParse's modules again; the default build
+#                    (Fuzz/.build, everything instrumented) is the nightly run's and ClusterFuzzLite's
+#   --no-build       use the binaries already built (Fuzz/.build, or .build with --shared-build)
 #   --keep           keep the work directory (new inputs, logs) and print where it is
 #   --nightly        fuzz, then MERGE what was found into <corpus>/<target>/ (libFuzzer -set_cover_merge=1 into a
 #                    fresh directory: named seeds are kept, found inputs only if they add coverage) and write
@@ -56,6 +68,8 @@ RUNS=""
 MAX_TOTAL=""
 REPORT_DIR=""
 AT_ONCE=1
+SAMPLE=""
+SHARED=0
 CORPUS=corpus
 ACTION=fuzz
 EXTRA=()
@@ -78,6 +92,8 @@ while [ $# -gt 0 ]; do
     --no-build) BUILD=0; shift ;;
     --keep) KEEP=1; shift ;;
     --parallel) number "$1" "${2-}"; AT_ONCE=$(( $2 > 0 ? $2 : 1 )); shift 2 ;;
+    --sample) number "$1" "${2-}"; SAMPLE="$2"; shift 2 ;;
+    --shared-build) SHARED=1; shift ;;
     --nightly) NIGHTLY=1; shift ;;
     --fork) number "$1" "${2-}"; FORK="$2"; shift 2 ;;
     --jobs) number "$1" "${2-}"; JOBS="$2"; shift 2 ;;
@@ -96,6 +112,7 @@ while [ $# -gt 0 ]; do
 done
 [ -z "$FORK" ] || [ -z "$JOBS" ] || die "--fork and --jobs exclude each other"
 [ "$AT_ONCE" = 1 ] || [ -z "$MAX_TOTAL" ] || die "--parallel and --max-total-time exclude each other"
+[ "$NIGHTLY" = 0 ] || [ -z "$SAMPLE" ] || die "--sample is for short runs: --nightly starts from the whole corpus"
 if [ -z "$SECONDS_PER_TARGET" ]; then
   if [ "$NIGHTLY" = 1 ]; then SECONDS_PER_TARGET=3600; else SECONDS_PER_TARGET=60; fi
 fi
@@ -123,8 +140,18 @@ if [ -n "${FUZZ_SWIFT_FLAGS:-}" ]; then read -ra SANITIZE <<< "$FUZZ_SWIFT_FLAGS
 CONFIGURATION=${FUZZ_CONFIGURATION:-release}
 [[ "$CONFIGURATION" =~ ^(debug|release)$ ]] || die "FUZZ_CONFIGURATION is debug or release, not '$CONFIGURATION'"
 BUILD_ARGS=(--package-path Fuzz --scratch-path "${FUZZ_SCRATCH_PATH:-Fuzz/.build}" -c "$CONFIGURATION" "${SANITIZE[@]}")
+if [ "$SHARED" = 1 ]; then
+  # The manifests (Package.swift, Fuzz/Package.swift) add the sanitizer flags to LinkParse's and the fuzz
+  # package's own targets when this is set; the dependencies keep the flags of `make test`'s debug build.
+  export LINKPARSE_FUZZ_INSTRUMENTATION=1
+  CONFIGURATION=debug
+  SANITIZE=()
+  BUILD_ARGS=(--package-path Fuzz --scratch-path "$ROOT/.build" -c debug)
+fi
 if [ "$BUILD" = 1 ]; then
-  echo "== fuzz: building fuzz-linkparse for ${TARGETS[*]} ($CONFIGURATION, ${SANITIZE[*]})"
+  if [ "$SHARED" = 1 ]; then how="debug, in .build, LinkParse's own modules instrumented"; else
+    how="$CONFIGURATION, ${SANITIZE[*]}"; fi
+  echo "== fuzz: building fuzz-linkparse for ${TARGETS[*]} ($how)"
   build_started=$(date +%s)
   # The one product: a plain `swift build` would also build the parent's `linkparse` executable, whose
   # top-level code -parse-as-library rejects. (ld.gold's "Cannot export local symbol '__asan_…'" warnings are
@@ -240,14 +267,24 @@ launch() {
     [ "$share" -ge "$seconds" ] || seconds=$(( share > 1 ? share : 1 ))
   fi
   ls "$seeds" | wc -l > "$dir/before"
+  local from="$seeds" described="$(cat "$dir/before") seeds"
+  if [ -n "$SAMPLE" ]; then
+    # The named seeds, this target's regressions and the first SAMPLE found (sha1-named) inputs, copied.
+    from="$dir/sample"
+    mkdir -p "$from"
+    find "$seeds" -maxdepth 1 -type f -regextype posix-extended ! -regex '.*/[0-9a-f]{40}' -exec cp {} "$from/" \;
+    find "$REGRESSIONS" -maxdepth 1 -type f -name "$target-*" -exec cp {} "$from/" \;
+    find "$seeds" -maxdepth 1 -type f -regextype posix-extended -regex '.*/[0-9a-f]{40}' | sort | awk -v n="$SAMPLE" 'NR <= n' | xargs -r cp -t "$from/"
+    described="$(ls "$from" | wc -l) of $(cat "$dir/before") seeds (named, regressions, $SAMPLE found)"
+  fi
   if [ "$NIGHTLY" = 1 ]; then corpus_coverage "$binary" "$seeds" > "$dir/coverage-before"; fi
-  echo "== fuzz: $target for ${seconds} s ($(cat "$dir/before") seeds${PARALLEL:+; ${PARALLEL[*]}})"
+  echo "== fuzz: $target for ${seconds} s (${described}${PARALLEL:+; ${PARALLEL[*]}})"
   started=$(date +%s)
   # The first directory receives new inputs; the committed seeds are only read. -jobs writes fuzz-<n>.log
   # into the working directory: the target's work directory.
   (cd "$dir" && ${MEASURE[@]+"${MEASURE[@]}" "$dir/time.txt"} "$binary" -dict="$DICT" -max_len=$MAX_LEN \
     -timeout=$TIMEOUT -rss_limit_mb=$RSS_MB -max_total_time="$seconds" -print_final_stats=1 \
-    -artifact_prefix="$dir/artifacts/" ${PARALLEL[@]+"${PARALLEL[@]}"} ${EXTRA[@]+"${EXTRA[@]}"} "$dir/corpus" "$seeds") \
+    -artifact_prefix="$dir/artifacts/" ${PARALLEL[@]+"${PARALLEL[@]}"} ${EXTRA[@]+"${EXTRA[@]}"} "$dir/corpus" "$from") \
     > "$dir/fuzz.log" 2>&1 || status=$?
   echo "$status" > "$dir/status"
   echo $(( $(date +%s) - started )) > "$dir/elapsed"

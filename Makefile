@@ -142,7 +142,7 @@ build-static:
 ## check-static: the static linkparse against the default build (Scripts/check-static.sh): `file` and `ldd` say
 ## static, it runs in an empty root (chroot: the binary and its input only) and writes byte for byte what the
 ## default debug build writes on samples/ and the benchmark corpus.
-check-static: build-static
+check-static: build-static Benchmarks/corpus/callbacks.txt
 	$(SWIFT) build --product linkparse
 	bash Scripts/check-static.sh .build-static/release/linkparse "$(CURDIR)/.build/debug/linkparse"
 

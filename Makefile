@@ -4,7 +4,7 @@ SWIFT ?= swift
 SYSTEM_PACKAGES := libicu-dev libpcre2-dev pkg-config
 CONFORMANCE_DIR ?= $(abspath ../shared/conformance)
 
-.PHONY: docs-snippets deps build demo test fuzz-smoke fuzz fuzz-nightly check-fuzz-nightly check-fuzz-config clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example serve-example-https demo-deps bench-server bench-routes bench-ada check-generated idna-tables-deps idna-tables spark-demo spark-test build-static check-static test-portable
+.PHONY: bench-pipeline docs-snippets deps build demo test fuzz-smoke fuzz fuzz-nightly check-fuzz-nightly check-fuzz-config clean bench bench-compare bench-tokens bench-check bench-thresholds serve-example serve-example-https demo-deps bench-server bench-routes bench-ada check-generated idna-tables-deps idna-tables spark-demo spark-test build-static check-static test-portable
 
 ## Install the Debian packages the build needs, if any is missing (apt-get, as root or through sudo).
 deps:
@@ -246,6 +246,18 @@ BENCH_ADA_ROUNDS ?= 21
 bench-ada: deps $(BENCH_CORPUS)
 	@cd Benchmarks && $(SWIFT) build -c release --product BenchCompare >&2
 	@python3 Benchmarks/bench-ada.py --rounds $(BENCH_ADA_ROUNDS)
+
+## linkparse through a pipe against a Node.js script doing the same with `new URL` and `searchParams`
+## (Benchmarks/bench-pipeline.py, Benchmarks/Node/pipeline.mjs): the same fields byte for byte, lines per second,
+## one `vs-node measure=pipeline … ratio=…` line. linkparse built in release in the benchmarks' build; Node from
+## Debian's nodejs package when missing.
+BENCH_PIPELINE_ROUNDS ?= 5
+bench-pipeline: deps $(BENCH_CORPUS)
+	@command -v node >/dev/null || { if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nodejs; }
+	@cd Benchmarks && $(SWIFT) build -c release --product linkparse >&2
+	@python3 Benchmarks/bench-pipeline.py --rounds $(BENCH_PIPELINE_ROUNDS) \
+	  --linkparse "$$(cd Benchmarks && $(SWIFT) build -c release --show-bin-path)/linkparse"
 
 ## LinkParseOAuth's workloads, ns per item: token-response decoding and id_token verification (RS256, ES256).
 bench-tokens: deps

@@ -253,8 +253,7 @@ bench-ada: deps $(BENCH_CORPUS)
 ## Debian's nodejs package when missing.
 BENCH_PIPELINE_ROUNDS ?= 5
 bench-pipeline: deps $(BENCH_CORPUS)
-	@command -v node >/dev/null || { if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nodejs; }
+	@$(MAKE) --no-print-directory deps SYSTEM_PACKAGES=nodejs
 	@cd Benchmarks && $(SWIFT) build -c release --product linkparse >&2
 	@python3 Benchmarks/bench-pipeline.py --rounds $(BENCH_PIPELINE_ROUNDS) \
 	  --linkparse "$$(cd Benchmarks && $(SWIFT) build -c release --show-bin-path)/linkparse"

@@ -201,6 +201,9 @@ corpus_coverage() {
   echo "$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<< "$line") $(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<< "$line")"
 }
 
+# Whether the corpus file $1 is an input a run found (named by its sha1), not a named (hand-written) seed.
+found_input() { [[ "$(basename "$1")" =~ ^[0-9a-f]{40}$ ]]; }
+
 # Merges the inputs a nightly run found into its committed corpus: a fresh directory starts with the named
 # (hand-written) seeds, which are always kept; libFuzzer adds the sha1-named inputs from the old corpus and the
 # new ones only when they add features; the fresh directory then replaces <corpus>/<target>/.
@@ -212,7 +215,7 @@ merge_corpus() {
   mkdir -p "$fresh" "$candidates"
   for file in "$seeds"/*; do
     [ -f "$file" ] || continue
-    if [[ "$(basename "$file")" =~ ^[0-9a-f]{40}$ ]]; then cp "$file" "$candidates/"; else cp "$file" "$fresh/"; fi
+    if found_input "$file"; then cp "$file" "$candidates/"; else cp "$file" "$fresh/"; fi
   done
   "$binary" -set_cover_merge=1 -max_len=$MAX_LEN -timeout=$TIMEOUT -rss_limit_mb=$RSS_MB \
     "$fresh" "$candidates" "$new" > "$dir/merge.log" 2>&1 || return 1
@@ -272,9 +275,15 @@ launch() {
     # The named seeds, this target's regressions and the first SAMPLE found (sha1-named) inputs, copied.
     from="$dir/sample"
     mkdir -p "$from"
-    find "$seeds" -maxdepth 1 -type f -regextype posix-extended ! -regex '.*/[0-9a-f]{40}' -exec cp {} "$from/" \;
-    find "$REGRESSIONS" -maxdepth 1 -type f -name "$target-*" -exec cp {} "$from/" \;
-    find "$seeds" -maxdepth 1 -type f -regextype posix-extended -regex '.*/[0-9a-f]{40}' | sort | awk -v n="$SAMPLE" 'NR <= n' | xargs -r cp -t "$from/"
+    local file found=0
+    for file in "$seeds"/* "$REGRESSIONS/$target"-*; do
+      [ -f "$file" ] || continue
+      if [[ "$file" == "$seeds"/* ]] && found_input "$file"; then
+        [ "$found" -lt "$SAMPLE" ] || continue
+        found=$(( found + 1 ))
+      fi
+      cp "$file" "$from/"
+    done
     described="$(ls "$from" | wc -l) of $(cat "$dir/before") seeds (named, regressions, $SAMPLE found)"
   fi
   if [ "$NIGHTLY" = 1 ]; then corpus_coverage "$binary" "$seeds" > "$dir/coverage-before"; fi

@@ -148,12 +148,13 @@ extension FormParameters {
   ///   total += name.count + (value?.count ?? 0)
   /// }
   /// ```
+  @inlinable @inline(__always)  // the body goes into the scanner's loop: a closure call per pair cost more than the pair
   @_spi(Bytes) public func forEachDecoded(
     encoding: Encoding = .form, _ body: (UnsafeDecodedBytes, UnsafeDecodedBytes?) throws -> Void
   ) rethrows {
     // `rethrows` rather than typed throws: a generic error type here costs a runtime metadata lookup per
     // call, more than the iteration itself.
-    var source = self.source
+    var source = storage
     try source.withUTF8 { buffer in
       guard let base = buffer.baseAddress else { return }
       var pairs = FormPairScanner(base, from: 0, to: buffer.count)

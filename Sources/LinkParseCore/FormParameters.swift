@@ -194,7 +194,7 @@ public struct FormParameters: Sendable, Sequence {
   }
 
   /// Storage behind ``source``; always contiguous UTF-8.
-  internal var storage: Substring
+  @usableFromInline internal var storage: Substring
 
   /// The source the parameters are read from.
   ///

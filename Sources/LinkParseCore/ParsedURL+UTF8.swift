@@ -29,6 +29,21 @@ extension ParsedURL {
     public var query: Range<Int>?
     /// The fragment, without '#', or `nil` when there is none.
     public var fragment: Range<Int>?
+
+    @usableFromInline
+    init(
+      scheme: Range<Int>, username: Range<Int>, password: Range<Int>, host: Range<Int>?, port: Range<Int>?,
+      path: Range<Int>, query: Range<Int>?, fragment: Range<Int>?
+    ) {
+      self.scheme = scheme
+      self.username = username
+      self.password = password
+      self.host = host
+      self.port = port
+      self.path = path
+      self.query = query
+      self.fragment = fragment
+    }
   }
 
   /// The byte ranges of every component, read from the stored offsets: no scanning, no allocation.
@@ -37,7 +52,9 @@ extension ParsedURL {
   /// let url = try ParsedURL("vk7915193://vk.ru/blank.html?code=abc")
   /// url.utf8Ranges.path  // 17..<28
   /// ```
+  @inlinable
   public var utf8Ranges: UTF8Ranges {
+    @inline(__always) get {  // a call returned the eight ranges through memory; inlined, only those read are made
     let s = structure
     let count = storage.utf8.count
     let absent = URLStructure.absent
@@ -58,6 +75,7 @@ extension ParsedURL {
       path: range(Int(s.pathStart), Int(s.pathEnd(count: count))),
       query: query,
       fragment: fragment)
+    }
   }
 
   /// The scheme's end (its ':'), the host's start (after any userinfo; `nil` without a host), the path's

@@ -47,8 +47,10 @@ extension ParsedURL {
   /// ```
   ///
   /// - Throws: ``URLParseError`` saying what was wrong and at which byte offset.
+  @inlinable  // the fast path writes the offsets straight into the caller's URL (see `URLParser.parse(_:base:)`)
   public init(_ string: consuming String, base: borrowing ParsedURL? = nil) throws(URLParseError) {
-    self = try URLParser.parse(string: consume string, base: base)
+    self.init(storage: string, structure: URLStructure())
+    try URLParser.parse(&self, base: base)
   }
 
   /// Parses a substring, resolving it against `base` when it is relative.

@@ -33,25 +33,58 @@
 //   the path percent-encode set (nor `\` in special URLs), and none that starts with `.` or `%` and is at
 //   most six bytes long (the longest dot segment is `%2e%2e`) is accepted, so no segment is removed.
 // - Query and fragment: nothing of their percent-encode sets (the special-query set for special URLs).
+internal import CByteScan
 import LinkParseBytes
 
 extension URLParser {
 
-  /// The structure of `input` when it is a canonical URL with an authority (see above), else `nil`.
+  /// Whether `input` (of any length: longer ones are left to the state machine, which rejects them) is a canonical
+  /// URL with an authority (see above); when it is, `url` holds its structure, its flags started as `flags`.
+  ///
+  /// An `inout` into the caller's `ParsedURL` rather than a returned optional: a structure returned or built in
+  /// a temporary was written field by field and then copied on in wide loads, which stalled on store forwarding
+  /// (about 12 cycles each, several a URL: longer than the scans took).
   @inline(__always)
+  static func fastPath(checking input: UnsafeBufferPointer<UInt8>, into url: inout URLStructure, flags: UInt8)
+    -> Bool
+  {
+    guard input.count <= maximumInputLength, let start = input.baseAddress else { return false }
+    // The input's cache lines are requested up front: an input that arrives cold (a server's, read from a
+    // socket long ago) would otherwise miss one line at a time as the scan reaches it.
+    linkparse_prefetch(start, input.count)
+    return fastPath(input, into: &url, flags: flags)
+  }
+
+  /// The structure of `input` when it is a canonical URL with an authority (see above), else `nil`.
   static func fastPath(_ input: UnsafeBufferPointer<UInt8>) -> URLStructure? {
-    guard let base = input.baseAddress else { return nil }
+    var url = URLStructure()
+    return fastPath(input, into: &url, flags: 0) ? url : nil
+  }
+
+  /// False when the fast path's host `base[start..<end]` (non-empty, of lower-case letters, digits and `._-`)
+  /// cannot end in a number, read off its last byte before any trailing dot: a number (decimal, or `0x` and hex
+  /// digits) ends in a digit, `a`–`f` or `x`. Most hosts end in another letter (`ru`, `com`), and skip the scan.
+  @inline(__always)
+  static func mayEndInNumber(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+    var last = base[end &- 1]
+    if last == UInt8(ascii: ".") && end &- start > 1 { last = base[end &- 2] }
+    return last &- 0x30 < 10 || last &- 0x61 < 6 || last == UInt8(ascii: "x")
+  }
+
+  /// ``fastPath(_:)`` writing into `url`, a new ``URLStructure``, whose flags start as `flags`; `url` is left partly
+  /// written when the answer is false.
+  static func fastPath(_ input: UnsafeBufferPointer<UInt8>, into url: inout URLStructure, flags: UInt8) -> Bool {
+    guard let base = input.baseAddress else { return false }
     let end = input.count
     // Scheme: a lower-case letter, then scheme bytes other than upper case, up to ':'.
-    guard end > 0, base[0] &- 0x61 < 26 else { return nil }
+    guard end > 0, base[0] &- 0x61 < 26 else { return false }
     let q = Scan.lowerCaseScheme(base, 1, end)
-    guard q &+ 2 <= end, base[q] == UInt8(ascii: ":"), base[q &+ 1] == UInt8(ascii: "/") else { return nil }
-    let scheme = SchemeKind(UnsafeBufferPointer(start: base, count: q))
-    if scheme == .file { return nil }
+    guard q &+ 2 <= end, base[q] == UInt8(ascii: ":"), base[q &+ 1] == UInt8(ascii: "/") else { return false }
+    let scheme = SchemeKind.lowerCase(base, count: q)
+    if scheme == .file { return false }
     let special = scheme.isSpecial
-    var url = URLStructure()
     url.schemeEnd = UInt32(truncatingIfNeeded: q)
-    url.isSpecial = special
+    url.flags = special ? flags | URLStructure.specialFlag : flags
     var p: Int
     if q &+ 2 < end && base[q &+ 2] == UInt8(ascii: "/") {
       // Host: lower-case letters, digits, '.', '-', '_'; then ':' (a port) or the authority's end.
@@ -62,11 +95,13 @@ extension URLParser {
         guard !special,
           hostEnd == end || base[hostEnd] == UInt8(ascii: "/") || base[hostEnd] == UInt8(ascii: "?")
             || base[hostEnd] == UInt8(ascii: "#")
-        else { return nil }
+        else { return false }
         url.hostKind = .empty
       } else {
-        if special && endsInNumber(UnsafeBufferPointer(rebasing: input[hostStart..<hostEnd])) {
-          return nil
+        if special && mayEndInNumber(base, hostStart, hostEnd)
+          && endsInNumber(UnsafeBufferPointer(rebasing: input[hostStart..<hostEnd]))
+        {
+          return false
         }
         url.hostKind = special ? .domain : .opaque
       }
@@ -83,13 +118,13 @@ extension URLParser {
           p &+= 1
         }
         guard p > digitsStart, base[digitsStart] != UInt8(ascii: "0"), value <= 65535, value != scheme.defaultPort
-        else { return nil }
+        else { return false }
         url.port = value
       }
     } else {
       // No authority (`com.example.app:/oauth2redirect?code=…`): non-special URLs only; the path starts with
       // one '/' (two would have been an authority).
-      guard !special else { return nil }
+      guard !special else { return false }
       let afterColon = UInt32(truncatingIfNeeded: q &+ 1)
       url.usernameEnd = afterColon
       url.hostStart = afterColon
@@ -99,14 +134,14 @@ extension URLParser {
 
     // Path: segments after '/', each free of bytes that need encoding and not possibly a dot segment.
     url.pathStart = UInt32(truncatingIfNeeded: p)
-    if special && (p == end || base[p] != UInt8(ascii: "/")) { return nil }
+    if special && (p == end || base[p] != UInt8(ascii: "/")) { return false }
     if p < end && base[p] == UInt8(ascii: "/") {
       // One scan over the whole path; it stops early only at a segment starting with '.' or '%', which is
       // let through when it is longer than six bytes (see above).
       p = Scan.path(base, p &+ 1, end, special: special)
       while p < end && (base[p] == UInt8(ascii: ".") || base[p] == UInt8(ascii: "%")) {
         let segmentEnd = Scan.pathSegment(base, p, end, special: special)
-        if segmentEnd &- p <= 6 { return nil }
+        if segmentEnd &- p <= 6 { return false }
         p = segmentEnd
         if p < end && base[p] == UInt8(ascii: "/") { p = Scan.path(base, p &+ 1, end, special: special) }
       }
@@ -120,6 +155,6 @@ extension URLParser {
       url.fragmentStart = UInt32(truncatingIfNeeded: p)
       p = Scan.fragment(base, p &+ 1, end)
     }
-    return p == end ? url : nil
+    return p == end
   }
 }

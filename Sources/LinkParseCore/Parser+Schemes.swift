@@ -20,6 +20,20 @@ enum SchemeKind: UInt8 {
     }
   }
 
+  /// Classifies a lower-case scheme of `count` bytes at `p`, which must be followed by at least two readable bytes
+  /// (the fast path's `:/`): a word compare instead of ``init(_:)``'s byte-by-byte switch.
+  @inline(__always)
+  static func lowerCase(_ p: UnsafePointer<UInt8>, count: Int) -> SchemeKind {
+    guard count &- 2 < 4 else { return .other }  // 2...5 bytes; the four bytes at `p` are readable
+    let w = UInt32(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt32.self))
+    switch count {
+    case 2: return w & 0xFFFF == 0x7377 ? .ws : .other  // "ws"
+    case 3: return w & 0xFF_FFFF == 0x73_7377 ? .wss : w & 0xFF_FFFF == 0x70_7466 ? .ftp : .other  // "wss", "ftp"
+    case 4: return w == 0x7074_7468 ? .http : w == 0x656C_6966 ? .file : .other  // "http", "file"
+    default: return w == 0x7074_7468 && p[4] == UInt8(ascii: "s") ? .https : .other  // "https"
+    }
+  }
+
   /// Classifies a scheme, case-insensitively.
   init(_ s: UnsafeBufferPointer<UInt8>) {
     @inline(__always) func at(_ i: Int) -> UInt8 { asciiLowercased(s[i]) }

@@ -31,16 +31,42 @@ import LinkParseBytes
   /// Inputs above this size are rejected: offsets are `UInt32`, and percent-encoding can triple a byte.
   static let maximumInputLength = Int(UInt32.max / 4)
 
+  /// Parses `url.storage` (the caller's string) into `url`. The fast path writes the offsets into `url` in
+  /// place: a structure returned, or built in a temporary, was written field by field and then copied on in wide
+  /// loads, which stalled on store forwarding (about 12 cycles each, several a URL).
+  @usableFromInline
+  static func parse(_ url: inout ParsedURL, base: ParsedURL?) throws(URLParseError) {
+    if case .none = base,  // (not `base == nil`: a generic Optional copy, through value witnesses)
+      url.storage.utf8.withContiguousStorageIfAvailable({
+        fastPath(checking: $0, into: &url.structure, flags: URLStructure.sharesInputFlag)
+      }) == true
+    {
+      return
+    }
+    url = try parse(string: url.storage, base: base, fastPath: false)
+  }
+
   /// Takes `string` owned: when the URL is the input, the string moves into the `ParsedURL` (no retain, no
   /// release). Its bytes are read in place (a `var` copy for `withUTF8` cost a retain and a release).
   ///
   /// `isInput`: whether `string` is the caller's own (a URL that is its input then shares its storage), or a
   /// string made from the caller's bytes.
-  static func parse(string: consuming String, base: borrowing ParsedURL?, isInput: Bool = true) throws(URLParseError)
-    -> ParsedURL
-  {
+  ///
+  /// `fastPath`: false when the caller already tried ``fastPath(_:)`` on this input.
+  static func parse(
+    string: consuming String, base: ParsedURL?, isInput: Bool = true, fastPath tryFastPath: Bool = true
+  ) throws(URLParseError) -> ParsedURL {
+    // The fast path first, straight into the URL: no `Result`/`ParseOutput` in between (see `parse(_:base:)`).
+    var structure = URLStructure()
+    if tryFastPath, case .none = base,
+      string.utf8.withContiguousStorageIfAvailable({
+        fastPath(checking: $0, into: &structure, flags: isInput ? URLStructure.sharesInputFlag : 0)
+      }) == true
+    {
+      return ParsedURL(storage: string, structure: structure)
+    }
     let result =
-      string.utf8.withContiguousStorageIfAvailable { bytes in parse(validUTF8: bytes, base: base) }
+      string.utf8.withContiguousStorageIfAvailable { bytes in parse(validUTF8: bytes, base: base, fastPath: false) }
       ?? { var copy = copy string; return copy.withUTF8 { bytes in parse(validUTF8: bytes, base: base) } }()
     return try finish(result, input: consume string, isInput: isInput)
   }
@@ -106,7 +132,10 @@ import LinkParseBytes
 
   /// Parses valid UTF-8. Removes leading and trailing C0 control or space and every tab or newline, runs
   /// the state machine, and maps error offsets back to the caller's input.
-  static func parse(validUTF8 input: UnsafeBufferPointer<UInt8>, base: ParsedURL?) -> Result<ParseOutput, URLParseError>
+  ///
+  /// `fastPath`: false when the caller already tried ``fastPath(_:)`` on this input.
+  static func parse(validUTF8 input: UnsafeBufferPointer<UInt8>, base: ParsedURL?, fastPath tryFastPath: Bool = true)
+    -> Result<ParseOutput, URLParseError>
   {
     guard input.count <= maximumInputLength else {
       return .failure(
@@ -117,7 +146,7 @@ import LinkParseBytes
     // The input's cache lines are requested up front: an input that arrives cold (a server's, read from a
     // socket long ago) would otherwise miss one line at a time as the scan reaches it.
     if let start = input.baseAddress { linkparse_prefetch(start, input.count) }
-    if case .none = base, let structure = fastPath(input) {  // (not `base == nil`: a generic Optional copy)
+    if tryFastPath, case .none = base, let structure = fastPath(input) {  // (not `base == nil`: a generic Optional copy)
       return .success(ParseOutput(serialization: .input, structure: structure))
     }
     return parseWithStateMachine(input, base: base)

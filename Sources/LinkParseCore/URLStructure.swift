@@ -31,14 +31,31 @@ internal struct URLStructure: Sendable, Hashable {
   @usableFromInline var pathStart: UInt32 = 0
   @usableFromInline var queryStart: UInt32 = absent
   @usableFromInline var fragmentStart: UInt32 = absent
-  @usableFromInline var port: UInt32 = absent
+  /// The port when `portFlag` is set. (Sixteen bits and a flag rather than a `UInt32` that may be `absent`: that
+  /// keeps the structure at 32 bytes, so it is returned in four registers instead of through memory.)
+  @usableFromInline var portValue: UInt16 = 0
   @usableFromInline var hostKind: HostKind = .none
   @usableFromInline var flags: UInt8 = 0
+
+  /// The port, or `absent`.
+  @inlinable var port: UInt32 {
+    get { flags & Self.portFlag != 0 ? UInt32(portValue) : Self.absent }
+    set {
+      if newValue == Self.absent {
+        flags &= ~Self.portFlag
+        portValue = 0
+      } else {
+        flags |= Self.portFlag
+        portValue = UInt16(truncatingIfNeeded: newValue)
+      }
+    }
+  }
 
   @usableFromInline static let specialFlag: UInt8 = 1
   @usableFromInline static let opaquePathFlag: UInt8 = 2
   @usableFromInline static let passwordFlag: UInt8 = 4
   @usableFromInline static let sharesInputFlag: UInt8 = 8
+  @usableFromInline static let portFlag: UInt8 = 16
 
   @usableFromInline init() {}
 

@@ -377,6 +377,10 @@ struct ByteSetTests {
     "myapp:/",
     "com.example.app:/oauth2redirect?code=c&state=s",
     "com.example.app:/a//b/?q#f",
+    // Hosts whose last byte says they cannot end in a number, and ones that might but do not.
+    "https://a.f/", "https://a.de/", "https://a.x/", "https://a.0y/", "https://a.ru./", "https://a.f./",
+    // Every special scheme's word, and schemes that only start like one.
+    "ws://a.ru/", "wss://a.ru/", "ftp://a.ru/", "http://a.ru/", "httpx://a.ru/", "wsx://a.ru/", "ft://a.ru/",
   ])
   func canonicalURLsTakeTheFastPath(_ input: String) throws {
     var bytes = input
@@ -397,11 +401,29 @@ struct ByteSetTests {
     "https://a.ru/\t", "file:///tmp/x", "https:a.ru/", "https:/a.ru/", "myapp:opaque", "myapp://:80/",
     "myapp://:80", "myapp://:", "myapp:/./x", "myapp:/..", "file:/x", "myapp:/a b",
     "myapp://h\\x/", "https://a.ru/?'", "https://a.ru/x`", "https://a.ru/a^b", "http://a.ru:80/",
+    "https://a.0x/", "https://a.1./", "https://a.09/", "https://a.0xf/", "ws://a.ru:80/", "wss://a.ru:443/",
+    "ftp://a.ru:21/", "https://a.ru:0/",
   ])
   func nonCanonicalURLsAreLeftToTheStateMachine(_ input: String) {
     var bytes = input
     let fast = bytes.withUTF8 { URLParser.fastPath($0) }
     #expect(fast == nil, "expected the fast path to decline \(input)")
+  }
+
+  /// The structure stays at 32 bytes (the port in sixteen bits and a flag), so that it travels in registers.
+  @Test func structureIsThirtyTwoBytesAndKeepsEveryPort() throws {
+    #expect(MemoryLayout<URLStructure>.size == 32)
+    for port in [0, 1, 80, 443, 8080, 65535] {
+      let url = try ParsedURL("myapp://h:\(port)/x")
+      #expect(url.port == UInt16(port))
+      #expect(url.structure.port == UInt32(port))
+    }
+    #expect(try ParsedURL("HTTPS://A.ru:8443/").port == 8443)
+    #expect(try ParsedURL("https://a.ru:443/").port == nil)
+    var s = URLStructure()
+    s.port = 12345
+    s.port = URLStructure.absent
+    #expect(s == URLStructure())
   }
 
   @Test func randomURLsAgree() {

@@ -192,11 +192,22 @@ func pathEncoded(_ v: SIMD16<UInt8>, special: Bool) -> SIMD16<UInt8> {
   @inlinable static func lowerCaseAlphanumeric(
     or a: UInt8, _ b: UInt8, _ c: UInt8, _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int
   ) -> Int {
-    scan(base, start, end, { v in
+    @inline(__always) func block(_ v: SIMD16<UInt8>) -> SIMD16<UInt8> {
       let letter = lanes((v &- SIMD16(repeating: 0x61)) .< SIMD16(repeating: 26))
       let digit = lanes((v &- SIMD16(repeating: 0x30)) .< SIMD16(repeating: 10))
       return ~(letter | digit | eq(v, a) | eq(v, b) | eq(v, c))
-    }, { x in !(x &- 0x61 < 26 || x &- 0x30 < 10 || x == a || x == b || x == c) })
+    }
+    @inline(__always) func byte(_ x: UInt8) -> Bool {
+      !(x &- 0x61 < 26 || x &- 0x30 < 10 || x == a || x == b || x == c)
+    }
+    // Schemes and hosts are short: the first sixteen bytes nearly always hold their end, so that block is
+    // tried alone first (`scan` starts with pairs of blocks: twice the compares, and a loop to leave).
+    if start &+ 16 <= end {
+      let m = block(load16(base, start))
+      if !isZero(m) { return start &+ firstLane(m) }
+      return scan(base, start &+ 16, end, block, byte)
+    }
+    return scan(base, start, end, block, byte)
   }
 
   /// Stops at the first byte that is not ASCII (0x80 and above).

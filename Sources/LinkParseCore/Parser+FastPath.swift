@@ -149,7 +149,9 @@ extension URLParser {
     // Anything but the query, the fragment or the end ends the path here: the state machine decides.
     if p < end && base[p] == UInt8(ascii: "?") {
       url.queryStart = UInt32(truncatingIfNeeded: p)
-      p = Scan.query(base, p &+ 1, end, special: special)
+      // Two calls with constant arguments: each inlined loop tests its own set (one `special` test per block
+      // cost two instructions and a branch in the longest scan).
+      p = special ? Scan.query(base, p &+ 1, end, special: true) : Scan.query(base, p &+ 1, end, special: false)
     }
     if p < end && base[p] == UInt8(ascii: "#") {
       url.fragmentStart = UInt32(truncatingIfNeeded: p)

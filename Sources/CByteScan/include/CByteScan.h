@@ -34,6 +34,21 @@ static inline uint32_t linkparse_mask16_json_string(const uint8_t *p) {
 
 #endif
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/// 1 when this CPU has AVX2 (set once, when the program is loaded), else 0: whether
+/// ``linkparse_query_end_avx2`` may be called.
+extern int linkparse_has_avx2;
+
+/// `linkparse_has_avx2`, for Swift (which refuses to read a mutable C global from concurrent code).
+static inline int linkparse_cpu_has_avx2(void) { return linkparse_has_avx2; }
+
+/// The index of the first byte of `base[start..<end]` in the URL Standard's query percent-encode set (C0
+/// controls, space, `"`, `#`, `<`, `>`, DEL, non-ASCII) or, when `special` is non-zero, the special-query set (the
+/// same and `'`); `end` when there is none. Thirty-two bytes a step (AVX2): call only when `linkparse_has_avx2`.
+/// `base` must be readable for `0..<end`.
+intptr_t linkparse_query_end_avx2(const uint8_t *base, intptr_t start, intptr_t end, int special);
+#endif
+
 /// Asks the CPU to fetch the cache lines of `p[0..<count]` (at most the first 1 KiB) into the cache, so that
 /// the misses of a cold input overlap rather than come one after another as a scan reaches each line.
 static inline void linkparse_prefetch(const void *p, intptr_t count) {

@@ -46,4 +46,39 @@ __attribute__((target("avx2"))) intptr_t linkparse_query_end_avx2(
   }
   return end;
 }
+
+/// Lanes of the 32 bytes `v` that are lower-case letters, digits, `a`, `b` or `c`. A range test as one signed
+/// compare: adding 0x80 minus the range's first byte maps the range to the lowest signed values.
+__attribute__((target("avx2"))) static inline __m256i linkparse_alnum_lanes(
+    __m256i v, __m256i a, __m256i b, __m256i c) {
+  __m256i letter = _mm256_cmpgt_epi8(_mm256_set1_epi8(-128 + 26), _mm256_add_epi8(v, _mm256_set1_epi8(0x1F)));
+  __m256i digit = _mm256_cmpgt_epi8(_mm256_set1_epi8(-128 + 10), _mm256_add_epi8(v, _mm256_set1_epi8(0x50)));
+  __m256i extra = _mm256_or_si256(_mm256_cmpeq_epi8(v, a), _mm256_or_si256(_mm256_cmpeq_epi8(v, b), _mm256_cmpeq_epi8(v, c)));
+  return _mm256_or_si256(_mm256_or_si256(letter, digit), extra);
+}
+
+__attribute__((target("avx2"))) intptr_t linkparse_alnum_end_avx2(
+    const uint8_t *base, intptr_t start, intptr_t end, uint8_t a, uint8_t b, uint8_t c) {
+  const __m256i va = _mm256_set1_epi8((char)a), vb = _mm256_set1_epi8((char)b), vc = _mm256_set1_epi8((char)c);
+  intptr_t i = start;
+  while (i + 32 <= end) {
+    uint32_t m = ~(uint32_t)_mm256_movemask_epi8(
+      linkparse_alnum_lanes(_mm256_loadu_si256((const __m256i *)(base + i)), va, vb, vc));
+    if (m != 0) return i + __builtin_ctz(m);
+    i += 32;
+  }
+  if (i >= end) return end;
+  if (end >= 32) {
+    intptr_t last = end - 32;
+    uint32_t m = ~(uint32_t)_mm256_movemask_epi8(
+      linkparse_alnum_lanes(_mm256_loadu_si256((const __m256i *)(base + last)), va, vb, vc));
+    m >>= (unsigned)(i - last);
+    return m != 0 ? i + __builtin_ctz(m) : end;
+  }
+  for (; i < end; i++) {
+    uint8_t x = base[i];
+    if (!((uint8_t)(x - 0x61) < 26 || (uint8_t)(x - 0x30) < 10 || x == a || x == b || x == c)) return i;
+  }
+  return end;
+}
 #endif

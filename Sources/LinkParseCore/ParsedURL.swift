@@ -154,11 +154,18 @@ extension ParsedURL {
   /// let url = try ParsedURL("https://a.ru/cb?code=x%2By&state=s")
   /// url.queryParameters.value(for: "code")  // "x+y"
   /// ```
-  public var queryParameters: FormParameters { FormParameters(query ?? slice(0, 0)) }
+  public var queryParameters: FormParameters {
+    // Not `query ?? slice(0, 0)`: the autoclosure's capture of `self` copied the URL (a retain and a release).
+    if let query { return FormParameters(query) }
+    return FormParameters(slice(0, 0))
+  }
 
   /// The fragment's `name=value` pairs (OAuth implicit and `response_mode=fragment` callbacks put their
   /// values there), decoded on demand. Empty when there is no fragment.
-  public var fragmentParameters: FormParameters { FormParameters(fragment ?? slice(0, 0)) }
+  public var fragmentParameters: FormParameters {
+    if let fragment { return FormParameters(fragment) }
+    return FormParameters(slice(0, 0))
+  }
 
   /// Whether the serialization shares its storage with the string that was parsed (the zero-copy fast path).
   @_spi(Testing)

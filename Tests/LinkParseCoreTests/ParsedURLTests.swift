@@ -442,6 +442,36 @@ struct ByteSetTests {
     }
   }
 
+  /// `Scan.simpleHost` and `Scan.lowerCaseScheme` (AVX2 where the CPU has it) stop where a byte-by-byte walk
+  /// does, at every length to 80 and every start.
+  @Test func hostAndSchemeScansAgreeByteByByte() {
+    var rng = SplitMix64(state: 0x40A7)
+    let edges: [UInt8] = [0x00, 0x2A, 0x2B, 0x2C, 0x2D, 0x2E, 0x2F, 0x30, 0x39, 0x3A, 0x40, 0x41, 0x5A, 0x5E, 0x5F, 0x60,
+      0x61, 0x7A, 0x7B, 0x80, 0x99, 0x9A, 0xFF]
+    func expected(_ bytes: [UInt8], _ start: Int, _ extra: [UInt8]) -> Int {
+      var i = start
+      while i < bytes.count && (bytes[i] &- 0x61 < 26 || bytes[i] &- 0x30 < 10 || extra.contains(bytes[i])) { i += 1 }
+      return i
+    }
+    for length in 0...80 {
+      for _ in 0..<20 {
+        var bytes = (0..<length).map { _ in UInt8.random(in: 0x61...0x7A, using: &rng) }
+        for _ in 0..<Int.random(in: 0...2, using: &rng) where length > 0 {
+          bytes[Int.random(in: 0..<length, using: &rng)] = edges.randomElement(using: &rng)!
+        }
+        bytes.withUnsafeBufferPointer { buffer in
+          let base = buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
+          for start in Swift.stride(from: 0, through: length, by: max(1, length / 7)) {
+            let host = Scan.simpleHost(base, start, length)
+            let scheme = Scan.lowerCaseScheme(base, start, length)
+            #expect(host == expected(bytes, start, [0x2E, 0x2D, 0x5F]), "\(bytes) from \(start)")
+            #expect(scheme == expected(bytes, start, [0x2B, 0x2D, 0x2E]), "\(bytes) from \(start)")
+          }
+        }
+      }
+    }
+  }
+
   /// The structure stays at 32 bytes (the port in sixteen bits and a flag), so that it travels in registers.
   @Test func structureIsThirtyTwoBytesAndKeepsEveryPort() throws {
     #expect(MemoryLayout<URLStructure>.size == 32)

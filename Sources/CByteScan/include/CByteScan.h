@@ -47,6 +47,11 @@ static inline int linkparse_cpu_has_avx2(void) { return linkparse_has_avx2; }
 /// same and `'`); `end` when there is none. Thirty-two bytes a step (AVX2): call only when `linkparse_has_avx2`.
 /// `base` must be readable for `0..<end`.
 intptr_t linkparse_query_end_avx2(const uint8_t *base, intptr_t start, intptr_t end, int special);
+
+/// The index of the first byte of `base[start..<end]` that is neither a lower-case ASCII letter, a digit, nor
+/// `a`, `b` or `c`; `end` when there is none. Thirty-two bytes a step (AVX2): call only when
+/// `linkparse_has_avx2`. `base` must be readable for `0..<end`.
+intptr_t linkparse_alnum_end_avx2(const uint8_t *base, intptr_t start, intptr_t end, uint8_t a, uint8_t b, uint8_t c);
 #endif
 
 /// Asks the CPU to fetch the cache lines of `p[0..<count]` (at most the first 1 KiB) into the cache, so that

@@ -148,7 +148,9 @@ package struct JSONWriter: ~Copyable {
   /// `checked`, the copy checked for bytes to escape sixteen at a time (the check reads up to fifteen bytes
   /// past the string, inside the buffer: hence the slack of 16); written escaped, or in pieces, otherwise.
   @inline(__always)
-  private mutating func quoted(_ utf8: UnsafeBufferPointer<UInt8>, after prefix: UnsafeBufferPointer<UInt8>, checked: Bool) {
+  private mutating func quoted(
+    _ utf8: UnsafeBufferPointer<UInt8>, after prefix: UnsafeBufferPointer<UInt8>, checked: Bool
+  ) {
     if buffer.appendQuoted(utf8, after: prefix, checked: checked) { return }
     raw(prefix)
     byte(0x22)

@@ -205,21 +205,19 @@ struct RecordWriter: ~Copyable {
     layout.byteCount &+ 14 &* bytes.count &+ 110
   }
 
-  /// Writes the members that come from the URL, `"line"` to `"params"` (those `layout` selects), to `out`:
+  /// Writes the members that come from the URL, `"line"` to `"params"` (those `layout` selects), to `out`
+  /// (and the query's pairs to `scannedQuery` when `feedsScan`):
   /// the one text of them, specialized for a ``RecordCursor`` (the usual record) and for the ``JSONWriter``.
   /// Each value follows its run of the layout (the `{` or comma, the key, and any constant member before it):
   /// one copy, and no test of the selection beyond the run's presence, per key.
   @inline(__always)
   private static func urlMembers<Out: JSONOutput & ~Copyable>(
-    _ out: inout Out, _ layout: borrowing RecordLayout, _ url: borrowing ParsedURL, href bytes: UnsafeBufferPointer<UInt8>,
-    ranges r: ParsedURL.UTF8Ranges, line: Int, redact: Bool, clean: CleanBytes, scannedQuery: inout CallbackQueryScan,
-    feedsScan: Bool
+    _ out: inout Out, _ layout: borrowing RecordLayout, _ url: borrowing ParsedURL,
+    href bytes: UnsafeBufferPointer<UInt8>, ranges r: ParsedURL.UTF8Ranges, line: Int, redact: Bool, clean: CleanBytes,
+    scannedQuery: inout CallbackQueryScan, feedsScan: Bool
   ) {
     // Every slice of a clean href is clean: tested once here rather than slice by slice.
     let verbatim = clean.contains(bytes)
-    @inline(__always) func part(_ run: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
-      quotedSlice(bytes, range, verbatim: verbatim, after: run, &out)
-    }
     if let run = layout.before(.line) {
       out.raw(run)
       out.integer(line)
@@ -229,19 +227,31 @@ struct RecordWriter: ~Copyable {
         out.raw(run)
         out.string(CallbackOptions.redactHref(url))
       } else {
-        part(run, 0..<bytes.count)
+        quotedSlice(bytes, 0..<bytes.count, verbatim: verbatim, after: run, &out)
       }
     }
-    if let run = layout.before(.scheme) { part(run, r.scheme) }
+    if let run = layout.before(.scheme) { quotedSlice(bytes, r.scheme, verbatim: verbatim, after: run, &out) }
     // `--redact` hides the userinfo (kept empty when there is none).
     if let run = layout.before(.username) {
-      if redact && !r.username.isEmpty { out.redacted(after: run) } else { part(run, r.username) }
+      if redact && !r.username.isEmpty {
+        out.redacted(after: run)
+      } else {
+        quotedSlice(bytes, r.username, verbatim: verbatim, after: run, &out)
+      }
     }
     if let run = layout.before(.password) {
-      if redact && !r.password.isEmpty { out.redacted(after: run) } else { part(run, r.password) }
+      if redact && !r.password.isEmpty {
+        out.redacted(after: run)
+      } else {
+        quotedSlice(bytes, r.password, verbatim: verbatim, after: run, &out)
+      }
     }
     if let run = layout.before(.host) {
-      if let host = r.host { part(run, host) } else { out.null(after: run) }
+      if let host = r.host {
+        quotedSlice(bytes, host, verbatim: verbatim, after: run, &out)
+      } else {
+        out.null(after: run)
+      }
     }
     if let run = layout.before(.port) {
       if let port = url.port {
@@ -251,14 +261,14 @@ struct RecordWriter: ~Copyable {
         out.null(after: run)
       }
     }
-    if let run = layout.before(.path) { part(run, r.path) }
+    if let run = layout.before(.path) { quotedSlice(bytes, r.path, verbatim: verbatim, after: run, &out) }
     if let run = layout.before(.query) {
       if let query = r.query {
         if redact {
           out.raw(run)
           out.string(CallbackOptions.redactFormText(url.query!))
         } else {
-          part(run, query)
+          quotedSlice(bytes, query, verbatim: verbatim, after: run, &out)
         }
       } else {
         out.null(after: run)
@@ -270,7 +280,7 @@ struct RecordWriter: ~Copyable {
           out.raw(run)
           out.string(CallbackOptions.redactFormText(url.fragment!))
         } else {
-          part(run, fragment)
+          quotedSlice(bytes, fragment, verbatim: verbatim, after: run, &out)
         }
       } else {
         out.null(after: run)
@@ -286,7 +296,8 @@ struct RecordWriter: ~Copyable {
         var pairs = FormPairScanner(href, from: query.lowerBound, to: query.upperBound)
         pairs.forEach { pair in
           if feedsScan { scannedQuery.add(pair, href: href) }
-          let name = FormParameters.UnsafeDecodedBytes(href, from: pair.nameStart, to: pair.nameEnd, flags: pair.nameFlags)
+          let name = FormParameters.UnsafeDecodedBytes(
+            href, from: pair.nameStart, to: pair.nameEnd, flags: pair.nameFlags)
           formDecoded(name, verbatim: verbatim, after: (first ? "[" : "],[" as StaticString).bytes, &out)
           first = false
           if !pair.hasValue {
@@ -372,8 +383,10 @@ struct RecordWriter: ~Copyable {
   }
 
   /// Writes `bytes[range]` (a slice of the href) after `run` as a quoted string, without a check when
-  /// `verbatim`.
-  @inline(__always)
+  /// `verbatim`. (`@_transparent`, here and on `formDecoded`: the optimizer kept the cursor's specializations
+  /// of both out of line despite `@inline(__always)`, a call of 40-60 instructions for every string written;
+  /// inlined, the cursor's position stays in a register.)
+  @_transparent
   private static func quotedSlice<Out: JSONOutput & ~Copyable>(
     _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, verbatim: Bool, after run: UnsafeBufferPointer<UInt8>,
     _ out: inout Out
@@ -392,7 +405,7 @@ struct RecordWriter: ~Copyable {
   /// Writes a form-encoded slice decoded, after `prefix` (fixed JSON text): as it is when it has no `%` or
   /// `+` (decoding would not change it; without a check when `verbatim`: the bytes need no escape), else
   /// decoded into a temporary buffer by the library's decoder — no String on either path.
-  @inline(__always)
+  @_transparent
   static func formDecoded<Out: JSONOutput & ~Copyable>(
     _ bytes: FormParameters.UnsafeDecodedBytes, verbatim: Bool, after prefix: UnsafeBufferPointer<UInt8>,
     _ out: inout Out

@@ -190,12 +190,17 @@ struct RecordCursor: JSONOutput {
     position += 1
     let start = position
     raw(utf8)
-    if Scan.hasJSONEscapable(start, utf8.count) {
-      position = start
-      JSONText.forEachEscapedPiece(utf8) { raw($0) }
-    }
+    if Scan.hasJSONEscapable(start, utf8.count) { rewriteEscaped(utf8, at: start) }
     position.pointee = 0x22
     position += 1
+  }
+
+  /// Writes `utf8` escaped at `start`, over its unescaped copy. Out of line: rare, and inlined it made every
+  /// string's writer too large to be inlined in turn.
+  @inline(never)
+  private mutating func rewriteEscaped(_ utf8: UnsafeBufferPointer<UInt8>, at start: UnsafeMutablePointer<UInt8>) {
+    position = start
+    JSONText.forEachEscapedPiece(utf8) { raw($0) }
   }
 
   mutating func integer(_ value: Int) { DecimalDigits.with(value) { raw($0) } }

@@ -194,15 +194,16 @@ struct RecordWriter: ~Copyable {
   }
 
   /// The most bytes ``urlMembers(_:_:_:href:ranges:line:redact:clean:scannedQuery:feedsScan:)`` writes without
-  /// `--redact`, for an href of `n` bytes: the layout's runs; the line number and the port (20 bytes each);
-  /// the href and its components — disjoint slices of it — with their quotes, or `null`s (4 + 2n + 40); each
-  /// parameter's punctuation (at most 8 bytes, and at most n + 1 parameters) and its name and value, decoded
-  /// and escaped: at most twice their raw bytes (an escape is `\"` or `\\` for one byte, or at most 6 bytes
-  /// for a control byte that `%XX` decoded from 3; U+FFFD replaces a `%XX` with at most 3), so 2n + 8(n + 1)
-  /// + 2; and the 16 bytes that a string's escape check reads past it. In all: runs + 14n + 110.
+  /// `--redact`, for an href of n bytes, counted without relying on what a serialization may hold: the layout's
+  /// runs; the line number and the port (20 bytes each); quotes or `null` for the href and its seven components
+  /// (4 each); the href's bytes written at most three times — the href, the one component each lies in (they are
+  /// disjoint), the one parameter each lies in — and each at most 6 bytes in the output (`\u00XX`; decoding only
+  /// shrinks, and U+FFFD takes 3 bytes for at least one invalid byte); each parameter's punctuation, `],["` `","`
+  /// `"` (8 bytes, and at most n parameters) and the list's `]]`; and the 16 bytes a string's escape check reads
+  /// past it. In all: runs + 18n + 8n + 96 (a 250-byte href reserves about 6.6 KB of the 256 KB buffer).
   @inline(__always)
   private static func urlMembersBound(_ layout: borrowing RecordLayout, href bytes: UnsafeBufferPointer<UInt8>) -> Int {
-    layout.byteCount &+ 14 &* bytes.count &+ 110
+    layout.byteCount &+ 26 &* bytes.count &+ 96
   }
 
   /// Writes the members that come from the URL, `"line"` to `"params"` (those `layout` selects), to `out`

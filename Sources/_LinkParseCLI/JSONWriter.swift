@@ -88,9 +88,7 @@ package struct JSONWriter: ~Copyable {
 
   /// Appends literal JSON text, such as `,"ok":true`.
   @inline(__always)
-  package mutating func raw(_ text: StaticString) {
-    raw(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-  }
+  package mutating func raw(_ text: StaticString) { raw(text.bytes) }
 
   /// Appends one byte.
   @inline(__always)

@@ -486,7 +486,7 @@ struct ObjectMembers {
   /// Writes `key` (`"name":`, quoted, with its colon) when its name is selected, and says whether it was.
   @inline(__always)
   mutating func next(_ key: StaticString, _ json: inout JSONWriter) -> Bool {
-    let bytes = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+    let bytes = key.bytes
     if let names {
       // The name between the quotes.
       let name = bytes[1..<(bytes.count - 2)]

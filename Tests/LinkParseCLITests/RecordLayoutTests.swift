@@ -42,7 +42,8 @@ import Testing
     for (encoded, json) in escapes {
       for n in 0..<40 {
         let a = String(repeating: "a", count: n), b = String(repeating: "b", count: n % 17)
-        let result = runInProcess(["--fields", "params"], input: "https://a.example/cb?k\(encoded)=\(a)\(encoded)\(b)\n")
+        let line = "https://a.example/cb?k\(encoded)=\(a)\(encoded)\(b)\n"
+        let result = runInProcess(["--fields", "params"], input: line)
         #expect(result.stdout == "{\"params\":[[\"k\(json)\",\"\(a)\(json)\(b)\"]]}\n", "\(encoded) after \(n) bytes")
       }
     }

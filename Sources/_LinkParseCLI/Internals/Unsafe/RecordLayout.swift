@@ -62,7 +62,7 @@ struct RecordLayout: ~Copyable {
       }
       guard selected.contains(key) else { continue }
       pending.append(bytes.isEmpty && pending.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
-      pending += UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+      pending += text.bytes
       if isValue { close(Self.slot(key)) }
     }
     if bytes.isEmpty && pending.isEmpty { pending.append(UInt8(ascii: "{")) }

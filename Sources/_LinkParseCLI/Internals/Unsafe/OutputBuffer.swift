@@ -86,7 +86,7 @@ struct OutputBuffer: ~Copyable {
   /// a time.
   @inline(__always)
   mutating func appendQuoted(
-    _ utf8: UnsafeBufferPointer<UInt8>, after prefix: UnsafeBufferPointer<UInt8>, checked: Bool
+    _ utf8: UnsafeBufferPointer<UInt8>, after prefix: UnsafeBufferPointer<UInt8> = .empty, checked: Bool
   ) -> Bool {
     let n = utf8.count, p = prefix.count
     guard let source = utf8.baseAddress, capacity &- count >= p &+ n &+ (checked ? 18 : 2) else { return false }

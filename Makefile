@@ -249,8 +249,9 @@ bench-ada: deps $(BENCH_CORPUS)
 
 ## linkparse through a pipe against a Node.js script doing the same with `new URL` and `searchParams`
 ## (Benchmarks/bench-pipeline.py, Benchmarks/Node/pipeline.mjs): the same fields byte for byte, lines per second,
-## one `vs-node measure=pipeline … ratio=…` line. linkparse built in release in the benchmarks' build; Node from
-## Debian's nodejs package when missing.
+## one `vs-node measure=pipeline … ratio=…` line, then `vs-node measure=ceiling …`: an ideal stage that only reads
+## its input and writes the expected output, the most any program could reach through the same pipes. linkparse
+## built in release in the benchmarks' build; Node from Debian's nodejs package when missing.
 BENCH_PIPELINE_ROUNDS ?= 5
 bench-pipeline: deps $(BENCH_CORPUS)
 	@$(MAKE) --no-print-directory deps SYSTEM_PACKAGES=nodejs

@@ -11,11 +11,16 @@
    record per line with the same keys and values (FIELDS: line, ok, href, scheme, username, password, host, port,
    path, query, fragment, params).
 3. Runs each as a pipeline stage, `cat input | PROGRAM | cat > /dev/null`, alternately, N rounds each (default 5),
-   timing the whole pipeline's wall clock; prints the machine's load first, then lines per second (medians) and
+   timing the whole pipeline's wall clock, and with them, interleaved and timed the same way, an ideal stage that
+   does no work, `sh -c 'exec 3<&0; cat <&3 > /dev/null & cat EXPECTED; wait'`: it reads its input and writes
+   linkparse's own output (kept as Benchmarks/.build/pipeline-expected.jsonl), so its time is the pipes' and the
+   copies' alone — the most any program could reach on this machine through these pipes. Prints the machine's
+   load first, then lines per second (medians), linkparse's share of that ceiling, and
 
    vs-node measure=pipeline linkparse_lines_per_s=... node_lines_per_s=... ratio=... lines=... bytes_out=...
+   vs-node measure=ceiling stage_lines_per_s=... node_lines_per_s=... ratio=...
 
-   where ratio is linkparse's lines per second over Node's.
+   where ratio is linkparse's lines per second over Node's, and on the second line the ideal stage's over Node's.
 
 Exit status 0; 1 when the two outputs differ; 2 when a program cannot run.
 """
@@ -39,12 +44,16 @@ def fail(message, status=2):
     sys.exit(status)
 
 
-def output_digest(command, path):
-    """The sha256 and size of what `command` writes for the file at `path` on its stdin."""
+def output_digest(command, path, keep=None):
+    """The sha256 and size of what `command` writes for the file at `path` on its stdin (written to `keep` too
+    when given)."""
     with open(path, "rb") as source:
         run = subprocess.run(command, stdin=source, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if run.returncode not in (0, 1):
         fail(f"{' '.join(command)} exited {run.returncode}: {run.stderr.decode(errors='replace')[-500:]}")
+    if keep is not None:
+        with open(keep, "wb") as target:
+            target.write(run.stdout)
     return hashlib.sha256(run.stdout).hexdigest(), len(run.stdout)
 
 
@@ -87,7 +96,12 @@ def main():
     linkparse = [args.linkparse, "--pipeline", "--fields", FIELDS]
     node = [args.node, os.path.join(BENCH, "Node", "pipeline.mjs")]
     node_version = subprocess.run([args.node, "--version"], capture_output=True, text=True).stdout.strip()
-    ours, ours_size = output_digest(linkparse, path)
+    expected = os.path.join(BENCH, ".build", "pipeline-expected.jsonl")
+    # The ideal stage: reads all its input (as a stage must, or the writer upstream would stop) while it writes
+    # the expected output; `wait` ends it when both are done. (The reader's input goes through descriptor 3: sh
+    # gives a background command /dev/null as its standard input.)
+    ceiling = ["sh", "-c", 'exec 3<&0; cat <&3 > /dev/null & cat "$0"; wait', expected]
+    ours, ours_size = output_digest(linkparse, path, keep=expected)
     theirs, theirs_size = output_digest(node, path)
     if ours != theirs:
         fail(f"the outputs differ ({ours_size} bytes from linkparse, {theirs_size} from node): compare them with "
@@ -98,17 +112,22 @@ def main():
     with open("/proc/loadavg") as load:
         print(f"bench-pipeline: load average {' '.join(load.read().split()[:3])} on {os.cpu_count()} cores "
               "(a busy machine gives figures not to trust)")
-    times = {"linkparse": [], "node": []}
+    times = {"linkparse": [], "node": [], "ceiling": []}
     for _ in range(args.rounds):
         times["linkparse"].append(timed_pipeline(linkparse, path))
         times["node"].append(timed_pipeline(node, path))
+        times["ceiling"].append(timed_pipeline(ceiling, path))
     rate = {name: lines / statistics.median(values) for name, values in times.items()}
     for name, values in times.items():
         print(f"bench-pipeline: {name}: median {statistics.median(values):.3f} s, {rate[name]:,.0f} lines/s "
               f"(rounds: {', '.join(f'{value:.3f}' for value in values)})")
+    print(f"bench-pipeline: linkparse reaches {rate['linkparse'] / rate['ceiling']:.0%} of the ceiling (the ideal "
+          "stage that only reads its input and writes the expected output)")
     print(f"vs-node measure=pipeline linkparse_lines_per_s={rate['linkparse']:.0f} "
           f"node_lines_per_s={rate['node']:.0f} ratio={rate['linkparse'] / rate['node']:.2f} lines={lines} "
           f"bytes_out={ours_size}")
+    print(f"vs-node measure=ceiling stage_lines_per_s={rate['ceiling']:.0f} node_lines_per_s={rate['node']:.0f} "
+          f"ratio={rate['ceiling'] / rate['node']:.2f}")
 
 
 if __name__ == "__main__":

@@ -53,6 +53,18 @@ package struct JSONWriter: ~Copyable {
     }
   }
 
+  /// A cursor over `bound` bytes of the buffer, flushed first when fewer are free; `nil` when the buffer
+  /// cannot hold that many. Nothing else may be written until ``commit(_:)``.
+  @inline(__always)
+  mutating func cursor(reserving bound: Int) -> RecordCursor? {
+    if buffer.free < bound { flush() }
+    return buffer.cursor(reserving: bound)
+  }
+
+  /// Keeps what was written through `cursor`.
+  @inline(__always)
+  mutating func commit(_ cursor: RecordCursor) { buffer.commit(cursor) }
+
   /// Makes room for `needed` bytes (at most 16).
   @inline(__always)
   private mutating func reserve(_ needed: Int) {
@@ -76,9 +88,7 @@ package struct JSONWriter: ~Copyable {
 
   /// Appends literal JSON text, such as `,"ok":true`.
   @inline(__always)
-  package mutating func raw(_ text: StaticString) {
-    raw(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-  }
+  package mutating func raw(_ text: StaticString) { raw(text.bytes) }
 
   /// Appends one byte.
   @inline(__always)
@@ -116,20 +126,31 @@ package struct JSONWriter: ~Copyable {
     if let value { string(value) } else { null() }
   }
 
-  /// Appends UTF-8 bytes as a quoted, escaped JSON string. The bytes must be valid UTF-8.
-  package mutating func quoted(_ utf8: UnsafeBufferPointer<UInt8>) { quoted(utf8, checked: true) }
+  /// Appends UTF-8 bytes as a quoted, escaped JSON string, after `prefix` (fixed JSON text such as a
+  /// record's key run, `,"host":`, written as it is). The bytes must be valid UTF-8.
+  package mutating func quoted(_ utf8: UnsafeBufferPointer<UInt8>, after prefix: UnsafeBufferPointer<UInt8> = .empty) {
+    quoted(utf8, after: prefix, checked: true)
+  }
 
-  /// Appends bytes known to need no escape (none below 0x20, no `"` or `\`) as a quoted JSON string: a copy.
-  /// The caller has checked them, or a string they are part of (the components of an href checked whole).
+  /// Appends bytes known to need no escape (none below 0x20, no `"` or `\`) as a quoted JSON string after
+  /// `prefix`: copies. The caller has checked them, or a string they are part of (the components of an href
+  /// checked whole).
   @inline(__always)
-  package mutating func quotedVerbatim(_ utf8: UnsafeBufferPointer<UInt8>) { quoted(utf8, checked: false) }
+  package mutating func quotedVerbatim(
+    _ utf8: UnsafeBufferPointer<UInt8>, after prefix: UnsafeBufferPointer<UInt8> = .empty
+  ) {
+    quoted(utf8, after: prefix, checked: false)
+  }
 
-  /// Both of the above: the bytes copied with their quotes into the buffer when they fit, and, when
+  /// Both of the above: prefix, quotes and bytes copied into the buffer at once when they fit, and, when
   /// `checked`, the copy checked for bytes to escape sixteen at a time (the check reads up to fifteen bytes
   /// past the string, inside the buffer: hence the slack of 16); written escaped, or in pieces, otherwise.
   @inline(__always)
-  private mutating func quoted(_ utf8: UnsafeBufferPointer<UInt8>, checked: Bool) {
-    if buffer.appendQuoted(utf8, checked: checked) { return }
+  private mutating func quoted(
+    _ utf8: UnsafeBufferPointer<UInt8>, after prefix: UnsafeBufferPointer<UInt8>, checked: Bool
+  ) {
+    if buffer.appendQuoted(utf8, after: prefix, checked: checked) { return }
+    raw(prefix)
     byte(0x22)
     if checked { escaped(utf8) } else { raw(utf8) }
     byte(0x22)
@@ -141,4 +162,50 @@ package struct JSONWriter: ~Copyable {
   package mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
     JSONText.forEachEscapedPiece(utf8) { raw($0) }
   }
+}
+
+/// What a record's members are written to: the ``JSONWriter`` itself, which tests its free space at every
+/// step, or a ``RecordCursor`` over space reserved for the whole of them, which does not. The record's
+/// writer is generic over it, so that its one text serves both.
+protocol JSONOutput: ~Copyable {
+  /// Appends bytes as they are.
+  mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>)
+  /// Appends `prefix` as it is, then `utf8` (valid UTF-8) as a quoted, escaped JSON string.
+  mutating func quoted(_ utf8: UnsafeBufferPointer<UInt8>, after prefix: UnsafeBufferPointer<UInt8>)
+  /// Appends `prefix`, then `utf8`, which needs no escape, between quotes.
+  mutating func quotedVerbatim(_ utf8: UnsafeBufferPointer<UInt8>, after prefix: UnsafeBufferPointer<UInt8>)
+  /// Appends an integer in decimal.
+  mutating func integer(_ value: Int)
+  /// Appends `null`.
+  mutating func null()
+  /// Appends `value` as a quoted, escaped JSON string.
+  mutating func string(_ value: String)
+}
+
+extension JSONWriter: JSONOutput {}
+
+extension JSONOutput where Self: ~Copyable {
+  /// `prefix`, then `null`.
+  @inline(__always)
+  mutating func null(after prefix: UnsafeBufferPointer<UInt8>) {
+    raw(prefix)
+    null()
+  }
+
+  /// `prefix`, then the text that `--redact` writes for a secret.
+  @inline(__always)
+  mutating func redacted(after prefix: UnsafeBufferPointer<UInt8>) {
+    raw(prefix)
+    string(CallbackOptions.redacted)
+  }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+  /// No bytes: the prefix of a string written on its own.
+  static var empty: Self { Self(start: nil, count: 0) }
+}
+
+extension StaticString {
+  /// The literal's UTF-8 bytes (static memory: valid for the whole run).
+  var bytes: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: utf8Start, count: utf8CodeUnitCount) }
 }

@@ -19,6 +19,7 @@ import LinkParseBytes
 /// `params` holds the query's form-decoded pairs in order; a bare key (`?cancelled`) has the value `""`.
 /// With `--routes`, a success record ends with `"route":{"name":…,"provider":…|null,"captures":{…}}` or
 /// `"route":null`. With `--fields`, only the selected keys are written (``FieldSelection``), in this order.
+/// The keys and the fixed text between the values come from a ``RecordLayout`` made once per run.
 struct RecordWriter: ~Copyable {
   var json: JSONWriter
   /// The `--base` URL.
@@ -42,8 +43,9 @@ struct RecordWriter: ~Copyable {
   let projecting: Bool
   /// The record's keys written (all of them when not `projecting`).
   let keys: FieldSelection.Keys
-  /// When `projecting`: whether the record's `{` is written (by its first selected key).
-  private var recordOpen = false
+  /// The fixed text of a success record and of a failure record under `keys`.
+  private let successLayout: RecordLayout
+  private let failureLayout: RecordLayout
 
   init(
     json: consuming JSONWriter, defaultBase: ParsedURL?, maxLineLength: Int,
@@ -53,11 +55,29 @@ struct RecordWriter: ~Copyable {
     self.router = router
     self.fields = fields
     projecting = fields != nil
-    keys = fields?.keys ?? FieldSelection.Keys(rawValue: .max)
+    let keys = fields?.keys ?? FieldSelection.Keys(rawValue: .max)
+    self.keys = keys
+    // `"route"` only with a route table (without `--fields` too).
+    successLayout = RecordLayout(
+      Self.successMembers, selecting: router == nil ? keys.subtracting(.route) : keys)
+    failureLayout = RecordLayout(Self.failureMembers, selecting: keys)
     self.defaultBase = defaultBase
     self.maxLineLength = maxLineLength
     self.callbackOptions = callbackOptions
   }
+
+  /// A success record's members, in order (`"params":` with the list's `[`).
+  private static let successMembers: [RecordLayout.Member] = [
+    .value(.line, "\"line\":"), .constant(.ok, "\"ok\":true"), .value(.href, "\"href\":"),
+    .value(.scheme, "\"scheme\":"), .value(.username, "\"username\":"), .value(.password, "\"password\":"),
+    .value(.host, "\"host\":"), .value(.port, "\"port\":"), .value(.path, "\"path\":"),
+    .value(.query, "\"query\":"), .value(.fragment, "\"fragment\":"), .value(.params, "\"params\":["),
+    .value(.callback, "\"callback\":"), .value(.route, "\"route\":"),
+  ]
+  /// A failure record's members, in order.
+  private static let failureMembers: [RecordLayout.Member] = [
+    .value(.line, "\"line\":"), .constant(.ok, "\"ok\":false"), .value(.error, "\"error\":"),
+  ]
 
   /// Handles one event of the splitter in `--input-format lines`.
   mutating func line(_ event: LineEvent, number: Int) {
@@ -140,126 +160,165 @@ struct RecordWriter: ~Copyable {
     _ url: borrowing ParsedURL, href bytes: UnsafeBufferPointer<UInt8>, line: Int, body: FormParameters?
   ) {
     let redact = callbackOptions.redact
-    if key("{\"line\":", .line) { json.integer(line) }
-    _ = key(",\"ok\":true", .ok)
     // When the href has nothing to escape (nearly always: a serialization percent-encodes controls, and keeps
     // '"' only in opaque hosts and paths and '\\' only in some components), neither has any slice of it:
     // those are written without a check.
     let clean = CleanBytes(href: bytes)
     let r = url.utf8Ranges
-    @inline(__always) func part(_ range: Range<Int>) { quoted(UnsafeBufferPointer(rebasing: bytes[range]), clean) }
-    if key(",\"href\":", .href) {
-      if redact { json.string(CallbackOptions.redactHref(url)) } else { part(0..<bytes.count) }
-    }
-    if key(",\"scheme\":", .scheme) { part(r.scheme) }
-    // `--redact` hides the userinfo (kept empty when there is none).
-    if key(",\"username\":", .username) {
-      if redact && !r.username.isEmpty { json.string(CallbackOptions.redacted) } else { part(r.username) }
-    }
-    if key(",\"password\":", .password) {
-      if redact && !r.password.isEmpty { json.string(CallbackOptions.redacted) } else { part(r.password) }
-    }
-    if key(",\"host\":", .host) {
-      if let host = r.host { part(host) } else { json.null() }
-    }
-    if key(",\"port\":", .port) {
-      if let port = url.port { json.integer(Int(port)) } else { json.null() }
-    }
-    if key(",\"path\":", .path) { part(r.path) }
-    if key(",\"query\":", .query) {
-      if let query = r.query {
-        if redact { json.string(CallbackOptions.redactFormText(url.query!)) } else { part(query) }
-      } else {
-        json.null()
-      }
-    }
-    if key(",\"fragment\":", .fragment) {
-      if let fragment = r.fragment {
-        if redact { json.string(CallbackOptions.redactFormText(url.fragment!)) } else { part(fragment) }
-      } else {
-        json.null()
-      }
-    }
-    // The query's pairs, read from the href's bytes (no `FormParameters`, no Substring).
-    // The callback's decoder reads what this loop sees (`--provider auto`, no checks, no body, no route table
-    // to pick a provider): the pairs are recorded for it as they are listed, so that it does not scan the
-    // query again.
-    let listsParams = key(",\"params\":[", .params)
+    // The callback's decoder reads what the parameter list sees (`--provider auto`, no checks, no body, no
+    // route table to pick a provider): the pairs are recorded for it as they are listed, so that it does not
+    // scan the query again.
     let feedsScan =
       router == nil && (!projecting || keys.contains(.callback)) && callbackOptions.usesScannedQuery(body: body)
     var scannedQuery = CallbackQueryScan(query: r.query)
-    let href = bytes.baseAddress!
-    if listsParams {
-      var first = true
+    // The members up to `"params"` are written straight into the output buffer, in space reserved for the
+    // longest they can be (``urlMembersBound``), unless `--redact` replaces values by texts of other lengths
+    // or the line is too long for the buffer: then through the writer's tested appends.
+    if !redact, var cursor = json.cursor(reserving: Self.urlMembersBound(successLayout, href: bytes)) {
+      Self.urlMembers(
+        &cursor, successLayout, url, href: bytes, ranges: r, line: line, redact: false, clean: clean,
+        scannedQuery: &scannedQuery, feedsScan: feedsScan)
+      json.commit(cursor)
+    } else {
+      Self.urlMembers(
+        &json, successLayout, url, href: bytes, ranges: r, line: line, redact: redact, clean: clean,
+        scannedQuery: &scannedQuery, feedsScan: feedsScan)
+    }
+    if let router {
+      routedCallback(router, url, body: body, redact: redact, clean: clean)
+    } else if let run = successLayout.before(.callback) {
+      json.raw(run)
+      callback(url, body: body, scannedQuery: &scannedQuery, fed: feedsScan, redact: redact, clean: clean)
+    }
+    json.raw(successLayout.end)
+  }
+
+  /// The most bytes ``urlMembers(_:_:_:href:ranges:line:redact:clean:scannedQuery:feedsScan:)`` writes without
+  /// `--redact`, for an href of n bytes, counted without relying on what a serialization may hold: the layout's
+  /// runs; the line number and the port (20 bytes each); quotes or `null` for the href and its seven components
+  /// (4 each); the href's bytes written at most three times — the href, the one component each lies in (they are
+  /// disjoint), the one parameter each lies in — and each at most 6 bytes in the output (`\u00XX`; decoding only
+  /// shrinks, and U+FFFD takes 3 bytes for at least one invalid byte); each parameter's punctuation, `],["` `","`
+  /// `"` (8 bytes, and at most n parameters) and the list's `]]`; and the 16 bytes a string's escape check reads
+  /// past it. In all: runs + 18n + 8n + 96 (a 250-byte href reserves about 6.6 KB of the 256 KB buffer).
+  @inline(__always)
+  private static func urlMembersBound(_ layout: borrowing RecordLayout, href bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    layout.byteCount &+ 26 &* bytes.count &+ 96
+  }
+
+  /// Writes the members that come from the URL, `"line"` to `"params"` (those `layout` selects), to `out`
+  /// (and the query's pairs to `scannedQuery` when `feedsScan`):
+  /// the one text of them, specialized for a ``RecordCursor`` (the usual record) and for the ``JSONWriter``.
+  /// Each value follows its run of the layout (the `{` or comma, the key, and any constant member before it):
+  /// one copy, and no test of the selection beyond the run's presence, per key.
+  @inline(__always)
+  private static func urlMembers<Out: JSONOutput & ~Copyable>(
+    _ out: inout Out, _ layout: borrowing RecordLayout, _ url: borrowing ParsedURL,
+    href bytes: UnsafeBufferPointer<UInt8>, ranges r: ParsedURL.UTF8Ranges, line: Int, redact: Bool, clean: CleanBytes,
+    scannedQuery: inout CallbackQueryScan, feedsScan: Bool
+  ) {
+    // Every slice of a clean href is clean: tested once here rather than slice by slice.
+    let verbatim = clean.contains(bytes)
+    if let run = layout.before(.line) {
+      out.raw(run)
+      out.integer(line)
+    }
+    if let run = layout.before(.href) {
+      if redact {
+        out.raw(run)
+        out.string(CallbackOptions.redactHref(url))
+      } else {
+        quotedSlice(bytes, 0..<bytes.count, verbatim: verbatim, after: run, &out)
+      }
+    }
+    if let run = layout.before(.scheme) { quotedSlice(bytes, r.scheme, verbatim: verbatim, after: run, &out) }
+    // `--redact` hides the userinfo (kept empty when there is none).
+    if let run = layout.before(.username) {
+      if redact && !r.username.isEmpty {
+        out.redacted(after: run)
+      } else {
+        quotedSlice(bytes, r.username, verbatim: verbatim, after: run, &out)
+      }
+    }
+    if let run = layout.before(.password) {
+      if redact && !r.password.isEmpty {
+        out.redacted(after: run)
+      } else {
+        quotedSlice(bytes, r.password, verbatim: verbatim, after: run, &out)
+      }
+    }
+    if let run = layout.before(.host) {
+      if let host = r.host {
+        quotedSlice(bytes, host, verbatim: verbatim, after: run, &out)
+      } else {
+        out.null(after: run)
+      }
+    }
+    if let run = layout.before(.port) {
+      if let port = url.port {
+        out.raw(run)
+        out.integer(Int(port))
+      } else {
+        out.null(after: run)
+      }
+    }
+    if let run = layout.before(.path) { quotedSlice(bytes, r.path, verbatim: verbatim, after: run, &out) }
+    if let run = layout.before(.query) {
       if let query = r.query {
+        if redact {
+          out.raw(run)
+          out.string(CallbackOptions.redactFormText(url.query!))
+        } else {
+          quotedSlice(bytes, query, verbatim: verbatim, after: run, &out)
+        }
+      } else {
+        out.null(after: run)
+      }
+    }
+    if let run = layout.before(.fragment) {
+      if let fragment = r.fragment {
+        if redact {
+          out.raw(run)
+          out.string(CallbackOptions.redactFormText(url.fragment!))
+        } else {
+          quotedSlice(bytes, fragment, verbatim: verbatim, after: run, &out)
+        }
+      } else {
+        out.null(after: run)
+      }
+    }
+    // The query's pairs, read from the href's bytes (no `FormParameters`, no Substring).
+    let href = bytes.baseAddress!
+    if let run = layout.before(.params) {
+      out.raw(run)
+      if let query = r.query {
+        // Each pair is `["name","value"]`: the `]` of one goes out with the `,[` of the next, as one run.
+        var first = true
         var pairs = FormPairScanner(href, from: query.lowerBound, to: query.upperBound)
         pairs.forEach { pair in
           if feedsScan { scannedQuery.add(pair, href: href) }
-          json.raw(first ? "[" : ",[")
+          let name = FormParameters.UnsafeDecodedBytes(
+            href, from: pair.nameStart, to: pair.nameEnd, flags: pair.nameFlags)
+          formDecoded(name, verbatim: verbatim, after: (first ? "[" : "],[" as StaticString).bytes, &out)
           first = false
-          let name = FormParameters.UnsafeDecodedBytes(href, from: pair.nameStart, to: pair.nameEnd, flags: pair.nameFlags)
-          formDecoded(name, clean)
-          json.byte(UInt8(ascii: ","))
-          if pair.hasValue {
-            if redact && CallbackOptions.isSecret(name) {
-              json.string(CallbackOptions.redacted)
-            } else {
-              formDecoded(
-                FormParameters.UnsafeDecodedBytes(href, from: pair.valueStart, to: pair.end, flags: pair.valueFlags), clean)
-            }
+          if !pair.hasValue {
+            out.raw(StaticString(",\"\"").bytes)
+          } else if redact && CallbackOptions.isSecret(name) {
+            out.redacted(after: StaticString(",").bytes)
           } else {
-            json.raw("\"\"")
+            formDecoded(
+              FormParameters.UnsafeDecodedBytes(href, from: pair.valueStart, to: pair.end, flags: pair.valueFlags),
+              verbatim: verbatim, after: StaticString(",").bytes, &out)
           }
-          json.byte(UInt8(ascii: "]"))
         }
+        if !first { out.raw(StaticString("]").bytes) }
       }
-      json.byte(UInt8(ascii: "]"))
+      out.raw(StaticString("]").bytes)
     } else if feedsScan, let query = r.query {
       // `--fields` without `params`: the pairs are only recorded.
       var pairs = FormPairScanner(href, from: query.lowerBound, to: query.upperBound)
       pairs.forEach { scannedQuery.add($0, href: href) }
     }
-    if let router {
-      routedCallback(router, url, body: body, redact: redact, clean: clean)
-    } else if key(",\"callback\":", .callback) {
-      callback(url, body: body, scannedQuery: &scannedQuery, fed: feedsScan, redact: redact, clean: clean)
-    }
-    closeRecord()
-  }
-
-  /// Writes a key of the record (`literal`: `{"line":`, or `,"name":` for any other) when it is selected,
-  /// and says whether it was: its value follows. Without `--fields`, every key is.
-  @inline(__always)
-  private mutating func key(_ literal: StaticString, _ key: FieldSelection.Keys) -> Bool {
-    guard projecting else {
-      json.raw(literal)
-      return true
-    }
-    return selectedKey(literal, key)
-  }
-
-  /// ``key(_:_:)`` with `--fields`: the first key written opens the record (`{` in place of its comma).
-  @inline(never)
-  private mutating func selectedKey(_ literal: StaticString, _ key: FieldSelection.Keys) -> Bool {
-    guard keys.contains(key) else { return false }
-    if recordOpen {
-      json.raw(literal)
-    } else {
-      recordOpen = true
-      json.byte(UInt8(ascii: "{"))
-      json.raw(UnsafeBufferPointer(start: literal.utf8Start + 1, count: literal.utf8CodeUnitCount - 1))
-    }
-    return true
-  }
-
-  /// Ends a record: `}` and its newline (`{}` when `--fields` selected none of its keys).
-  @inline(__always)
-  private mutating func closeRecord() {
-    if projecting {
-      if !recordOpen { json.byte(UInt8(ascii: "{")) }
-      recordOpen = false
-    }
-    json.raw("}\n")
   }
 
   /// Writes the value of `"callback"`, the one writer of every record's callback: decoded from `scannedQuery` as it is
@@ -293,13 +352,17 @@ struct RecordWriter: ~Copyable {
     _ router: Router, _ url: borrowing ParsedURL, body: FormParameters?, redact: Bool, clean: CleanBytes
   ) {
     let match = try? router.match(copy url)
-    if key(",\"callback\":", .callback) {
+    if let run = successLayout.before(.callback) {
+      json.raw(run)
       var unused = CallbackQueryScan(query: nil)
       callback(
         url, body: body, scannedQuery: &unused, fed: false, provider: callbackOptions.routeProvider(match),
         redact: redact, clean: clean)
     }
-    if key(",\"route\":", .route) { route(match) }
+    if let run = successLayout.before(.route) {
+      json.raw(run)
+      route(match)
+    }
   }
 
   /// Writes the value of `"route"`: `{…}`, or `null` (no route matched, or a route constraint hit its limits).
@@ -320,39 +383,72 @@ struct RecordWriter: ~Copyable {
     json.raw("}}")
   }
 
-  /// Writes a form-encoded slice decoded: as it is when it has no `%` or `+` (decoding would not change it),
-  /// else decoded into a temporary buffer by the library's decoder — no String on either path.
-  @inline(__always)
-  mutating func formDecoded(_ bytes: FormParameters.UnsafeDecodedBytes, _ clean: CleanBytes) {
-    // Raw bytes are written as they are unless they need decoding: without a check when they lie in `clean`.
-    // Decoded bytes are written straight from a temporary buffer when they are valid UTF-8, and through a
-    // String (which replaces invalid sequences with U+FFFD) only when an escape made them invalid.
-    // (The guard is checked here, inline, although `withDecodedBytes` checks again: a closure call for every
-    // value cost more than the second, short scan of the few values that need decoding.)
-    guard bytes.needsDecoding else { return quoted(bytes.raw, clean) }
-    bytes.withDecodedBytes { decoded in
-      if UTF8Validation.isValid(decoded) {
-        json.quoted(decoded)
-      } else {
-        json.string(String(decoding: decoded, as: UTF8.self))
-      }
-    }
+  /// Writes `bytes[range]` (a slice of the href) after `run` as a quoted string, without a check when
+  /// `verbatim`. (`@_transparent`, here and on `formDecoded`: the optimizer kept the cursor's specializations
+  /// of both out of line despite `@inline(__always)`, a call of 40-60 instructions for every string written;
+  /// inlined, the cursor's position stays in a register.)
+  @_transparent
+  private static func quotedSlice<Out: JSONOutput & ~Copyable>(
+    _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, verbatim: Bool, after run: UnsafeBufferPointer<UInt8>,
+    _ out: inout Out
+  ) {
+    let slice = UnsafeBufferPointer(rebasing: bytes[range])
+    if verbatim { out.quotedVerbatim(slice, after: run) } else { out.quoted(slice, after: run) }
   }
 
-  /// Writes `bytes` as a quoted JSON string: copied as they are when they lie in `clean`, else checked and
-  /// escaped.
+  /// Writes a form-encoded slice decoded: a callback's value (``formDecoded(_:verbatim:after:_:)``), without
+  /// a check when it lies in `clean`.
   @inline(__always)
-  private mutating func quoted(_ bytes: UnsafeBufferPointer<UInt8>, _ clean: CleanBytes) {
-    if clean.contains(bytes) { json.quotedVerbatim(bytes) } else { json.quoted(bytes) }
+  mutating func formDecoded(_ bytes: FormParameters.UnsafeDecodedBytes, _ clean: CleanBytes) {
+    Self.formDecoded(bytes, verbatim: clean.contains(bytes.raw), after: .empty, &json)
+  }
+
+  /// Writes a form-encoded slice decoded, after `prefix` (fixed JSON text): as it is when it has no `%` or
+  /// `+` (decoding would not change it; without a check when `verbatim`: the bytes need no escape), else
+  /// decoded into a temporary buffer by the library's decoder — no String on either path.
+  @_transparent
+  static func formDecoded<Out: JSONOutput & ~Copyable>(
+    _ bytes: FormParameters.UnsafeDecodedBytes, verbatim: Bool, after prefix: UnsafeBufferPointer<UInt8>,
+    _ out: inout Out
+  ) {
+    // The scanner's flags (`FormPairScanner` sees every `%` and `+`) decide, not `needsDecoding`, which reads
+    // the bytes up to the first escape: a view without them (both flags set) is checked again by
+    // `withDecodedBytes`, which passes bytes that need no decoding on as they are.
+    guard bytes.mayContainEscapes || bytes.mayContainPlus else {
+      if verbatim { out.quotedVerbatim(bytes.raw, after: prefix) } else { out.quoted(bytes.raw, after: prefix) }
+      return
+    }
+    decoded(bytes, after: prefix, &out)
+  }
+
+  /// ``formDecoded(_:verbatim:after:_:)`` for bytes with an escape, out of line (the common value, written as
+  /// it is, costs no call): written straight from a temporary buffer when the decoded bytes are valid UTF-8,
+  /// and through a String (which replaces invalid sequences with U+FFFD) only when an escape made them
+  /// invalid.
+  @inline(never)
+  private static func decoded<Out: JSONOutput & ~Copyable>(
+    _ bytes: FormParameters.UnsafeDecodedBytes, after prefix: UnsafeBufferPointer<UInt8>, _ out: inout Out
+  ) {
+    bytes.withDecodedBytes { decoded in
+      if UTF8Validation.isValid(decoded) {
+        out.quoted(decoded, after: prefix)
+      } else {
+        out.raw(prefix)
+        out.string(String(decoding: decoded, as: UTF8.self))
+      }
+    }
   }
 
   /// Writes a failure record.
   mutating func failure(line: Int, code: String, offset: Int?, message: String) {
     records += 1
     failures += 1
-    if key("{\"line\":", .line) { json.integer(line) }
-    _ = key(",\"ok\":false", .ok)
-    if key(",\"error\":", .error) {
+    if let run = failureLayout.before(.line) {
+      json.raw(run)
+      json.integer(line)
+    }
+    if let run = failureLayout.before(.error) {
+      json.raw(run)
       let names = projecting ? fields!.errorKeys : nil
       var members = ObjectMembers(names)
       json.byte(UInt8(ascii: "{"))
@@ -363,7 +459,7 @@ struct RecordWriter: ~Copyable {
       if members.next("\"message\":", &json) { json.string(message) }
       json.byte(UInt8(ascii: "}"))
     }
-    closeRecord()
+    json.raw(failureLayout.end)
   }
 }
 
@@ -390,7 +486,7 @@ struct ObjectMembers {
   /// Writes `key` (`"name":`, quoted, with its colon) when its name is selected, and says whether it was.
   @inline(__always)
   mutating func next(_ key: StaticString, _ json: inout JSONWriter) -> Bool {
-    let bytes = UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+    let bytes = key.bytes
     if let names {
       // The name between the quotes.
       let name = bytes[1..<(bytes.count - 2)]

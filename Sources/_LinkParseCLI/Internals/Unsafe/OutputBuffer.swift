@@ -3,11 +3,18 @@
 // Safe because: `storage` holds `capacity` bytes, allocated and zero-initialized once in `init` and freed
 // once in `deinit` (the type is non-copyable: nothing else frees it or keeps it); `0 <= count <= capacity`
 // always. Every store is to `storage[count ..< count + n]` with `n <= free`: checked here by
-// `append(_:)` for buffers, `appendPrefix(_:)` and `appendQuoted(_:checked:)`; the single-byte
+// `append(_:)` for buffers, `appendPrefix(_:)` and `appendQuoted(_:after:checked:)` (which writes its prefix,
+// quotes and string, `p + n + 2` bytes, only after testing that they fit); the single-byte
 // `append(byte:)` requires the caller to have made room (`JSONWriter.reserve`), asserted in debug builds.
-// `appendQuoted(_:checked:)` also keeps 16 bytes free after the string, because `Scan.hasJSONEscapable`
+// `appendQuoted(_:after:checked:)` also keeps 16 bytes free after the string, because `Scan.hasJSONEscapable`
 // reads whole blocks of sixteen (up to fifteen bytes past the string): those bytes are inside `storage`
 // and initialized. Source buffers are only read within their own `count`.
+//
+// A `RecordCursor` stores without testing the free space: `cursor(reserving:)` makes one only when `bound`
+// bytes are free and gives it `storage + count + bound` as its limit, the caller writes at most `bound`
+// bytes through it (its writer's bound says why) and nothing else into the buffer until `commit(_:)`, which
+// checks that the cursor stayed within the limit before counting its bytes. Its escape check reads up to
+// fifteen bytes past a string, which the bound includes.
 
 import LinkParseBytes
 
@@ -72,28 +79,50 @@ struct OutputBuffer: ~Copyable {
     return piece
   }
 
-  /// Appends `utf8` between two `"` and returns `true` if it fits (with the 16 bytes of slack the check
-  /// needs when `checked`) and, when `checked`, holds no byte a JSON string must escape (below 0x20, `"`,
-  /// `\`); else leaves the buffer as it was and returns `false`. The copy is what is checked, sixteen bytes
-  /// at a time.
+  /// Appends `prefix` (fixed text such as a record's key run), then `utf8` between two `"`, and returns `true`
+  /// if they fit (with the 16 bytes of slack the check needs when `checked`) and, when `checked`, `utf8` holds
+  /// no byte a JSON string must escape (below 0x20, `"`, `\`); else leaves the buffer as it was and returns
+  /// `false`. One test of the free space for the whole member; the copy is what is checked, sixteen bytes at
+  /// a time.
   @inline(__always)
-  mutating func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>, checked: Bool) -> Bool {
-    let n = utf8.count
-    guard let source = utf8.baseAddress, capacity &- count >= n &+ (checked ? 18 : 2) else { return false }
-    let start = storage + count
+  mutating func appendQuoted(
+    _ utf8: UnsafeBufferPointer<UInt8>, after prefix: UnsafeBufferPointer<UInt8> = .empty, checked: Bool
+  ) -> Bool {
+    let n = utf8.count, p = prefix.count
+    guard let source = utf8.baseAddress, capacity &- count >= p &+ n &+ (checked ? 18 : 2) else { return false }
+    var start = storage + count
+    if let prefixStart = prefix.baseAddress {
+      Self.copy(start, prefixStart, p)
+      start += p
+    }
     start.pointee = 0x22
     Self.copy(start + 1, source, n)
     if checked && Scan.hasJSONEscapable(start + 1, n) { return false }
     start[n &+ 1] = 0x22
-    count &+= n &+ 2
+    count &+= p &+ n &+ 2
     return true
+  }
+
+  /// A cursor over the next `bound` free bytes, or `nil` when fewer are free. Nothing else may write to the
+  /// buffer until the cursor is committed.
+  @inline(__always)
+  func cursor(reserving bound: Int) -> RecordCursor? {
+    guard capacity &- count >= bound else { return nil }
+    return RecordCursor(storage + count, limit: storage + count + bound)
+  }
+
+  /// Keeps the bytes written through `cursor`, made by ``cursor(reserving:)`` since the last change.
+  @inline(__always)
+  mutating func commit(_ cursor: RecordCursor) {
+    precondition(cursor.position <= cursor.limit, "a record outgrew the bytes reserved for it")
+    count = cursor.position - storage
   }
 
   /// Copies `n` bytes (non-overlapping). Most pieces of a record are short (keys, components, values), and
   /// for them a libc `memcpy` call costs more than the copy: up to 32 bytes are copied inline as two
   /// possibly overlapping loads and stores that never read or write outside either range.
   @inline(__always)
-  private static func copy(_ destination: UnsafeMutablePointer<UInt8>, _ source: UnsafePointer<UInt8>, _ n: Int) {
+  fileprivate static func copy(_ destination: UnsafeMutablePointer<UInt8>, _ source: UnsafePointer<UInt8>, _ n: Int) {
     let to = UnsafeMutableRawPointer(destination)
     let from = UnsafeRawPointer(source)
     if n >= 16 {
@@ -118,5 +147,68 @@ struct OutputBuffer: ~Copyable {
       destination[n >> 1] = source[n >> 1]
       destination[n &- 1] = source[n &- 1]
     }
+  }
+}
+
+/// Writes JSON text into space of an ``OutputBuffer`` reserved for it (``OutputBuffer/cursor(reserving:)``):
+/// plain stores through a pointer kept in a register, with no test of the free space. Its writer has
+/// reserved as much as the text can take.
+struct RecordCursor: JSONOutput {
+  /// Where the next byte goes.
+  private(set) var position: UnsafeMutablePointer<UInt8>
+  /// The end of the reserved space.
+  let limit: UnsafeMutablePointer<UInt8>
+
+  fileprivate init(_ position: UnsafeMutablePointer<UInt8>, limit: UnsafeMutablePointer<UInt8>) {
+    self.position = position
+    self.limit = limit
+  }
+
+  @inline(__always)
+  mutating func raw(_ bytes: UnsafeBufferPointer<UInt8>) {
+    guard let source = bytes.baseAddress else { return }
+    OutputBuffer.copy(position, source, bytes.count)
+    position += bytes.count
+  }
+
+  @inline(__always)
+  mutating func quotedVerbatim(_ utf8: UnsafeBufferPointer<UInt8>, after prefix: UnsafeBufferPointer<UInt8>) {
+    raw(prefix)
+    position.pointee = 0x22
+    position += 1
+    raw(utf8)
+    position.pointee = 0x22
+    position += 1
+  }
+
+  /// Copies the string and checks the copy, sixteen bytes at a time (up to fifteen past it: inside the
+  /// reservation); writes it again escaped, from its source, when it holds a byte to escape.
+  @inline(__always)
+  mutating func quoted(_ utf8: UnsafeBufferPointer<UInt8>, after prefix: UnsafeBufferPointer<UInt8>) {
+    raw(prefix)
+    position.pointee = 0x22
+    position += 1
+    let start = position
+    raw(utf8)
+    if Scan.hasJSONEscapable(start, utf8.count) { rewriteEscaped(utf8, at: start) }
+    position.pointee = 0x22
+    position += 1
+  }
+
+  /// Writes `utf8` escaped at `start`, over its unescaped copy. Out of line: rare, and inlined it made every
+  /// string's writer too large to be inlined in turn.
+  @inline(never)
+  private mutating func rewriteEscaped(_ utf8: UnsafeBufferPointer<UInt8>, at start: UnsafeMutablePointer<UInt8>) {
+    position = start
+    JSONText.forEachEscapedPiece(utf8) { raw($0) }
+  }
+
+  mutating func integer(_ value: Int) { DecimalDigits.with(value) { raw($0) } }
+
+  mutating func null() { raw(StaticString("null").bytes) }
+
+  mutating func string(_ value: String) {
+    var value = value
+    value.withUTF8 { quoted($0, after: .empty) }
   }
 }

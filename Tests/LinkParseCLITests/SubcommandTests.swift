@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import _LinkParseCLI
+@testable import _LinkParseCLI
 
 /// The command tree: `linkparse` with the subcommands `parse` (the default), `routes` and `token-request`.
 @Suite struct SubcommandTests {
@@ -29,6 +29,12 @@ import _LinkParseCLI
     #expect(!explicit.stdoutBytes.isEmpty)
     let stats = { (text: String) in text.split(separator: " ").filter { !$0.hasPrefix("seconds=") && !$0.contains("_per_second=") } }
     #expect(stats(explicit.stderr) == stats(implicit.stderr))
+  }
+
+  /// The usage lines are written out (computing them cost 41 % of every start-up): they must stay what the
+  /// commands' declarations give.
+  @Test func writtenUsageIsTheComputedOne() {
+    #expect(LinkParseCommand.usage == LinkParseCommand.computedUsage())
   }
 
   @Test func parseSpelledOutOnTheSampleFile() throws {

@@ -31,7 +31,7 @@ import Testing
     #expect(stats(explicit.stderr) == stats(implicit.stderr))
   }
 
-  /// The usage lines are written out (computing them cost 41 % of every start-up): they must stay what the
+  /// The usage lines are written out (computing them cost a fifth of every start-up): they must stay what the
   /// commands' declarations give.
   @Test func writtenUsageIsTheComputedOne() {
     #expect(LinkParseCommand.usage == LinkParseCommand.computedUsage())

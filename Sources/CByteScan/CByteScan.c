@@ -3,13 +3,23 @@
 #include "CByteScan.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
 #include <immintrin.h>
 
 int linkparse_has_avx2 = 0;
 
+/// AVX2 is usable when the CPU has it (CPUID leaf 7, EBX bit 5) and the OS saves the YMM registers (OSXSAVE, and
+/// XCR0's SSE and AVX state bits). With `cpuid` itself rather than `__builtin_cpu_supports`, which needs the
+/// compiler runtime's CPU model in every link (static executables, fuzzers).
 __attribute__((constructor)) static void linkparse_detect_cpu(void) {
-  __builtin_cpu_init();
-  linkparse_has_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+  unsigned a, b, c, d;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return;
+  if (!(c & (1u << 27)) || !(c & (1u << 28))) return;  // OSXSAVE, AVX
+  unsigned lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  if ((lo & 6u) != 6u) return;  // XMM and YMM state enabled by the OS
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return;
+  linkparse_has_avx2 = (b & (1u << 5)) ? 1 : 0;
 }
 
 /// Lanes of the 32 bytes `v` in the query percent-encode set, and at `quote` (`'` for special URLs; `"`,

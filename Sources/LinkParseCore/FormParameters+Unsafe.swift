@@ -148,10 +148,11 @@ extension FormParameters {
   ///   total += name.count + (value?.count ?? 0)
   /// }
   /// ```
-  @inlinable @inline(__always)  // the body goes into the scanner's loop: a closure call per pair cost more than the pair
+  @inlinable @inline(__always)
   @_spi(Bytes) public func forEachDecoded(
     encoding: Encoding = .form, _ body: (UnsafeDecodedBytes, UnsafeDecodedBytes?) throws -> Void
   ) rethrows {
+    // Inlined: `body` runs in the scanner's loop (a closure call per pair cost more than the pair).
     // `rethrows` rather than typed throws: a generic error type here costs a runtime metadata lookup per
     // call, more than the iteration itself.
     var source = storage

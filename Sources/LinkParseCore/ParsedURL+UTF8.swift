@@ -55,26 +55,27 @@ extension ParsedURL {
   @inlinable
   public var utf8Ranges: UTF8Ranges {
     @inline(__always) get {  // a call returned the eight ranges through memory; inlined, only those read are made
-    let s = structure
-    let count = storage.utf8.count
-    let absent = URLStructure.absent
-    let hasHost = s.hostKind != .none
-    let usernameStart = hasHost ? Int(s.schemeEnd) &+ 3 : Int(s.usernameEnd)
-    let passwordRange =
-      hasHost && s.hasPassword ? Int(s.usernameEnd) &+ 1..<Int(s.hostStart) &- 1 : Int(s.usernameEnd)..<Int(s.usernameEnd)
-    let (query, fragment) = Self.queryAndFragmentRanges(s, count: count)
-    // Unchecked: the parser's offsets are ordered (an invariant the tests and the fuzz target check), and the
-    // eight bound checks were half of this getter's cost.
-    @inline(__always) func range(_ lower: Int, _ upper: Int) -> Range<Int> { Range(uncheckedBounds: (lower, upper)) }
-    return UTF8Ranges(
-      scheme: range(0, Int(s.schemeEnd)),
-      username: range(usernameStart, Int(s.usernameEnd)),
-      password: passwordRange,
-      host: hasHost ? range(Int(s.hostStart), Int(s.hostEnd)) : nil,
-      port: s.port != absent ? range(Int(s.hostEnd) &+ 1, Int(s.pathStart)) : nil,
-      path: range(Int(s.pathStart), Int(s.pathEnd(count: count))),
-      query: query,
-      fragment: fragment)
+      let s = structure
+      let count = storage.utf8.count
+      let absent = URLStructure.absent
+      let hasHost = s.hostKind != .none
+      let usernameStart = hasHost ? Int(s.schemeEnd) &+ 3 : Int(s.usernameEnd)
+      let passwordRange =
+        hasHost && s.hasPassword
+        ? Int(s.usernameEnd) &+ 1..<Int(s.hostStart) &- 1 : Int(s.usernameEnd)..<Int(s.usernameEnd)
+      let (query, fragment) = Self.queryAndFragmentRanges(s, count: count)
+      // Unchecked: the parser's offsets are ordered (an invariant the tests and the fuzz target check), and the
+      // eight bound checks were half of this getter's cost.
+      @inline(__always) func range(_ lower: Int, _ upper: Int) -> Range<Int> { Range(uncheckedBounds: (lower, upper)) }
+      return UTF8Ranges(
+        scheme: range(0, Int(s.schemeEnd)),
+        username: range(usernameStart, Int(s.usernameEnd)),
+        password: passwordRange,
+        host: hasHost ? range(Int(s.hostStart), Int(s.hostEnd)) : nil,
+        port: s.port != absent ? range(Int(s.hostEnd) &+ 1, Int(s.pathStart)) : nil,
+        path: range(Int(s.pathStart), Int(s.pathEnd(count: count))),
+        query: query,
+        fragment: fragment)
     }
   }
 

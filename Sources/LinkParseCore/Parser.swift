@@ -36,14 +36,20 @@ import LinkParseBytes
   /// loads, which stalled on store forwarding (about 12 cycles each, several a URL).
   @usableFromInline
   static func parse(_ url: inout ParsedURL, base: ParsedURL?) throws(URLParseError) {
-    if case .none = base,  // (not `base == nil`: a generic Optional copy, through value witnesses)
-      url.storage.utf8.withContiguousStorageIfAvailable({
-        fastPath(checking: $0, into: &url.structure, flags: URLStructure.sharesInputFlag)
-      }) == true
-    {
-      return
-    }
+    if fastPath(of: url.storage, base: base, into: &url.structure, flags: URLStructure.sharesInputFlag) { return }
     url = try parse(string: url.storage, base: base, fastPath: false)
+  }
+
+  /// Whether `string`, read in place, is a canonical URL the fast path takes without a base
+  /// (``fastPath(checking:into:flags:)`` writes its structure into `url`); false for a string that is not
+  /// contiguous UTF-8, and with a base.
+  @inline(__always)
+  static func fastPath(
+    of string: borrowing String, base: ParsedURL?, into url: inout URLStructure, flags: UInt8
+  ) -> Bool {
+    // (`case .none`, not `base == nil`: a generic Optional copy, through value witnesses.)
+    guard case .none = base else { return false }
+    return string.utf8.withContiguousStorageIfAvailable { fastPath(checking: $0, into: &url, flags: flags) } == true
   }
 
   /// Takes `string` owned: when the URL is the input, the string moves into the `ParsedURL` (no retain, no
@@ -58,10 +64,8 @@ import LinkParseBytes
   ) throws(URLParseError) -> ParsedURL {
     // The fast path first, straight into the URL: no `Result`/`ParseOutput` in between (see `parse(_:base:)`).
     var structure = URLStructure()
-    if tryFastPath, case .none = base,
-      string.utf8.withContiguousStorageIfAvailable({
-        fastPath(checking: $0, into: &structure, flags: isInput ? URLStructure.sharesInputFlag : 0)
-      }) == true
+    if tryFastPath,
+      fastPath(of: string, base: base, into: &structure, flags: isInput ? URLStructure.sharesInputFlag : 0)
     {
       return ParsedURL(storage: string, structure: structure)
     }
@@ -143,11 +147,14 @@ import LinkParseBytes
           code: .inputTooLong, offset: nil,
           message: "the input is \(input.count) bytes; at most \(maximumInputLength) are accepted"))
     }
-    // The input's cache lines are requested up front: an input that arrives cold (a server's, read from a
-    // socket long ago) would otherwise miss one line at a time as the scan reaches it.
-    if let start = input.baseAddress { linkparse_prefetch(start, input.count) }
-    if tryFastPath, case .none = base, let structure = fastPath(input) {  // (not `base == nil`: a generic Optional copy)
-      return .success(ParseOutput(serialization: .input, structure: structure))
+    if tryFastPath {
+      // The input's cache lines are requested up front: an input that arrives cold (a server's, read from a
+      // socket long ago) would otherwise miss one line at a time as the scan reaches it. (A caller that tried the
+      // fast path has requested them.)
+      if let start = input.baseAddress { linkparse_prefetch(start, input.count) }
+      if case .none = base, let structure = fastPath(input) {  // (not `base == nil`: a generic Optional copy)
+        return .success(ParseOutput(serialization: .input, structure: structure))
+      }
     }
     return parseWithStateMachine(input, base: base)
   }

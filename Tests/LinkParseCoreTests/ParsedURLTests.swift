@@ -414,60 +414,62 @@ struct ByteSetTests {
   /// a byte-by-byte walk over the query percent-encode sets does: every length to 100, every start, bytes drawn
   /// mostly from the clean ones with each set member, the bytes around it and non-ASCII mixed in.
   @Test func queryScanAgreesWithTheSetsByteByByte() {
-    var rng = SplitMix64(state: 0x51AB)
     let edges: [UInt8] = [0x00, 0x1F, 0x20, 0x21, 0x22, 0x23, 0x24, 0x26, 0x27, 0x28, 0x3B, 0x3C, 0x3D, 0x3E, 0x3F,
       0x7E, 0x7F, 0x80, 0xA0, 0xDD, 0xDE, 0xFF]
-    for length in 0...100 {
-      for _ in 0..<20 {
-        var bytes = (0..<length).map { _ in UInt8.random(in: 0x61...0x7A, using: &rng) }
-        for _ in 0..<Int.random(in: 0...2, using: &rng) where length > 0 {
-          bytes[Int.random(in: 0..<length, using: &rng)] = edges.randomElement(using: &rng)!
-        }
-        bytes.withUnsafeBufferPointer { buffer in
-          let base = buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
-          for special in [false, true] {
-            let set: ByteSet = special ? .specialQuery : .query
-            for start in Swift.stride(from: 0, through: length, by: max(1, length / 7)) {
-              var expected = start
-              while expected < length && !set.contains(bytes[expected]) { expected += 1 }
-              let found = Scan.query(base, start, length, special: special)
-              if found != expected {
-                Issue.record("\(bytes) from \(start), special \(special): \(found), expected \(expected)")
-                return
-              }
-            }
-          }
+    forEachScanInput(seed: 0x51AB, lengths: 0...100, edges: edges) { bytes, base, start in
+      for special in [false, true] {
+        let set: ByteSet = special ? .specialQuery : .query
+        var expected = start
+        while expected < bytes.count && !set.contains(bytes[expected]) { expected += 1 }
+        let found = Scan.query(base, start, bytes.count, special: special)
+        if found != expected {
+          Issue.record("\(bytes) from \(start), special \(special): \(found), expected \(expected)")
+          return false
         }
       }
+      return true
     }
   }
 
   /// `Scan.simpleHost` and `Scan.lowerCaseScheme` (AVX2 where the CPU has it) stop where a byte-by-byte walk
   /// does, at every length to 80 and every start.
   @Test func hostAndSchemeScansAgreeByteByByte() {
-    var rng = SplitMix64(state: 0x40A7)
-    let edges: [UInt8] = [0x00, 0x2A, 0x2B, 0x2C, 0x2D, 0x2E, 0x2F, 0x30, 0x39, 0x3A, 0x40, 0x41, 0x5A, 0x5E, 0x5F, 0x60,
-      0x61, 0x7A, 0x7B, 0x80, 0x99, 0x9A, 0xFF]
+    let edges: [UInt8] = [0x00, 0x2A, 0x2B, 0x2C, 0x2D, 0x2E, 0x2F, 0x30, 0x39, 0x3A, 0x40, 0x41, 0x5A, 0x5E, 0x5F,
+      0x60, 0x61, 0x7A, 0x7B, 0x80, 0x99, 0x9A, 0xFF]
     func expected(_ bytes: [UInt8], _ start: Int, _ extra: [UInt8]) -> Int {
       var i = start
       while i < bytes.count && (bytes[i] &- 0x61 < 26 || bytes[i] &- 0x30 < 10 || extra.contains(bytes[i])) { i += 1 }
       return i
     }
-    for length in 0...80 {
+    forEachScanInput(seed: 0x40A7, lengths: 0...80, edges: edges) { bytes, base, start in
+      let host = Scan.simpleHost(base, start, bytes.count)
+      let scheme = Scan.lowerCaseScheme(base, start, bytes.count)
+      let hostEnd = expected(bytes, start, [0x2E, 0x2D, 0x5F])
+      let schemeEnd = expected(bytes, start, [0x2B, 0x2D, 0x2E])
+      #expect(host == hostEnd, "\(bytes) from \(start)")
+      #expect(scheme == schemeEnd, "\(bytes) from \(start)")
+      return host == hostEnd && scheme == schemeEnd
+    }
+  }
+
+  /// The inputs of the scan tests: twenty of each length, of lower-case letters with up to two of `edges` put in
+  /// at random places, each with every start; `body` answers false to stop.
+  private func forEachScanInput(
+    seed: UInt64, lengths: ClosedRange<Int>, edges: [UInt8],
+    _ body: (_ bytes: [UInt8], _ base: UnsafePointer<UInt8>, _ start: Int) -> Bool
+  ) {
+    var rng = SplitMix64(state: seed)
+    for length in lengths {
       for _ in 0..<20 {
         var bytes = (0..<length).map { _ in UInt8.random(in: 0x61...0x7A, using: &rng) }
         for _ in 0..<Int.random(in: 0...2, using: &rng) where length > 0 {
           bytes[Int.random(in: 0..<length, using: &rng)] = edges.randomElement(using: &rng)!
         }
-        bytes.withUnsafeBufferPointer { buffer in
+        let stop = bytes.withUnsafeBufferPointer { buffer in
           let base = buffer.baseAddress ?? UnsafePointer(bitPattern: 1)!
-          for start in Swift.stride(from: 0, through: length, by: max(1, length / 7)) {
-            let host = Scan.simpleHost(base, start, length)
-            let scheme = Scan.lowerCaseScheme(base, start, length)
-            #expect(host == expected(bytes, start, [0x2E, 0x2D, 0x5F]), "\(bytes) from \(start)")
-            #expect(scheme == expected(bytes, start, [0x2B, 0x2D, 0x2E]), "\(bytes) from \(start)")
-          }
+          return (0...length).contains { start in !body(bytes, base, start) }
         }
+        if stop { return }
       }
     }
   }

@@ -101,4 +101,60 @@ __attribute__((target("avx2"))) intptr_t linkparse_alnum_end_avx2(
     const uint8_t *base, intptr_t start, intptr_t end, uint8_t a, uint8_t b, uint8_t c) {
   return linkparse_first_flagged_avx2(base, start, end, linkparse_alnum_flagged, a, b, c);
 }
+
+/// The form-special bytes of the 64 at `p` (readable for 64), bit k for byte k: two 32-byte blocks.
+__attribute__((always_inline, target("avx2"))) static inline uint64_t linkparse_form_word_avx2(const uint8_t *p) {
+  const __m256i amp = _mm256_set1_epi8('&'), eq = _mm256_set1_epi8('='), pct = _mm256_set1_epi8('%'),
+                plus = _mm256_set1_epi8('+');
+  __m256i v0 = _mm256_loadu_si256((const __m256i *)p), v1 = _mm256_loadu_si256((const __m256i *)(p + 32));
+  __m256i m0 = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v0, amp), _mm256_cmpeq_epi8(v0, eq)),
+                               _mm256_or_si256(_mm256_cmpeq_epi8(v0, pct), _mm256_cmpeq_epi8(v0, plus)));
+  __m256i m1 = _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(v1, amp), _mm256_cmpeq_epi8(v1, eq)),
+                               _mm256_or_si256(_mm256_cmpeq_epi8(v1, pct), _mm256_cmpeq_epi8(v1, plus)));
+  return (uint64_t)(uint32_t)_mm256_movemask_epi8(m0) | (uint64_t)(uint32_t)_mm256_movemask_epi8(m1) << 32;
+}
+
+/// The same with SSE2: four 16-byte blocks.
+static inline uint64_t linkparse_form_word_sse2(const uint8_t *p) {
+  uint64_t w = 0;
+  for (int k = 0; k < 4; k++) w |= (uint64_t)linkparse_mask16_any4(p + 16 * k, '&', '=', '%', '+') << (16 * k);
+  return w;
+}
+
+/// ``linkparse_form_bitmap`` with `word` for each 64 bytes: whole words from `start`, then the 64 bytes that end
+/// the input shifted down to the ones left (or, in an input shorter than 64 bytes, a zero-padded copy).
+#define LINKPARSE_FORM_BITMAP(word)                                                                     \
+  intptr_t i = start;                                                                                   \
+  uint64_t *out = words;                                                                                \
+  for (; i + 64 <= end; i += 64) *out++ = word(base + i);                                               \
+  if (i >= end) return;                                                                                 \
+  intptr_t left = end - i; /* 1...63 */                                                                 \
+  if (end >= 64) {                                                                                      \
+    *out = word(base + end - 64) >> (unsigned)(64 - left);                                              \
+  } else {                                                                                              \
+    uint8_t padded[64] = {0};                                                                           \
+    memcpy(padded, base + i, (size_t)left);                                                             \
+    *out = word(padded) & ((1ull << (unsigned)left) - 1u);                                              \
+  }
+
+__attribute__((target("avx2"))) static void linkparse_form_bitmap_avx2(
+    const uint8_t *base, intptr_t start, intptr_t end, uint64_t *words) {
+  LINKPARSE_FORM_BITMAP(linkparse_form_word_avx2)
+}
+
+static void linkparse_form_bitmap_sse2_only(const uint8_t *base, intptr_t start, intptr_t end, uint64_t *words) {
+  LINKPARSE_FORM_BITMAP(linkparse_form_word_sse2)
+}
+
+void linkparse_form_bitmap_sse2(const uint8_t *base, intptr_t start, intptr_t end, uint64_t *words) {
+  linkparse_form_bitmap_sse2_only(base, start, end, words);
+}
+
+void linkparse_form_bitmap(const uint8_t *base, intptr_t start, intptr_t end, uint64_t *words) {
+  if (linkparse_has_avx2) {
+    linkparse_form_bitmap_avx2(base, start, end, words);
+  } else {
+    linkparse_form_bitmap_sse2_only(base, start, end, words);
+  }
+}
 #endif

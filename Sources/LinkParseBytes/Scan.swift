@@ -278,6 +278,18 @@ func pathEncoded(_ v: SIMD16<UInt8>, special: Bool) -> SIMD16<UInt8> {
     #endif
   }
 
+  #if arch(x86_64)
+  /// The bytes ``formSpecialMask(_:_:)`` flags in `base[start..<end]`, 64 to a word of `words` (bit k of word j
+  /// for byte `start + 64 j + k`; `words` holds `(end - start + 63) / 64`). One call into CByteScan for a whole
+  /// query, 32 bytes a step where the CPU has AVX2. `base` must be readable for `0..<end`.
+  @inlinable @inline(__always)
+  package static func formBitmap(
+    _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, into words: UnsafeMutablePointer<UInt64>
+  ) {
+    linkparse_form_bitmap(base, start, end, words)
+  }
+  #endif
+
   /// Whether `b` is one of the bytes ``formSpecialMask(_:_:)`` flags.
   @inlinable @inline(__always)
   package static func isFormSpecial(_ b: UInt8) -> Bool { b == 0x26 || b == 0x3D || b == 0x25 || b == 0x2B }

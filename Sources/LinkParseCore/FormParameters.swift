@@ -193,8 +193,32 @@ public struct FormParameters: Sendable, Sequence {
     }
   }
 
-  /// Storage behind ``source``; always contiguous UTF-8.
-  @usableFromInline internal var storage: Substring
+  /// The string the parameters are read from, always contiguous UTF-8 (a URL's serialization, or the string
+  /// or substring's base the view was made over), and the source's UTF-8 offsets in it: ``source`` is
+  /// `text[start..<end]`. Offsets rather than a `Substring`, so that a URL's ``ParsedURL/queryParameters``
+  /// cost no index arithmetic (two calls into the standard library and a slice, ~190 instructions).
+  @usableFromInline internal var text: String
+  @usableFromInline internal var start: Int
+  @usableFromInline internal var end: Int
+
+  /// A view over `text`'s UTF-8 bytes `start..<end`, which must be contiguous UTF-8 and scalar-aligned.
+  @inlinable @inline(__always)
+  internal init(text: String, start: Int, end: Int) {
+    self.text = text
+    self.start = start
+    self.end = end
+  }
+
+  /// ``source``: `text[start..<end]`.
+  internal var storage: Substring {
+    let utf8 = text.utf8
+    let lower = utf8.index(utf8.startIndex, offsetBy: start)
+    return text[lower..<utf8.index(lower, offsetBy: end &- start)]
+  }
+
+  /// The string the parameters are read from and the source's UTF-8 offsets in it (for the providers' field
+  /// scan, which reads the bytes in place).
+  package var textAndBounds: (text: String, bounds: Range<Int>) { (text, start..<end) }
 
   /// The source the parameters are read from.
   ///
@@ -208,7 +232,7 @@ public struct FormParameters: Sendable, Sequence {
   /// ```
   public var source: Substring {
     get { storage }
-    set { storage = FormParameters.contiguous(newValue) }
+    set { self = FormParameters(newValue) }
   }
 
   /// Makes a view over `source`, without copying it.
@@ -218,7 +242,12 @@ public struct FormParameters: Sendable, Sequence {
   /// let params = FormParameters(url[url.firstIndex(of: "?")!...].dropFirst())
   /// params.value(for: "state")  // "2"
   /// ```
-  public init(_ source: Substring) { self.storage = FormParameters.contiguous(source) }
+  public init(_ source: Substring) {
+    let source = FormParameters.contiguous(source)
+    let utf8 = source.base.utf8
+    let start = utf8.distance(from: utf8.startIndex, to: source.startIndex)
+    self.init(text: source.base, start: start, end: start &+ source.utf8.count)
+  }
 
   /// Makes a view over `source`, without copying it.
   ///
@@ -263,7 +292,7 @@ public struct FormParameters: Sendable, Sequence {
   /// FormParameters("&&a=1&&b&").count  // 2
   /// ```
   public var count: Int {
-    FormParameters.withBytes(storage) { buf in
+    withBytes { buf in
       var count = 0
       var inSequence = false
       for byte in buf {
@@ -285,7 +314,7 @@ public struct FormParameters: Sendable, Sequence {
   /// FormParameters("=").isEmpty   // false (one parameter, empty name and value)
   /// ```
   public var isEmpty: Bool {
-    FormParameters.withBytes(storage) { buf in
+    withBytes { buf in
       for byte in buf where byte != FormParameters.ampersand { return false }
       return true
     }
@@ -320,20 +349,21 @@ public struct FormParameters: Sendable, Sequence {
 
   @usableFromInline
   internal func first(keyBytes key: UnsafeBufferPointer<UInt8>, encoding: Encoding) -> Parameter? {
-    let source = storage
     let form = encoding == .form
     let keyHasReplacement = FormParameters.containsReplacement(key)
-    return FormParameters.withBytes(source) { buf -> Parameter? in
+    let found = withBytes { buf -> FormPair? in
       var pairs = FormPairScanner(buf)
       while let pair = pairs.next() {
         if FormParameters.decodedEquals(
           buf, pair.nameStart, pair.nameEnd, key: key, keyHasReplacement: keyHasReplacement, form: form)
         {
-          return FormParameters.makeParameter(source, pair)
+          return pair
         }
       }
       return nil
     }
+    // The source's slice only for a parameter found (a miss makes no indices).
+    return found.map { FormParameters.makeParameter(storage, $0) }
   }
 
   /// The decoded value of the first parameter named `name`, or `nil` when there is none **or when that
@@ -376,7 +406,7 @@ public struct FormParameters: Sendable, Sequence {
     let source = storage
     let form = encoding == .form
     let keyHasReplacement = FormParameters.containsReplacement(key)
-    return FormParameters.withBytes(source) { buf -> [Parameter] in
+    return withBytes { buf -> [Parameter] in
       var result: [Parameter] = []
       var pairs = FormPairScanner(buf)
       while let pair = pairs.next() {
@@ -434,7 +464,7 @@ public struct FormParameters: Sendable, Sequence {
           FormParameters.containsReplacement(UnsafeBufferPointer(rebasing: allKeys[keyStart..<keyEnd])))
         keyStart = keyEnd
       }
-      FormParameters.withBytes(source) { buf in
+      withBytes { buf in
         var remaining = names.count
         var pairs = FormPairScanner(buf)
         while remaining > 0, let pair = pairs.next() {

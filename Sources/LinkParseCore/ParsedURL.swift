@@ -154,17 +154,22 @@ extension ParsedURL {
   /// let url = try ParsedURL("https://a.ru/cb?code=x%2By&state=s")
   /// url.queryParameters.value(for: "code")  // "x+y"
   /// ```
+  @inlinable  // inlined, the view borrows the caller's URL: no retain and release of its storage
   public var queryParameters: FormParameters {
-    // Not `query ?? slice(0, 0)`: the autoclosure's capture of `self` copied the URL (a retain and a release).
-    if let query { return FormParameters(query) }
-    return FormParameters(slice(0, 0))
+    // Offsets, not the `query` substring: no index arithmetic.
+    let s = structure
+    guard s.queryStart != URLStructure.absent else { return FormParameters(text: storage, start: 0, end: 0) }
+    let end = s.fragmentStart != URLStructure.absent ? Int(s.fragmentStart) : storage.utf8.count
+    return FormParameters(text: storage, start: Int(s.queryStart) &+ 1, end: end)
   }
 
   /// The fragment's `name=value` pairs (OAuth implicit and `response_mode=fragment` callbacks put their
   /// values there), decoded on demand. Empty when there is no fragment.
+  @inlinable
   public var fragmentParameters: FormParameters {
-    if let fragment { return FormParameters(fragment) }
-    return FormParameters(slice(0, 0))
+    let s = structure
+    guard s.fragmentStart != URLStructure.absent else { return FormParameters(text: storage, start: 0, end: 0) }
+    return FormParameters(text: storage, start: Int(s.fragmentStart) &+ 1, end: storage.utf8.count)
   }
 
   /// Whether the serialization shares its storage with the string that was parsed (the zero-copy fast path).

@@ -129,6 +129,39 @@ private func pairs(_ params: FormParameters, _ encoding: FormParameters.Encoding
     #expect(params.first(named: "code")?.rawValue == "1")
   }
 
+  /// A view keeps its source as UTF-8 offsets into the base string: a substring that starts after non-ASCII
+  /// text (where UTF-8, UTF-16 and character offsets differ) and ends before the base does reads only its own
+  /// bytes, in every reader, and gives back the same substring.
+  @Test func substringAfterNonASCIITextKeepsItsBounds() {
+    let text = "ключ=значение&ы=1&é=ü+x&tail=no"
+    let start = text.range(of: "ы")!.lowerBound
+    let end = text.range(of: "&tail")!.lowerBound
+    let params = FormParameters(text[start..<end])
+    #expect(params.source == "ы=1&é=ü+x")
+    #expect(params.source.startIndex == start && params.source.endIndex == end)
+    #expect(params.map(\.rawName) == ["ы", "é"])
+    #expect(params.value(for: "é") == "ü x")
+    #expect(params.value(for: "tail") == nil)
+    #expect(params.count == 2)
+    var names: [String] = []
+    params.forEachDecoded { name, _ in names.append(name.string) }
+    #expect(names == ["ы", "é"])
+  }
+
+  /// A URL's parameter views are its query and fragment, read in place.
+  @Test func urlParameterViewsAreItsQueryAndFragment() throws {
+    let url = try ParsedURL("https://a.ru/cb?code=1&state=%41#access_token=t&x")
+    #expect(url.queryParameters.source == url.query!)
+    #expect(url.fragmentParameters.source == url.fragment!)
+    #expect(url.queryParameters.value(for: "state") == "A")
+    #expect(url.fragmentParameters.map(\.rawName) == ["access_token", "x"])
+    let bare = try ParsedURL("https://a.ru/cb")
+    #expect(bare.queryParameters.isEmpty && bare.queryParameters.source == "")
+    #expect(bare.fragmentParameters.isEmpty && bare.fragmentParameters.source == "")
+    let queryOnly = try ParsedURL("https://a.ru/cb?a=1")
+    #expect(queryOnly.queryParameters.map(\.rawName) == ["a"] && queryOnly.fragmentParameters.isEmpty)
+  }
+
   @Test func iteratorIsRestartable() {
     let params = FormParameters("a=1&b=2")
     var it = params.makeIterator()
@@ -414,6 +447,34 @@ private func pairs(_ params: FormParameters, _ encoding: FormParameters.Encoding
           }
         }
         #expect(index == reference.count, "body \(body)")
+      }
+    }
+  }
+
+  /// The scanner's two forms agree, and continue each other: `forEach` (bitmaps of up to 1 KiB) gives the
+  /// pairs `next()` (a block at a time) gives, for texts around and across the bitmap's chunk size, and after
+  /// any number of `next()` calls `forEach` gives exactly the rest.
+  @Test func scannerFormsAgreeAcrossChunks() {
+    var rng = SplitMix64(state: 0xC4A7)
+    let alphabet = Array("&=%+abcdefgh".utf8)
+    func pairs(_ pair: FormPair) -> [Int] {
+      [pair.nameStart, pair.nameEnd, pair.end, pair.hasValue ? 1 : 0, Int(pair.nameFlags), Int(pair.valueFlags)]
+    }
+    for length in [1, 15, 16, 17, 63, 64, 65, 1_000, 1_023, 1_024, 1_025, 1_100, 2_048, 2_049, 3_000] {
+      for _ in 0..<4 {
+        let body = (0..<length).map { _ in alphabet.randomElement(using: &rng)! }
+        body.withUnsafeBufferPointer { buffer in
+          var iterated: [[Int]] = []
+          var scanner = FormPairScanner(buffer)
+          while let pair = scanner.next() { iterated.append(pairs(pair)) }
+          for split in [0, 1, iterated.count / 2, iterated.count] {
+            var mixed = FormPairScanner(buffer)
+            var got: [[Int]] = []
+            for _ in 0..<split { if let pair = mixed.next() { got.append(pairs(pair)) } }
+            mixed.forEach { got.append(pairs($0)) }
+            #expect(got == iterated, "length \(length), \(split) pairs by next() first")
+          }
+        }
       }
     }
   }

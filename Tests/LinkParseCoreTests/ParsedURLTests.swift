@@ -1,6 +1,9 @@
 import LinkParseTestSupport
 import Testing
 import LinkParseBytes
+#if arch(x86_64)
+import CByteScan
+#endif
 
 @_spi(Testing) @testable import LinkParseCore
 
@@ -451,6 +454,37 @@ struct ByteSetTests {
       return host == hostEnd && scheme == schemeEnd
     }
   }
+
+  #if arch(x86_64)
+  /// `Scan.formBitmap` (one call a query, 32 bytes a step with AVX2 where the CPU has it) marks exactly the bytes
+  /// `&`, `=`, `%` and `+`, and nothing past the end: every length to 140 (whole words, a last partial word read
+  /// back from the end, inputs shorter than a word through a padded copy), every start.
+  @Test func formBitmapAgreesByteByByte() {
+    let edges: [UInt8] = [0x00, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2C, 0x3C, 0x3D, 0x3E, 0x80, 0xFF]
+    forEachScanInput(seed: 0xF0B1, lengths: 0...140, edges: edges) { bytes, base, start in
+      let count = (bytes.count - start + 63) / 64
+      var expected = [UInt64](repeating: 0, count: count)
+      for i in start..<bytes.count where [0x26, 0x3D, 0x25, 0x2B].contains(bytes[i]) {
+        expected[(i - start) / 64] |= 1 << UInt64((i - start) % 64)
+      }
+      // As the scanner calls it (AVX2 on this CPU when it has it), and the SSE2 version other CPUs get.
+      for sse2Only in [false, true] {
+        var words = [UInt64](repeating: 0xDEAD_BEEF, count: max(count, 1))
+        words.withUnsafeMutableBufferPointer { out in
+          if sse2Only {
+            linkparse_form_bitmap_sse2(base, start, bytes.count, out.baseAddress!)
+          } else {
+            Scan.formBitmap(base, start, bytes.count, into: out.baseAddress!)
+          }
+        }
+        let found = Array(words.prefix(count))
+        #expect(found == expected, "\(bytes) from \(start), SSE2 only: \(sse2Only)")
+        if found != expected { return false }
+      }
+      return true
+    }
+  }
+  #endif
 
   /// The inputs of the scan tests: twenty of each length, of lower-case letters with up to two of `edges` put in
   /// at random places, each with every start; `body` answers false to stop.

@@ -52,6 +52,16 @@ intptr_t linkparse_query_end_avx2(const uint8_t *base, intptr_t start, intptr_t 
 /// `a`, `b` or `c`; `end` when there is none. Thirty-two bytes a step (AVX2): call only when
 /// `linkparse_has_avx2`. `base` must be readable for `0..<end`.
 intptr_t linkparse_alnum_end_avx2(const uint8_t *base, intptr_t start, intptr_t end, uint8_t a, uint8_t b, uint8_t c);
+
+/// Marks the bytes that split or escape form-encoded text (`&`, `=`, `%`, `+`) of `base[start..<end]`, 64 to a
+/// word: bit k of `words[j]` is set when byte `start + 64 j + k` is one; the bits past `end` are clear. `words`
+/// holds `(end - start + 63) / 64` words; `base` must be readable for `0..<end`. Thirty-two bytes a step with
+/// AVX2 when the CPU has it, sixteen otherwise: one call for a whole query, instead of a mask and a branch every
+/// sixteen bytes.
+void linkparse_form_bitmap(const uint8_t *base, intptr_t start, intptr_t end, uint64_t *words);
+
+/// ``linkparse_form_bitmap`` with SSE2 only, whatever the CPU has (what it calls without AVX2; for tests).
+void linkparse_form_bitmap_sse2(const uint8_t *base, intptr_t start, intptr_t end, uint64_t *words);
 #endif
 
 /// Asks the CPU to fetch the cache lines of `p[0..<count]` (at most the first 1 KiB) into the cache, so that

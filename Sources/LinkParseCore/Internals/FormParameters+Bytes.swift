@@ -33,6 +33,23 @@ extension FormParameters {
     return copy
   }
 
+  /// Calls `body` with the UTF-8 bytes of the whole ``text`` (the source is `start..<end` of them), in place.
+  @inlinable @inline(__always)
+  internal func withTextBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    // Borrowed (a `var` copy for `withUTF8` cost a retain and a release). `text` is always contiguous UTF-8;
+    // the copy is for safety only.
+    if let result = try text.utf8.withContiguousStorageIfAvailable(body) { return result }
+    var copy = text
+    return try copy.withUTF8(body)
+  }
+
+  /// Calls `body` with the source's UTF-8 bytes (offsets from the source's start), in place.
+  @inlinable @inline(__always)
+  internal func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    let (start, end) = (self.start, self.end)
+    return try withTextBytes { text in try body(UnsafeBufferPointer(rebasing: text[start..<end])) }
+  }
+
   /// Calls `body` with the UTF-8 bytes of `string`, in place when possible.
   @inline(__always)
   internal static func withBytes<R>(_ string: Substring, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {

@@ -179,13 +179,10 @@ struct CallbackFields {
 
   /// Scans `parameters` once.
   init(_ parameters: FormParameters) {
-    let source = parameters.source
-    let text = source.base
-    let utf8 = text.utf8
-    let start = utf8.distance(from: utf8.startIndex, to: source.startIndex)
+    let (text, bounds) = parameters.textAndBounds
     isASCII = false
     scan = Scan()
-    Self.fill(&scan, text, start..<(start &+ source.utf8.count), fragment: nil)
+    Self.fill(&scan, text, bounds, fragment: nil)
     self.text = text
   }
 

@@ -124,47 +124,48 @@ public import LinkParseBytes
   /// caller (no closure call per pair or per special byte).
   @inlinable @inline(__always)
   public mutating func forEach(_ body: (FormPair) throws -> Void) rethrows {
-    // The special bytes of a block that `next()` left unread first.
-    var pending = mask
-    mask = 0
-    while pending != 0 {
-      let p = block &+ pending.trailingZeroBitCount
-      pending &= pending &- 1
-      if let pair = step(at: p) { try body(pair) }
-    }
     #if arch(x86_64)
-    // The rest as bitmaps of up to 1 KiB, each made by one call (`Scan.formBitmap`, 32 bytes a step with AVX2):
-    // a mask and a branch every sixteen bytes cost more, in a query of a few hundred.
+    // The text as bitmaps of up to 1 KiB, each made by one call (`Scan.formBitmap`, 32 bytes a step with AVX2):
+    // a mask and a branch every sixteen bytes cost more, in a query of a few hundred. One loop with one call of
+    // `body`, whatever the bits' source.
     try withUnsafeTemporaryAllocation(of: UInt64.self, capacity: Self.bitmapWords) { buffer in
       let words = buffer.baseAddress!
-      while cursor < end {
-        let chunkStart = cursor
-        let chunkEnd = end &- chunkStart > Self.bitmapWords &* 64 ? chunkStart &+ Self.bitmapWords &* 64 : end
-        Scan.formBitmap(base, chunkStart, chunkEnd, into: words)
-        cursor = chunkEnd
-        var word = words
-        var wordStart = chunkStart
-        while wordStart < chunkEnd {
-          var bits = word.pointee
-          while bits != 0 {
-            let p = wordStart &+ bits.trailingZeroBitCount
-            bits &= bits &- 1
-            if let pair = step(at: p) { try body(pair) }
+      // The special bytes still to read: `bits` (bit k: byte `bitsStart + k`), first those of a block that
+      // `next()` left unread; then the bitmap's words `nextWord..<wordCount` (word j: the 64 bytes from
+      // `wordsStart + 64 j`); then the text from `cursor` on.
+      var bits = UInt64(mask)
+      var bitsStart = block
+      mask = 0
+      var nextWord = 0
+      var wordCount = 0
+      var wordsStart = 0
+      while true {
+        if bits == 0 {
+          if nextWord < wordCount {
+            bits = words[nextWord]
+            bitsStart = wordsStart &+ nextWord &* 64
+            nextWord &+= 1
+            continue
           }
-          word += 1
-          wordStart &+= 64
+          guard cursor < end else { break }
+          let chunkEnd = end &- cursor > Self.bitmapWords &* 64 ? cursor &+ Self.bitmapWords &* 64 : end
+          Scan.formBitmap(base, cursor, chunkEnd, into: words)
+          wordsStart = cursor
+          nextWord = 0
+          wordCount = (chunkEnd &- cursor &+ 63) &>> 6
+          cursor = chunkEnd
+          continue
         }
+        let p = bitsStart &+ bits.trailingZeroBitCount
+        bits &= bits &- 1
+        if let pair = step(at: p) { try body(pair) }
       }
     }
     #else
-    while loadBlock() {
-      pending = mask
-      mask = 0
-      while pending != 0 {
-        let p = block &+ pending.trailingZeroBitCount
-        pending &= pending &- 1
-        if let pair = step(at: p) { try body(pair) }
-      }
+    while mask != 0 || loadBlock() {
+      let p = block &+ mask.trailingZeroBitCount
+      mask &= mask &- 1
+      if let pair = step(at: p) { try body(pair) }
     }
     #endif
     if let pair = finish() { try body(pair) }

@@ -3,9 +3,10 @@
 // <https://url.spec.whatwg.org/#concept-urlencoded-serializer>.
 //
 // Everything here works on the UTF-8 bytes of the source in place (the view's string read through
-// `withContiguousStorageIfAvailable`, which for native strings neither copies nor allocates), with byte classes computed inline (no lookup tables behind lazily
-// initialised globals). Generic entry points (`some StringProtocol` keys) are `@inlinable` shims that hand the
-// key's bytes to non-generic internals, so callers in other modules get specialized code.
+// `withContiguousStorageIfAvailable`, which for native strings neither copies nor allocates), with byte classes
+// computed inline (no lookup tables behind lazily initialised globals). Generic entry points (`some
+// StringProtocol` keys) are `@inlinable` shims that hand the key's bytes to non-generic internals, so callers in
+// other modules get specialized code.
 
 /// A zero-copy view over `application/x-www-form-urlencoded` text: a URL query, a fragment, or a POST body
 /// (Apple's `response_mode=form_post`).

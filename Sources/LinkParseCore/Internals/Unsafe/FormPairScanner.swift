@@ -162,7 +162,11 @@ public import LinkParseBytes
       }
     }
     #else
-    while mask != 0 || loadBlock() {
+    // Block by block, as `next()` reads (a loaded block's mask may be empty).
+    scan: while true {
+      while mask == 0 {
+        guard loadBlock() else { break scan }
+      }
       let p = block &+ mask.trailingZeroBitCount
       mask &= mask &- 1
       if let pair = step(at: p) { try body(pair) }

@@ -142,19 +142,15 @@ __attribute__((target("avx2"))) static void linkparse_form_bitmap_avx2(
   LINKPARSE_FORM_BITMAP(linkparse_form_word_avx2)
 }
 
-static void linkparse_form_bitmap_sse2_only(const uint8_t *base, intptr_t start, intptr_t end, uint64_t *words) {
-  LINKPARSE_FORM_BITMAP(linkparse_form_word_sse2)
-}
-
 void linkparse_form_bitmap_sse2(const uint8_t *base, intptr_t start, intptr_t end, uint64_t *words) {
-  linkparse_form_bitmap_sse2_only(base, start, end, words);
+  LINKPARSE_FORM_BITMAP(linkparse_form_word_sse2)
 }
 
 void linkparse_form_bitmap(const uint8_t *base, intptr_t start, intptr_t end, uint64_t *words) {
   if (linkparse_has_avx2) {
     linkparse_form_bitmap_avx2(base, start, end, words);
   } else {
-    linkparse_form_bitmap_sse2_only(base, start, end, words);
+    linkparse_form_bitmap_sse2(base, start, end, words);
   }
 }
 #endif

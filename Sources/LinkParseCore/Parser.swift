@@ -21,7 +21,6 @@
 // Input is valid UTF-8 here (the entry points repair invalid bytes first), so percent-encoding a code point
 // is percent-encoding its bytes one by one.
 
-internal import CByteScan
 import LinkParseBytes
 
 // MARK: - Entry points
@@ -137,7 +136,8 @@ import LinkParseBytes
   /// Parses valid UTF-8. Removes leading and trailing C0 control or space and every tab or newline, runs
   /// the state machine, and maps error offsets back to the caller's input.
   ///
-  /// `fastPath`: false when the caller already tried ``fastPath(_:)`` on this input.
+  /// `fastPath`: false when the caller already tried ``fastPath(checking:into:flags:)`` on this input (which
+  /// also requested the input's cache lines).
   static func parse(validUTF8 input: UnsafeBufferPointer<UInt8>, base: ParsedURL?, fastPath tryFastPath: Bool = true)
     -> Result<ParseOutput, URLParseError>
   {
@@ -147,12 +147,10 @@ import LinkParseBytes
           code: .inputTooLong, offset: nil,
           message: "the input is \(input.count) bytes; at most \(maximumInputLength) are accepted"))
     }
-    if tryFastPath {
-      // The input's cache lines are requested up front: an input that arrives cold (a server's, read from a
-      // socket long ago) would otherwise miss one line at a time as the scan reaches it. (A caller that tried the
-      // fast path has requested them.)
-      if let start = input.baseAddress { linkparse_prefetch(start, input.count) }
-      if case .none = base, let structure = fastPath(input) {  // (not `base == nil`: a generic Optional copy)
+    // (`case .none`, not `base == nil`: a generic Optional copy.)
+    if tryFastPath, case .none = base {
+      var structure = URLStructure()
+      if fastPath(checking: input, into: &structure, flags: 0) {
         return .success(ParseOutput(serialization: .input, structure: structure))
       }
     }

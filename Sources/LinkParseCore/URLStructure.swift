@@ -32,7 +32,7 @@ internal struct URLStructure: Sendable, Hashable {
   @usableFromInline var queryStart: UInt32 = absent
   @usableFromInline var fragmentStart: UInt32 = absent
   /// The port when `portFlag` is set. (Sixteen bits and a flag rather than a `UInt32` that may be `absent`: that
-  /// keeps the structure at 32 bytes, so it is returned in four registers instead of through memory.)
+  /// keeps the structure at 32 bytes, and a `ParsedURL` at 48.)
   @usableFromInline var portValue: UInt16 = 0
   @usableFromInline var hostKind: HostKind = .none
   @usableFromInline var flags: UInt8 = 0

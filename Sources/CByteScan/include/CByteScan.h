@@ -35,8 +35,8 @@ static inline uint32_t linkparse_mask16_json_string(const uint8_t *p) {
 #endif
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-/// 1 when this CPU has AVX2 (set once, when the program is loaded), else 0: whether
-/// ``linkparse_query_end_avx2`` may be called.
+/// 1 when this CPU has AVX2 (set once, when the program is loaded), else 0: whether the `_avx2` functions below
+/// may be called (``linkparse_form_bitmap`` reads it itself).
 extern int linkparse_has_avx2;
 
 /// `linkparse_has_avx2`, for Swift (which refuses to read a mutable C global from concurrent code).

@@ -12,7 +12,11 @@ import LinkParseBytes
 /// Swift string, so it is valid UTF-8 and so is the output.
 ///
 /// Writing never throws: the first failure of the sink is kept in ``error`` and later output is dropped, so
-/// the hot path stays free of error plumbing. Check ``error`` after ``flush()``.
+/// the hot path stays free of error plumbing. Check ``error`` after ``finish()``.
+///
+/// With `background: true` a thread of its own writes each full block while the next is filled (two blocks of
+/// `capacity` bytes): ``flush()`` hands the block over and returns, and an error shows in ``error`` at a later
+/// flush. ``finish()`` waits until everything is written.
 ///
 /// It is a non-copyable struct rather than a class so that its state is checked for exclusive access at
 /// compile time: as a class, every write paid for a dynamic `swift_beginAccess`.
@@ -23,7 +27,7 @@ import LinkParseBytes
 /// json.raw("{\"a\":")
 /// json.string("x\"y\n")
 /// json.raw("}\n")
-/// json.flush()
+/// json.finish()
 /// sink.text  // {"a":"x\"y\n"}
 /// ```
 package struct JSONWriter: ~Copyable {
@@ -35,22 +39,39 @@ package struct JSONWriter: ~Copyable {
 
   private let sink: any ByteSink
   private var buffer: OutputBuffer
+  /// The thread writing full blocks, with `background: true`.
+  private let background: BackgroundWriter?
 
-  /// Writes to `sink`, flushing every `capacity` bytes (at least 16).
-  package init(sink: any ByteSink, capacity: Int = JSONWriter.defaultCapacity) {
+  /// Writes to `sink`, flushing every `capacity` bytes (at least 16); with `background`, from a thread of its own.
+  package init(sink: any ByteSink, capacity: Int = JSONWriter.defaultCapacity, background: Bool = false) {
     self.sink = sink
     self.buffer = OutputBuffer(capacity: capacity)
+    self.background = background ? BackgroundWriter(sink: sink, capacity: capacity) : nil
   }
 
-  /// Hands the buffered bytes to the sink.
+  deinit { _ = background?.finish() }
+
+  /// Hands the buffered bytes to the sink (with `background: true`, to the thread that writes them: they may
+  /// still be being written when it returns).
   package mutating func flush() {
+    guard buffer.count > 0, error == nil else { return buffer.removeAll() }
+    if let background {
+      if let failure = background.handOver(&buffer) { error = failure }
+      return
+    }
     defer { buffer.removeAll() }
-    guard buffer.count > 0, error == nil else { return }
     do {
       try sink.write(buffer.written)
     } catch {
       self.error = error
     }
+  }
+
+  /// Flushes and waits until every byte is written (with `background: true`, ends the writing thread: nothing
+  /// more may be written). Check ``error`` after it.
+  package mutating func finish() {
+    flush()
+    if let failure = background?.finish(), error == nil { error = failure }
   }
 
   /// A cursor over `bound` bytes of the buffer, flushed first when fewer are free; `nil` when the buffer

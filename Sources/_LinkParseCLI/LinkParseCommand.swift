@@ -140,19 +140,27 @@ package struct Streams {
   /// Standard error.
   package var error: any ByteSink
 
+  /// The command may write its output from a second thread while it makes the next block (``JSONWriter``'s
+  /// `background`). The process's streams do; tests choose.
+  package var usesThreads: Bool
+
   /// Streams for a run.
-  package init(input: any ByteSource, output: any ByteSink, error: any ByteSink) {
+  package init(input: any ByteSource, output: any ByteSink, error: any ByteSink, usesThreads: Bool = false) {
     self.input = input
     self.output = output
     self.error = error
+    self.usesThreads = usesThreads
   }
 
   /// The process's standard input, output and error.
   static var process: Streams {
-    Streams(
+    widenPipe(STDIN_FILENO)
+    widenPipe(STDOUT_FILENO)
+    return Streams(
       input: FileDescriptorSource(fileDescriptor: STDIN_FILENO, path: "-"),
       output: FileDescriptorSink(fileDescriptor: STDOUT_FILENO, path: "standard output"),
-      error: FileDescriptorSink(fileDescriptor: STDERR_FILENO, path: "standard error"))
+      error: FileDescriptorSink(fileDescriptor: STDERR_FILENO, path: "standard error"),
+      usesThreads: true)
   }
 }
 

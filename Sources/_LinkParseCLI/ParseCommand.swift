@@ -155,7 +155,10 @@ package struct ParseCommand: StreamCommand {
       provider: provider, state: state, redirectURI: redirectURI.flatMap { try? ParsedURL($0) }, issuer: issuer,
       redact: redact)
     var records = RecordWriter(
-      json: JSONWriter(sink: standardOutput), defaultBase: defaultBase, maxLineLength: maxLineLength,
+      json: JSONWriter(
+        sink: standardOutput, capacity: streams.usesThreads ? Self.threadedCapacity : JSONWriter.defaultCapacity,
+        background: streams.usesThreads),
+      defaultBase: defaultBase, maxLineLength: maxLineLength,
       callbackOptions: callbackOptions, router: router, fields: fields.flatMap { try? FieldSelection(parsing: $0) })
     var ioFailed = false
     var bytes = 0
@@ -212,7 +215,7 @@ package struct ParseCommand: StreamCommand {
       linesBefore += splitter.lineNumber
       if records.json.error != nil { break }
     }
-    records.json.flush()
+    records.json.finish()
     if let error = records.json.error { report("cannot write: \(error.description)") }
 
     if stats {
@@ -222,6 +225,9 @@ package struct ParseCommand: StreamCommand {
     }
     return ExitStatus.of(failures: pipeline ? 0 : records.failures, ioFailed: ioFailed)
   }
+
+  /// The output's blocks when a thread writes them: 1 MiB, what a pipe holds once `linkparse` widened it.
+  static let threadedCapacity = 1024 * 1024
 
   /// `--pipeline`'s read: the next line already read, else the output written so far is handed on before
   /// reading (which may wait), so that no answer is held back while the caller waits for it.

@@ -118,8 +118,11 @@ enum CLIProperty {
       }
       parsedCommands[arguments] = command
     }
+    // `--pipeline` runs with the threads the process uses (the output written from a thread of its own).
     let status = command.execute(
-      Streams(input: MemoryByteSource(Array(input), chunkSize: readSize), output: output, error: errors))
+      Streams(
+        input: MemoryByteSource(Array(input), chunkSize: readSize), output: output, error: errors,
+        usesThreads: pipeline))
     let stdout = output.bytes
     problems.check(errors.bytes.isEmpty, "linkparse \(arguments) wrote to standard error: \(show(errors.bytes))")
     problems.check(stdout.isEmpty || stdout.last == 0x0A, "standard output does not end with a newline")

@@ -1,8 +1,9 @@
 // The JSON writer's output buffer: an owned block of bytes filled from the front and emptied all at once.
 //
-// Safe because: `storage` holds `capacity` bytes, allocated and zero-initialized once in `init` and freed
-// once in `deinit` (the type is non-copyable: nothing else frees it or keeps it); `0 <= count <= capacity`
-// always. Every store is to `storage[count ..< count + n]` with `n <= free`: checked here by
+// Safe because: `storage` holds `capacity` bytes, allocated and zero-initialized by `allocateBlock` (in `init`, or
+// by a `BackgroundWriter` for the block `exchange` puts in its place, which the caller gives up) and freed once in
+// `deinit` (the type is non-copyable: nothing else frees it or keeps it; a block `exchange` hands out is its
+// receiver's to free); `0 <= count <= capacity` always. Every store is to `storage[count ..< count + n]` with `n <= free`: checked here by
 // `append(_:)` for buffers, `appendPrefix(_:)` and `appendQuoted(_:after:checked:)` (which writes its prefix,
 // quotes and string, `p + n + 2` bytes, only after testing that they fit); the single-byte
 // `append(byte:)` requires the caller to have made room (`JSONWriter.reserve`), asserted in debug builds.
@@ -24,19 +25,36 @@ struct OutputBuffer: ~Copyable {
   let capacity: Int
   /// The number of bytes written so far.
   private(set) var count = 0
-  private let storage: UnsafeMutablePointer<UInt8>
+  private var storage: UnsafeMutablePointer<UInt8>
 
   /// An empty buffer of `capacity` bytes (at least 16).
   init(capacity: Int) {
     precondition(capacity >= 16, "capacity must be at least 16 bytes")
     self.capacity = capacity
-    storage = .allocate(capacity: capacity)
-    // Initialized once, so that the escape check's block reads past a string's end never see
-    // uninitialized memory.
-    storage.initialize(repeating: 0, count: capacity)
+    storage = Self.allocateBlock(capacity: capacity)
   }
 
   deinit { storage.deallocate() }
+
+  /// A block for a buffer of `capacity` bytes, every byte initialized (to zero), so that the escape check's block
+  /// reads past a string's end never see uninitialized memory. Free it with `deallocate()`.
+  static func allocateBlock(capacity: Int) -> UnsafeMutablePointer<UInt8> {
+    let block = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+    block.initialize(repeating: 0, count: capacity)
+    return block
+  }
+
+  /// Gives up its block with the bytes written (the caller owns it now) and goes on, empty, in `replacement`: a
+  /// block from ``allocateBlock(capacity:)`` of this buffer's `capacity` that nothing else uses.
+  mutating func exchange(
+    _ replacement: UnsafeMutablePointer<UInt8>
+  ) -> (block: UnsafeMutablePointer<UInt8>, count: Int) {
+    defer {
+      storage = replacement
+      count = 0
+    }
+    return (storage, count)
+  }
 
   /// The room left, in bytes.
   @inline(__always)

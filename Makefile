@@ -248,16 +248,17 @@ bench-ada: deps $(BENCH_CORPUS)
 	@python3 Benchmarks/bench-ada.py --rounds $(BENCH_ADA_ROUNDS)
 
 ## linkparse through a pipe against a Node.js script doing the same with `new URL` and `searchParams`
-## (Benchmarks/bench-pipeline.py, Benchmarks/Node/pipeline.mjs): the same fields byte for byte, lines per second,
-## one `vs-node measure=pipeline … ratio=…` line, then `vs-node measure=ceiling …`: an ideal stage that only reads
-## its input and writes the expected output, the most any program could reach through the same pipes. linkparse
-## built in release in the benchmarks' build; Node from Debian's nodejs package when missing.
+## (Benchmarks/bench-pipeline.py, Benchmarks/Node/pipeline.mjs): the same fields byte for byte, lines per second.
+## The stage measured is the static linkparse (`make build-static`: the one file a cluster worker is given), one
+## `vs-node measure=pipeline … ratio=…` line; beside it, interleaved, the default release build of the benchmarks'
+## build (`vs-node measure=pipeline-default …`) and `vs-node measure=ceiling …`, an ideal stage made of `cat` that
+## only reads its input and writes the expected output. Node from Debian's nodejs package when missing.
 BENCH_PIPELINE_ROUNDS ?= 5
-bench-pipeline: deps $(BENCH_CORPUS)
+bench-pipeline: deps $(BENCH_CORPUS) build-static
 	@$(MAKE) --no-print-directory deps SYSTEM_PACKAGES=nodejs
 	@cd Benchmarks && $(SWIFT) build -c release --product linkparse >&2
-	@python3 Benchmarks/bench-pipeline.py --rounds $(BENCH_PIPELINE_ROUNDS) \
-	  --linkparse "$$(cd Benchmarks && $(SWIFT) build -c release --show-bin-path)/linkparse"
+	@python3 Benchmarks/bench-pipeline.py --rounds $(BENCH_PIPELINE_ROUNDS) --linkparse .build-static/release/linkparse \
+	  --default-build "$$(cd Benchmarks && $(SWIFT) build -c release --show-bin-path)/linkparse"
 
 ## LinkParseOAuth's workloads, ns per item: token-response decoding and id_token verification (RS256, ES256).
 bench-tokens: deps

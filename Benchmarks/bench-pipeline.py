@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """`linkparse` against a Node.js script doing the same job, through a pipe: lines per second.
 
-    python3 Benchmarks/bench-pipeline.py --linkparse PATH [--rounds N] [--repeat N] [--corpus FILE] [--node NODE]
+    python3 Benchmarks/bench-pipeline.py --linkparse PATH [--default-build PATH] [--rounds N] [--repeat N]
+        [--corpus FILE] [--node NODE]
 
-`make bench-pipeline` runs it with a release `linkparse`. What it does:
+`make bench-pipeline` runs it with the static `linkparse` (`make build-static`), and with the default release build
+as `--default-build`. What it does:
 
 1. Writes the benchmark corpus REPEAT times (default 20: 200,000 lines) into Benchmarks/.build/pipeline-input.txt.
 2. Checks that both programs write the same bytes for it: `linkparse --pipeline --fields FIELDS` and
@@ -11,16 +13,18 @@
    record per line with the same keys and values (FIELDS: line, ok, href, scheme, username, password, host, port,
    path, query, fragment, params).
 3. Runs each as a pipeline stage, `cat input | PROGRAM | cat > /dev/null`, alternately, N rounds each (default 5),
-   timing the whole pipeline's wall clock, and with them, interleaved and timed the same way, an ideal stage that
-   does no work, `sh -c 'exec 3<&0; cat <&3 > /dev/null & cat EXPECTED; wait'`: it reads its input and writes
-   linkparse's own output (kept as Benchmarks/.build/pipeline-expected.jsonl), so its time is the pipes' and the
-   copies' alone — the most any program could reach on this machine through these pipes. Prints the machine's
-   load first, then lines per second (medians), linkparse's share of that ceiling, and
+   timing the whole pipeline's wall clock, and with them, interleaved and timed the same way, the default build (when
+   given: it must write the same bytes) and an ideal stage made of `cat` that does no work,
+   `sh -c 'exec 3<&0; cat <&3 > /dev/null & cat EXPECTED; wait'`: it reads its input and writes linkparse's own
+   output (kept as Benchmarks/.build/pipeline-expected.jsonl), so its time is the pipes' and the copies' alone, with
+   the pipes as the shell makes them (64 KiB). `linkparse` widens its pipes to 1 MiB and writes from a second thread,
+   so it can be faster than this stage. Prints the machine's load first, then lines per second (medians), and
 
    vs-node measure=pipeline linkparse_lines_per_s=... node_lines_per_s=... ratio=... lines=... bytes_out=...
+   vs-node measure=pipeline-default linkparse_lines_per_s=... node_lines_per_s=... ratio=...
    vs-node measure=ceiling stage_lines_per_s=... node_lines_per_s=... ratio=...
 
-   where ratio is linkparse's lines per second over Node's, and on the second line the ideal stage's over Node's.
+   where ratio is linkparse's lines per second over Node's, and on the last line the ideal stage's over Node's.
 
 Exit status 0; 1 when the two outputs differ; 2 when a program cannot run.
 """
@@ -71,14 +75,16 @@ def timed_pipeline(command, path):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--linkparse", required=True, help="the linkparse executable (a release build)")
+    parser.add_argument("--linkparse", required=True, help="the linkparse executable measured (a release build)")
+    parser.add_argument("--default-build", help="another linkparse executable, timed beside it (the default build)")
     parser.add_argument("--node", default=shutil.which("node") or "node", help="the node executable")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--corpus", default=os.path.join(BENCH, "corpus", "callbacks.txt"))
     args = parser.parse_args()
-    if not os.access(args.linkparse, os.X_OK):
-        fail(f"{args.linkparse} is not an executable")
+    for executable in filter(None, [args.linkparse, args.default_build]):
+        if not os.access(executable, os.X_OK):
+            fail(f"{executable} is not an executable")
     if shutil.which(args.node) is None:
         fail(f"{args.node} not found (Debian: apt-get install nodejs)")
 
@@ -106,26 +112,36 @@ def main():
     if ours != theirs:
         fail(f"the outputs differ ({ours_size} bytes from linkparse, {theirs_size} from node): compare them with "
              f"`{' '.join(linkparse)} < {path}` and `{' '.join(node)} < {path}`", 1)
+    programs = {"linkparse": linkparse}
+    if args.default_build:
+        default = [args.default_build] + linkparse[1:]
+        digest, size = output_digest(default, path)
+        if digest != ours:
+            fail(f"the default build writes other bytes than {args.linkparse} ({size} against {ours_size})", 1)
+        programs["default build"] = default
     print(f"bench-pipeline: {lines} lines ({len(corpus) * args.repeat} bytes in, {ours_size} bytes out, "
           f"{ours_size / lines:.0f} a record), byte for byte the same from both; node {node_version}")
 
     with open("/proc/loadavg") as load:
         print(f"bench-pipeline: load average {' '.join(load.read().split()[:3])} on {os.cpu_count()} cores "
               "(a busy machine gives figures not to trust)")
-    times = {"linkparse": [], "node": [], "ceiling": []}
+    programs.update({"node": node, "ceiling": ceiling})
+    times = {name: [] for name in programs}
     for _ in range(args.rounds):
-        times["linkparse"].append(timed_pipeline(linkparse, path))
-        times["node"].append(timed_pipeline(node, path))
-        times["ceiling"].append(timed_pipeline(ceiling, path))
+        for name, command in programs.items():
+            times[name].append(timed_pipeline(command, path))
     rate = {name: lines / statistics.median(values) for name, values in times.items()}
     for name, values in times.items():
         print(f"bench-pipeline: {name}: median {statistics.median(values):.3f} s, {rate[name]:,.0f} lines/s "
               f"(rounds: {', '.join(f'{value:.3f}' for value in values)})")
-    print(f"bench-pipeline: linkparse reaches {rate['linkparse'] / rate['ceiling']:.0%} of the ceiling (the ideal "
-          "stage that only reads its input and writes the expected output)")
+    print(f"bench-pipeline: linkparse takes {rate['ceiling'] / rate['linkparse']:.0%} of the time of the ideal stage "
+          "made of cat (which only reads its input and writes the expected output, through 64 KiB pipes)")
     print(f"vs-node measure=pipeline linkparse_lines_per_s={rate['linkparse']:.0f} "
           f"node_lines_per_s={rate['node']:.0f} ratio={rate['linkparse'] / rate['node']:.2f} lines={lines} "
           f"bytes_out={ours_size}")
+    if "default build" in rate:
+        print(f"vs-node measure=pipeline-default linkparse_lines_per_s={rate['default build']:.0f} "
+              f"node_lines_per_s={rate['node']:.0f} ratio={rate['default build'] / rate['node']:.2f}")
     print(f"vs-node measure=ceiling stage_lines_per_s={rate['ceiling']:.0f} node_lines_per_s={rate['node']:.0f} "
           f"ratio={rate['ceiling'] / rate['node']:.2f}")
 

@@ -2,15 +2,15 @@
 // are written, so that the work of `write(2)` into a pipe (the kernel's copy, about a third of the tool's time behind
 // a pipe) runs on the other core instead of between records.
 //
-// Safe because: every block is `capacity` bytes from `OutputBuffer.allocateBlock` (allocated and initialized), and
-// at any time it is in exactly one place: a writer's `OutputBuffer` (its owner fills it), `queue` (handed over, not
-// yet written), the thread's hands (being written; `writing` is set) or `free`. `queue`, `free`, `writing`,
-// `stopping` and `failure` are read and written only under `condition`'s mutex. A block moves from an
-// `OutputBuffer` to `queue` and takes a block from `free` in one step under the mutex (`handOver`); the thread
-// takes the oldest block out of `queue`, writes it without the lock (nothing else touches a block in its hands) and
-// puts it in `free` under the lock. `finish()` waits until `queue` is empty and nothing is being written, then
-// stops and joins the thread; `deinit` requires that (or that no thread was made), so no thread outlives the object
-// or the sink it writes to, and frees the blocks in `free` — all of its own by then.
+// Safe because: every block is `capacity` bytes from `OutputBuffer.allocateBlock` (zeroed; freed with
+// `deallocateBlock`), and at any time it is in exactly one place: a writer's `OutputBuffer` (its owner fills it),
+// `queue` (handed over, not yet written), the thread's hands (being written; `writing` is set) or `free`. `queue`,
+// `free`, `writing`, `stopping` and `failure` are read and written only under `condition`'s mutex. A block moves from
+// an `OutputBuffer` to `queue` and takes a block from `free` in one step under the mutex (`handOver`); the thread takes
+// the oldest block out of `queue`, writes it without the lock (nothing else touches a block in its hands) and puts it
+// in `free` under the lock. `finish()` waits until `queue` is empty and nothing is being written, then stops and joins
+// the thread; `deinit` requires that (or that no thread was made), so no thread outlives the object or the sink it
+// writes to, and frees the blocks in `free` — all of its own by then.
 
 /// Writes blocks of ``OutputBuffer``s to a ``ByteSink`` on a thread of its own, in the order they are handed over,
 /// while the callers fill the next ones.
@@ -51,8 +51,8 @@ final class BackgroundWriter: @unchecked Sendable {
 
   deinit {
     precondition(finished || thread == nil, "BackgroundWriter released before finish()")
-    for block in free { block.deallocate() }
-    for (block, _) in queue { block.deallocate() }
+    for block in free { OutputBuffer.deallocateBlock(block) }
+    for (block, _) in queue { OutputBuffer.deallocateBlock(block) }
   }
 
   /// Queues `buffer`'s bytes to be written after those handed over before, and gives `buffer` an empty spare

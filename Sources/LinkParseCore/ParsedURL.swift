@@ -121,8 +121,12 @@ extension ParsedURL {
   }
 
   /// The port, or `nil` when there is none or it is the scheme's default (`https://a:443` has none).
-  public var port: UInt16? {
-    structure.port == URLStructure.absent ? nil : UInt16(truncatingIfNeeded: structure.port)
+  public var port: UInt16? { Self.port(of: structure) }
+
+  /// ``port`` of a URL with structure `s`.
+  @inline(__always)
+  static func port(of s: URLStructure) -> UInt16? {
+    s.port == URLStructure.absent ? nil : UInt16(truncatingIfNeeded: s.port)
   }
 
   /// The path: `/a/b` for hierarchical URLs, or the opaque path (`user@example.com` in

@@ -43,6 +43,9 @@ struct RecordWriter: ~Copyable {
   let projecting: Bool
   /// The record's keys written (all of them when not `projecting`).
   let keys: FieldSelection.Keys
+  /// A success record is the URL's members alone: no callback, route or redaction, and no `--base` (so a line the
+  /// parser's fast path takes is its own href, and is written from its bytes: ``CanonicalURLBytes``).
+  let writesMembersOnly: Bool
   /// The fixed text of a success record and of a failure record under `keys`.
   private let successLayout: RecordLayout
   private let failureLayout: RecordLayout
@@ -61,6 +64,8 @@ struct RecordWriter: ~Copyable {
     successLayout = RecordLayout(
       Self.successMembers, selecting: router == nil ? keys.subtracting(.route) : keys)
     failureLayout = RecordLayout(Self.failureMembers, selecting: keys)
+    writesMembersOnly =
+      defaultBase == nil && router == nil && !callbackOptions.redact && successLayout.before(.callback) == nil
     self.defaultBase = defaultBase
     self.maxLineLength = maxLineLength
     self.callbackOptions = callbackOptions
@@ -83,6 +88,11 @@ struct RecordWriter: ~Copyable {
   mutating func line(_ event: LineEvent, number: Int) {
     switch event {
     case .line(let bytes):
+      // A record of the URL's members alone, of a line that is a canonical URL: written from the line's bytes,
+      // without a `ParsedURL` (whose `String` the line would be copied into).
+      if writesMembersOnly, let canonical = CanonicalURLBytes(bytes) {
+        return success(canonical, href: bytes, line: number)
+      }
       // The URL is bound outside the `do`: passed on from inside it, it was destroyed afterwards as a
       // `Result<ParsedURL, URLParseError>`, through generic witnesses (about 20 instructions per line).
       let url: ParsedURL
@@ -171,19 +181,9 @@ struct RecordWriter: ~Copyable {
     let feedsScan =
       router == nil && (!projecting || keys.contains(.callback)) && callbackOptions.usesScannedQuery(body: body)
     var scannedQuery = CallbackQueryScan(query: r.query)
-    // The members up to `"params"` are written straight into the output buffer, in space reserved for the
-    // longest they can be (``urlMembersBound``), unless `--redact` replaces values by texts of other lengths
-    // or the line is too long for the buffer: then through the writer's tested appends.
-    if !redact, var cursor = json.cursor(reserving: Self.urlMembersBound(successLayout, href: bytes)) {
-      Self.urlMembers(
-        &cursor, successLayout, url, href: bytes, ranges: r, line: line, redact: false, clean: clean,
-        scannedQuery: &scannedQuery, feedsScan: feedsScan)
-      json.commit(cursor)
-    } else {
-      Self.urlMembers(
-        &json, successLayout, url, href: bytes, ranges: r, line: line, redact: redact, clean: clean,
-        scannedQuery: &scannedQuery, feedsScan: feedsScan)
-    }
+    urlMembers(
+      port: url.port, redacting: redact ? copy url : nil, href: bytes, ranges: r, line: line, clean: clean,
+      scannedQuery: &scannedQuery, feedsScan: feedsScan)
     if let router {
       routedCallback(router, url, body: body, redact: redact, clean: clean)
     } else if let run = successLayout.before(.callback) {
@@ -193,7 +193,37 @@ struct RecordWriter: ~Copyable {
     json.raw(successLayout.end)
   }
 
-  /// The most bytes ``urlMembers(_:_:_:href:ranges:line:redact:clean:scannedQuery:feedsScan:)`` writes without
+  /// Writes a success record of the URL's members alone (``writesMembersOnly``) from `bytes`, a canonical URL's.
+  private mutating func success(_ url: CanonicalURLBytes, href bytes: UnsafeBufferPointer<UInt8>, line: Int) {
+    records += 1
+    var unused = CallbackQueryScan(query: nil)
+    urlMembers(
+      port: url.port, redacting: nil, href: bytes, ranges: url.ranges, line: line, clean: CleanBytes(href: bytes),
+      scannedQuery: &unused, feedsScan: false)
+    json.raw(successLayout.end)
+  }
+
+  /// Writes the members up to `"params"`, straight into the output buffer in space reserved for the longest they
+  /// can be (``urlMembersBound``), unless `--redact` (`redacting`, the URL) replaces values by texts of other
+  /// lengths or the line is too long for the buffer: then through the writer's tested appends.
+  @inline(__always)
+  private mutating func urlMembers(
+    port: UInt16?, redacting url: ParsedURL?, href bytes: UnsafeBufferPointer<UInt8>, ranges r: ParsedURL.UTF8Ranges,
+    line: Int, clean: CleanBytes, scannedQuery: inout CallbackQueryScan, feedsScan: Bool
+  ) {
+    if case .none = url, var cursor = json.cursor(reserving: Self.urlMembersBound(successLayout, href: bytes)) {
+      Self.urlMembers(
+        &cursor, successLayout, port: port, redacting: nil, href: bytes, ranges: r, line: line, clean: clean,
+        scannedQuery: &scannedQuery, feedsScan: feedsScan)
+      json.commit(cursor)
+    } else {
+      Self.urlMembers(
+        &json, successLayout, port: port, redacting: url, href: bytes, ranges: r, line: line, clean: clean,
+        scannedQuery: &scannedQuery, feedsScan: feedsScan)
+    }
+  }
+
+  /// The most bytes ``urlMembers(_:_:port:redacting:href:ranges:line:clean:scannedQuery:feedsScan:)`` writes without
   /// `--redact`, for an href of n bytes, counted without relying on what a serialization may hold: the layout's
   /// runs; the line number and the port (20 bytes each); quotes or `null` for the href and its seven components
   /// (4 each); the href's bytes written at most three times — the href, the one component each lies in (they are
@@ -213,10 +243,11 @@ struct RecordWriter: ~Copyable {
   /// one copy, and no test of the selection beyond the run's presence, per key.
   @inline(__always)
   private static func urlMembers<Out: JSONOutput & ~Copyable>(
-    _ out: inout Out, _ layout: borrowing RecordLayout, _ url: borrowing ParsedURL,
-    href bytes: UnsafeBufferPointer<UInt8>, ranges r: ParsedURL.UTF8Ranges, line: Int, redact: Bool, clean: CleanBytes,
+    _ out: inout Out, _ layout: borrowing RecordLayout, port: UInt16?, redacting url: ParsedURL?,
+    href bytes: UnsafeBufferPointer<UInt8>, ranges r: ParsedURL.UTF8Ranges, line: Int, clean: CleanBytes,
     scannedQuery: inout CallbackQueryScan, feedsScan: Bool
   ) {
+    let redact = url != nil
     // Every slice of a clean href is clean: tested once here rather than slice by slice.
     let verbatim = clean.contains(bytes)
     if let run = layout.before(.line) {
@@ -226,7 +257,7 @@ struct RecordWriter: ~Copyable {
     if let run = layout.before(.href) {
       if redact {
         out.raw(run)
-        out.string(CallbackOptions.redactHref(url))
+        out.string(CallbackOptions.redactHref(url!))
       } else {
         quotedSlice(bytes, 0..<bytes.count, verbatim: verbatim, after: run, &out)
       }
@@ -255,7 +286,7 @@ struct RecordWriter: ~Copyable {
       }
     }
     if let run = layout.before(.port) {
-      if let port = url.port {
+      if let port {
         out.raw(run)
         out.integer(Int(port))
       } else {
@@ -267,7 +298,7 @@ struct RecordWriter: ~Copyable {
       if let query = r.query {
         if redact {
           out.raw(run)
-          out.string(CallbackOptions.redactFormText(url.query!))
+          out.string(CallbackOptions.redactFormText(url!.query!))
         } else {
           quotedSlice(bytes, query, verbatim: verbatim, after: run, &out)
         }
@@ -279,7 +310,7 @@ struct RecordWriter: ~Copyable {
       if let fragment = r.fragment {
         if redact {
           out.raw(run)
-          out.string(CallbackOptions.redactFormText(url.fragment!))
+          out.string(CallbackOptions.redactFormText(url!.fragment!))
         } else {
           quotedSlice(bytes, fragment, verbatim: verbatim, after: run, &out)
         }

@@ -136,3 +136,27 @@ import Testing
   }
   #endif
 }
+
+/// Records of the URL's members alone are written from the line's bytes when the line is a canonical URL
+/// (`CanonicalURLBytes`, no `ParsedURL`): the same records as through a parsed URL. `--base` turns that way off (a
+/// base is never used for an absolute URL), so the two runs must agree on absolute URLs of every kind.
+@Suite struct MembersOnlyRecordTests {
+  @Test(arguments: ["line,ok,href,scheme,username,password,host,port,path,query,fragment,params", "href,port",
+    "params", "ok,query,fragment", "line"])
+  func recordsFromTheLinesBytesAreTheParsedURLs(fields: String) throws {
+    let sample = try String(contentsOfFile: packageRoot.appendingPathComponent("samples/callbacks.txt").path, encoding: .utf8)
+    let edges = [
+      "https://a.ru/\u{FF}", "https://A.ru/x", "https://a.ru:443/", "https://a.ru:8443/p?q=1#f", "myapp://?code=1",
+      "com.example.app:/cb?code=2", "https://a.ru/cb?x=%41&y=+&z=%zz", "https://é.ru/", "  https://a.ru/  ",
+      "https://user:pw@a.ru/", "https://a.ru/a\\\"b", "myapp:/a\"b?c=\"", "https://a.ru/?a=%22%5C%00", "myapp:x",
+      "vk123://vk.ru/blank.html#code=1&state=2", "https://a.ru:65535/?#",
+    ].joined(separator: "\n")
+    // (No empty line: a base makes the empty input a URL.)
+    let input = (sample.hasSuffix("\n") ? sample : sample + "\n") + edges + "\n"
+    let direct = runInProcess(["--fields", fields], input: input)
+    let parsed = runInProcess(["--fields", fields, "--base", "https://unused.example/"], input: input)
+    #expect(!direct.stdoutBytes.isEmpty)
+    #expect(direct.stdout == parsed.stdout)
+    #expect(direct.status == parsed.status)
+  }
+}

@@ -392,6 +392,8 @@ struct ByteSetTests {
     #expect(ParsedURL.fastPathDisagreement(input) == nil)
     let url = try ParsedURL(input)
     #expect(url.href == input)
+    let canonical = bytes.withUTF8 { CanonicalURLBytes($0) }
+    #expect(canonical?.ranges == url.utf8Ranges && canonical?.port == url.port)
     #expect(url.sharesStorageWithInput)
     #expect(url.checkInvariants().isEmpty)
   }
@@ -411,6 +413,7 @@ struct ByteSetTests {
     var bytes = input
     let fast = bytes.withUTF8 { URLParser.fastPath($0) }
     #expect(fast == nil, "expected the fast path to decline \(input)")
+    #expect(bytes.withUTF8 { CanonicalURLBytes($0) } == nil)
   }
 
   /// `Scan.query` (thirty-two bytes a step with AVX2 where the CPU has it, sixteen otherwise) stops exactly where
@@ -547,7 +550,14 @@ struct ByteSetTests {
       s += pick(["", "#", "#f", "#a#b", "#a?b"], ["#a b", "#`", "#é", "#<"])
       if let problem = ParsedURL.fastPathDisagreement(s) { Issue.record("\(s): \(problem)") }
       var bytes = s
+      // `CanonicalURLBytes` (linkparse's records without a ParsedURL) takes exactly these, with the URL's ranges.
+      let canonical = bytes.withUTF8 { CanonicalURLBytes($0) }
+      if let canonical {
+        let url = try? ParsedURL(s)
+        #expect(url?.href == s && url?.utf8Ranges == canonical.ranges && url?.port == canonical.port, "\(s)")
+      }
       if let fast = bytes.withUTF8({ URLParser.fastPath($0) }) {
+        #expect(canonical != nil, "\(s)")
         accepted += 1
         if fast.hostKind == .empty { acceptedEmptyHost += 1 }
         if fast.hostKind == .none { acceptedWithoutHost += 1 }

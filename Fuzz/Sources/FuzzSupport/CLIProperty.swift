@@ -18,7 +18,9 @@ nonisolated(unsafe) private var parsedCommands: [[String]: ParseCommand] = [:]
 /// - `LineSplitter` with tiny blocks yields exactly the lines (or too-long lines) of a plain reference split;
 /// - the command's standard output is valid UTF-8, one strict-JSON object per record, numbered from 1, with
 ///   exit status 0 or 1 as records failed, and nothing on standard error; for half the inputs (bit 4 of
-///   byte 0 xor byte 1) also as a pipeline stage (`--pipeline --fields compact`): the same records, exit 0;
+///   byte 0 xor byte 1) also as a pipeline stage (`--pipeline --fields compact`, or by bit 5 of byte 1 the URL's
+///   members `line,ok,href,…,params`, which a line that is a canonical URL gets from its own bytes): the same
+///   records, exit 0;
 /// - `JSONWriter` with a tiny buffer writes valid JSON for any string and integer, which `JSONRecordReader`
 ///   reads back to the same string;
 /// - `JSONRecordReader` never calls strictly valid JSON (nested up to its limit) a syntax error, and a record
@@ -45,7 +47,7 @@ enum CLIProperty {
       // As a stage in someone else's pipeline: the compact record, exit 0 whatever failed.
       checkCommand(
         input, mode: Int(config & 3), readSize: readSize, maxLineLength: maxLineLength,
-        lineCount: reference.count, pipeline: true, problems: &problems)
+        lineCount: reference.count, pipeline: true, urlMembers: config2 & 0x20 != 0, problems: &problems)
     }
     checkWriterAndReader(input, capacity: 16 + Int(config2 >> 4) * 4, problems: &problems)
 
@@ -99,11 +101,16 @@ enum CLIProperty {
 
   static func checkCommand(
     _ input: UnsafeBufferPointer<UInt8>, mode: Int, readSize: Int, maxLineLength: Int, lineCount: Int,
-    pipeline: Bool = false, problems: inout Problems
+    pipeline: Bool = false, urlMembers: Bool = false, problems: inout Problems
   ) {
     var arguments = ["--input-format", mode & 2 == 0 ? "lines" : "json", "--max-line-length", String(maxLineLength)]
     if mode & 1 == 1 { arguments += ["--base", base] }
-    if pipeline { arguments += ["--pipeline", "--fields", "compact"] }
+    if pipeline {
+      arguments += [
+        "--pipeline", "--fields",
+        urlMembers ? "line,ok,href,scheme,username,password,host,port,path,query,fragment,params" : "compact",
+      ]
+    }
     let output = MemoryByteSink()
     let errors = MemoryByteSink()
     let command: ParseCommand

@@ -187,28 +187,33 @@ package func withCopiedHrefBytes<R>(_ url: ParsedURL, _ body: (UnsafeBufferPoint
 /// bytes into a `String`. For writers that need a URL's components as bytes and nothing else (`linkparse`'s records
 /// without a callback: the `String` and its allocation were a sixth of such a record's instructions).
 ///
-/// For bytes it recognizes, parsing them gives a URL whose `href` is the bytes and whose ``ParsedURL/utf8Ranges``
-/// and ``ParsedURL/port`` are these (the fast path is the parser's own first step); for any other bytes `init`
-/// answers `nil`, and they are to be parsed.
+/// For bytes it recognizes (``isCanonical``), parsing them gives a URL whose `href` is the bytes and whose
+/// ``ParsedURL/utf8Ranges`` and ``ParsedURL/port`` are these (the fast path is the parser's own first step); other
+/// bytes are to be parsed. (Not an optional: a value this large was copied whole to wrap and unwrap it.)
 ///
 /// ```swift
 /// let bytes = Array("https://a.ru:8443/cb?code=1".utf8)
 /// let url = bytes.withUnsafeBufferPointer { CanonicalURLBytes($0) }
-/// url?.ranges.host  // 8..<12
-/// url?.port         // 8443
+/// url.isCanonical  // true
+/// url.ranges.host  // 8..<12
+/// url.port         // 8443
 /// ```
 package struct CanonicalURLBytes: Sendable {
+  /// Whether the bytes are a canonical URL the parser's fast path takes (else nothing below applies).
+  package let isCanonical: Bool
   /// Where each component lies in the bytes.
   package let ranges: ParsedURL.UTF8Ranges
   /// The port, when it is not the scheme's default.
   package let port: UInt16?
 
-  /// The components of `bytes` when they are a canonical URL the parser's fast path takes; else `nil`.
+  /// Reads `bytes` with the parser's fast path.
   @inline(__always)
-  package init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+  package init(_ bytes: UnsafeBufferPointer<UInt8>) {
     var structure = URLStructure()
-    guard URLParser.fastPath(checking: bytes, into: &structure, flags: 0) else { return nil }
-    ranges = ParsedURL.utf8Ranges(structure, count: bytes.count)
+    isCanonical = URLParser.fastPath(checking: bytes, into: &structure, flags: 0)
+    // (A structure the fast path declined may be partly written: its offsets are not used.)
+    if !isCanonical { structure = URLStructure() }
+    ranges = ParsedURL.utf8Ranges(structure, count: isCanonical ? bytes.count : 0)
     port = ParsedURL.port(of: structure)
   }
 }

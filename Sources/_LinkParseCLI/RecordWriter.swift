@@ -64,8 +64,12 @@ struct RecordWriter: ~Copyable {
     successLayout = RecordLayout(
       Self.successMembers, selecting: router == nil ? keys.subtracting(.route) : keys)
     failureLayout = RecordLayout(Self.failureMembers, selecting: keys)
-    writesMembersOnly =
-      defaultBase == nil && router == nil && !callbackOptions.redact && successLayout.before(.callback) == nil
+    // Each part on its own, before the `&&`s: inside their autoclosures a read of `self.successLayout` (while `self`
+    // was not yet whole) made the optimized build release an uninitialized value when the record writer was
+    // destroyed (valgrind: "Conditional jump or move depends on uninitialised value(s)" in swift_release).
+    let noBase = defaultBase == nil, noRouter = router == nil, noRedaction = !callbackOptions.redact
+    let noCallback = successLayout.before(.callback) == nil
+    writesMembersOnly = noBase && noRouter && noRedaction && noCallback
     self.defaultBase = defaultBase
     self.maxLineLength = maxLineLength
     self.callbackOptions = callbackOptions
@@ -90,8 +94,9 @@ struct RecordWriter: ~Copyable {
     case .line(let bytes):
       // A record of the URL's members alone, of a line that is a canonical URL: written from the line's bytes,
       // without a `ParsedURL` (whose `String` the line would be copied into).
-      if writesMembersOnly, let canonical = CanonicalURLBytes(bytes) {
-        return success(canonical, href: bytes, line: number)
+      if writesMembersOnly {
+        let canonical = CanonicalURLBytes(bytes)
+        if canonical.isCanonical { return success(canonical, href: bytes, line: number) }
       }
       // The URL is bound outside the `do`: passed on from inside it, it was destroyed afterwards as a
       // `Result<ParsedURL, URLParseError>`, through generic witnesses (about 20 instructions per line).
@@ -194,7 +199,7 @@ struct RecordWriter: ~Copyable {
   }
 
   /// Writes a success record of the URL's members alone (``writesMembersOnly``) from `bytes`, a canonical URL's.
-  private mutating func success(_ url: CanonicalURLBytes, href bytes: UnsafeBufferPointer<UInt8>, line: Int) {
+  private mutating func success(_ url: borrowing CanonicalURLBytes, href bytes: UnsafeBufferPointer<UInt8>, line: Int) {
     records += 1
     var unused = CallbackQueryScan(query: nil)
     urlMembers(

@@ -14,9 +14,9 @@ import LinkParseBytes
 /// Writing never throws: the first failure of the sink is kept in ``error`` and later output is dropped, so
 /// the hot path stays free of error plumbing. Check ``error`` after ``finish()``.
 ///
-/// With `background: true` a thread of its own writes each full block while the next is filled (two blocks of
-/// `capacity` bytes): ``flush()`` hands the block over and returns, and an error shows in ``error`` at a later
-/// flush. ``finish()`` waits until everything is written.
+/// With `background: true` a thread of its own writes each full block while the next is filled (``BackgroundWriter``:
+/// two spare blocks of `capacity` bytes besides the one being filled): ``flush()`` hands the block over and returns,
+/// and an error shows in ``error`` at a later flush. ``finish()`` waits until everything is written.
 ///
 /// It is a non-copyable struct rather than a class so that its state is checked for exclusive access at
 /// compile time: as a class, every write paid for a dynamic `swift_beginAccess`.

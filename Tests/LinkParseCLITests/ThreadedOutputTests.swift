@@ -128,6 +128,15 @@ import Testing
       .flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0)
     #expect(after >= before)
     if getuid() == 0 || limit >= 1 << 20 { #expect(after == 1 << 20) }
+    // A larger pipe is not made smaller.
+    var wide: [Int32] = [0, 0]
+    #expect(pipe(&wide) == 0)
+    defer { close(wide[0]); close(wide[1]) }
+    let setPipeSize: Int32 = 1031  // F_SETPIPE_SZ
+    if fcntl(wide[1], setPipeSize, Int32(1 << 21)) == 1 << 21 {
+      widenPipe(wide[0])
+      #expect(fcntl(wide[1], getPipeSize) == 1 << 21)
+    }
     // Not a pipe: nothing happens.
     let file = open("/dev/null", O_WRONLY)
     defer { close(file) }
